@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import FindMyWay from 'find-my-way'
+import type { Redis } from 'ioredis'
+import type { Config } from './config/index.js'
+import type { Context } from './core/context.js'
+import type { DatabaseHandle } from './db/index.js'
+import { Authenticator } from './http/authenticate.js'
+import { MethodNotAllowed, sendError } from './http/errors.js'
+import {
+  MAX_BODY_BYTES,
+  MAX_REQUEST_LINE_BYTES,
+  handleClientError,
+  parseQueryString,
+  registerBodyParsers,
+  rewriteUrl,
+} from './http/request-parsing.js'
+import { ApiRouter } from './http/route.js'
+import { enforceThrottle, MemoryCounter, RedisCounter, type WindowCounter } from './http/throttle.js'
+import { Metrics } from './features/operations/metrics.js'
+import { registerOperationsRoutes } from './features/operations/routes.js'
+import { SettingsCache } from './features/settings/cache.js'
+import { registerSettingsRoutes } from './features/settings/routes.js'
+import { tokenLookups } from './features/tokens/index.js'
+import { registerTokenRoutes } from './features/tokens/routes.js'
+import { registerUserRoutes } from './features/users/routes.js'
+
+export interface AppDeps {
+  config: Config
+  database: DatabaseHandle
+  redis: Redis | null
+  /** Prefix of this deployment's Redis keys. */
+  redisNamespace?: string
+  /** Injectable for tests that travel in time. */
+  clock?: () => Date
+}
+
+export interface App {
+  fastify: FastifyInstance
+  settings: SettingsCache
+  close(): Promise<void>
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps
+  const clock = deps.clock ?? (() => new Date())
+  const fastify = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    requestIdLogLabel: 'request_id',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    bodyLimit: MAX_BODY_BYTES,
+    routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true },
+    rewriteUrl: (request) => rewriteUrl(request.url ?? '/'),
+    querystringParser: parseQueryString,
+    clientErrorHandler: handleClientError,
+    return503OnClosing: true,
+  })
+  registerBodyParsers(fastify)
+
+  const settings = new SettingsCache(database.db)
+  const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
+  const authenticator = new Authenticator(tokenLookups, config.externalUrl)
+  const metrics = new Metrics()
+
+  // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
+  const methodsByPath = FindMyWay()
+  fastify.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      try {
+        methodsByPath.on(method as 'GET', route.url, () => {})
+      } catch {
+        // the same method and path twice (HEAD beside GET): already known
+      }
+    }
+  })
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    reply.header('x-frame-options', 'SAMEORIGIN')
+    reply.header('x-content-type-options', 'nosniff')
+    if ((request.raw.url ?? '').length > MAX_REQUEST_LINE_BYTES) {
+      reply.code(414).type('application/json').send('{"message":"414 Request-URI Too Large"}')
+      return reply
+    }
+  })
+  metrics.register(fastify)
+
+  fastify.setErrorHandler((error, request, reply) => sendError(request, reply, error))
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = (request.url.split('?')[0] ?? '/')
+    const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
+    if (allowed.length > 0) {
+      if (request.method === 'OPTIONS') return reply.code(204).header('allow', ['OPTIONS', ...allowed].join(', ')).send()
+      return sendError(request, reply, new MethodNotAllowed(['OPTIONS', ...allowed]))
+    }
+    return reply.code(404).type('application/json').send('{"error":"404 Not Found"}')
+  })
+
+  const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
+    const current = await settings.current()
+    const now = clock()
+    const caller = await authenticator.authenticate(database.db, request, params, current, scopes, now)
+    await enforceThrottle(counter, caller, request.ip, current, now)
+    return { db: database.db, caller, config, settings: current, log: request.log, now: clock }
+  })
+
+  registerOperationsRoutes(fastify, api, { database, redis: deps.redis, metrics })
+  registerUserRoutes(api)
+  registerTokenRoutes(api)
+  registerSettingsRoutes(api, settings)
+
+  await fastify.ready()
+  return {
+    fastify,
+    settings,
+    async close() {
+      await fastify.close()
+      await counter.close()
+    },
+  }
+}

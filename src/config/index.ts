@@ -1,0 +1,81 @@
+import path from 'node:path'
+
+export type Tier = 'free' | 'premium' | 'ultimate'
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  host: string
+  port: number
+  /** Base URL used in links (pagination, web_url); defaults to http://host:port. */
+  externalUrl: string
+  dataDir: string
+  /** postgres://… for PostgreSQL; absent means SQLite at <dataDir>/svc.sqlite3. */
+  databaseUrl: string | null
+  redisUrl: string | null
+  tier: Tier
+  rootPassword: string | null
+  rootToken: string | null
+  logLevel: LogLevel
+  smtpUrl: string | null
+}
+
+/** A bad environment variable; main.ts prints the message alone and exits non-zero. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function fail(name: string, expected: string, value: string): never {
+  throw new ConfigError(`${name}=${JSON.stringify(value)} is invalid: expected ${expected}`)
+}
+
+function read(env: Env, name: string): string | null {
+  const value = env[name]
+  return value === undefined || value === '' ? null : value
+}
+
+function readUrl(env: Env, name: string, protocols: string[], expected: string): string | null {
+  const value = read(env, name)
+  if (value === null) return null
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return fail(name, expected, value)
+  }
+  if (!protocols.includes(url.protocol)) fail(name, expected, value)
+  return value
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name)
+  if (value === null) return fallback
+  if (!(allowed as readonly string[]).includes(value)) fail(name, `one of ${allowed.join(', ')}`, value)
+  return value as T
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = read(env, 'SVC_HOST') ?? '127.0.0.1'
+  const portText = read(env, 'SVC_PORT') ?? '8080'
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) fail('SVC_PORT', 'a port number from 0 to 65535', portText)
+  const port = Number(portText)
+  const externalUrl = readUrl(env, 'SVC_EXTERNAL_URL', ['http:', 'https:'], 'an http:// or https:// URL')
+  const rootToken = read(env, 'SVC_ROOT_TOKEN')
+  if (rootToken !== null && !/^[\x21-\x7e]{16,}$/.test(rootToken)) {
+    fail('SVC_ROOT_TOKEN', 'at least 16 printable characters without spaces', rootToken)
+  }
+  const rootPassword = read(env, 'SVC_ROOT_PASSWORD')
+  if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
+  return {
+    host,
+    port,
+    externalUrl: (externalUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    dataDir: path.resolve(read(env, 'SVC_DATA_DIR') ?? './data'),
+    databaseUrl: readUrl(env, 'SVC_DATABASE_URL', ['postgres:', 'postgresql:'], 'a postgres:// URL'),
+    redisUrl: readUrl(env, 'SVC_REDIS_URL', ['redis:', 'rediss:'], 'a redis:// URL'),
+    tier: readEnum(env, 'SVC_TIER', ['free', 'premium', 'ultimate'] as const, 'free'),
+    rootPassword,
+    rootToken,
+    logLevel: readEnum(env, 'SVC_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    smtpUrl: readUrl(env, 'SVC_SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'),
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Domain errors: each says what happened; http/errors.ts alone turns them into GitLab bodies.
+ * Every kind maps to exactly one GitLab response shape.
+ */
+export abstract class DomainError extends Error {}
+
+/** 404 `{"message":"404 <Resource> Not Found"}`. */
+export class NotFound extends DomainError {
+  constructor(readonly resource?: string) {
+    super(resource ? `${resource} Not Found` : 'Not Found')
+  }
+}
+
+/** 401 `{"message":"401 Unauthorized"}`. */
+export class Unauthorized extends DomainError {
+  constructor(readonly reason?: string) {
+    super(reason ?? 'Unauthorized')
+  }
+}
+
+/** 403 `{"message":"403 Forbidden"}` or `"403 Forbidden - <reason>"`. */
+export class Forbidden extends DomainError {
+  constructor(readonly reason?: string) {
+    super(reason ?? 'Forbidden')
+  }
+}
+
+/** 400 `{"message":"400 Bad request"}` or `"400 Bad request - <reason>"`. */
+export class BadRequest extends DomainError {
+  constructor(readonly reason?: string) {
+    super(reason ?? 'Bad request')
+  }
+}
+
+/** 400 `{"message":{"<attr>":["<msg>"]}}`: a model-level validation failure. */
+export class Invalid extends DomainError {
+  constructor(readonly errors: Record<string, string[]>) {
+    super('Invalid')
+  }
+}
+
+/** 400 `{"message":"400 (Bad request) \"<attr>\" not given"}` (spec: Errors, as spec/README.md decides). */
+export class MissingParam extends DomainError {
+  constructor(readonly attribute: string) {
+    super(`"${attribute}" not given`)
+  }
+}
+
+/** 400 `{"error":"<param> is invalid"}`: Grape's declared-parameter failures; several joined by ", ". */
+export class ParamError extends DomainError {}
+
+/** 409 `{"message":"409 Conflict"}` or a custom message as GitLab's `conflict!(message)` sends it. */
+export class Conflict extends DomainError {
+  constructor(readonly text?: string) {
+    super(text ?? '409 Conflict')
+  }
+}
+
+/** 422 `{"message":"422 Unprocessable Entity"}` or a custom message. */
+export class Unprocessable extends DomainError {
+  constructor(readonly text?: string) {
+    super(text ?? '422 Unprocessable Entity')
+  }
+}
+
+/** 405 `{"error":"<text>"}` (Grape shape), e.g. the maximum-offset refusal. */
+export class NotAllowed extends DomainError {}
+
+/** 401 `invalid_token` with WWW-Authenticate: expired, revoked, or disabled impersonation token. */
+export class InvalidToken extends DomainError {}
+
+/** 403 `insufficient_scope`: the token lacks every scope the endpoint accepts. */
+export class InsufficientScope extends DomainError {
+  constructor(readonly scopes: string[]) {
+    super('The request requires higher privileges than provided by the access token.')
+  }
+}
+
+/** 429 plain-text `Retry later`, with the RateLimit-* headers of the throttle that refused. */
+export class Throttled extends DomainError {
+  constructor(readonly headers: Record<string, string>) {
+    super('Retry later')
+  }
+}

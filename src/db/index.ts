@@ -1,0 +1,69 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { Database } from './schema.js'
+
+export type Db = Kysely<Database>
+export type Engine = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Db
+  engine: Engine
+  close(): Promise<void>
+}
+
+const PG_TIMESTAMPTZ = 1184
+const PG_TIMESTAMP = 1114
+const PG_DATE = 1082
+const PG_INT8 = 20
+
+function toIsoTimestamp(text: string): string {
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString()
+}
+
+// Both engines hand back the same JS values: ISO strings for timestamps, 'YYYY-MM-DD' for dates, numbers for ids and counts.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return toIsoTimestamp
+    if (oid === PG_DATE) return (text: string) => text
+    if (oid === PG_INT8) return (text: string) => Number(text)
+    return pg.types.getTypeParser(oid, format as 'text')
+  },
+}
+
+/** Opens PostgreSQL when `databaseUrl` is given, else the SQLite file in `dataDir`. */
+export function openDatabase(options: { databaseUrl: string | null; dataDir: string }): DatabaseHandle {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      options: '-c TimeZone=UTC',
+      types: pgTypes,
+    } as pg.PoolConfig)
+    // An idle client that loses its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { db, engine: 'postgres', close: () => db.destroy() }
+  }
+  fs.mkdirSync(options.dataDir, { recursive: true })
+  const file = new SQLite(path.join(options.dataDir, 'svc.sqlite3'))
+  file.pragma('journal_mode = WAL')
+  // FULL: an acknowledged write survives a power cut (DESIGN: reliability rules).
+  file.pragma('synchronous = FULL')
+  file.pragma('foreign_keys = ON')
+  file.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) })
+  return { db, engine: 'sqlite', close: () => db.destroy() }
+}
+
+/** True when the database answers a trivial query. */
+export async function pingDatabase(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** Prometheus metrics of one app: requests by route and status, and their durations. */
+export class Metrics {
+  readonly registry = new Registry()
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  })
+  private readonly durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request durations by method and route.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  register(app: FastifyInstance) {
+    app.addHook('onResponse', async (request, reply) => {
+      // The route pattern, never the raw URL, keeps the label set small.
+      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+      this.requests.inc(labels)
+      this.durations.observe(labels, reply.elapsedTime / 1000)
+    })
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { client } from '../../testing/http.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+
+let server: TestServer
+let request: ReturnType<typeof client>
+
+beforeAll(async () => {
+  server = await startTestServer()
+  request = client(server.url)
+})
+afterAll(() => server.close())
+
+describe('operations endpoints', () => {
+  test('health answers plain text', async () => {
+    const res = await request('GET', '/-/health')
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.text).toBe('Svc OK')
+  })
+
+  test('liveness and readiness report ok', async () => {
+    const live = await request('GET', '/-/liveness')
+    expect(live.status).toBe(200)
+    expect(live.body).toEqual({ status: 'ok' })
+    const ready = await request('GET', '/-/readiness')
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ status: 'ok', master_check: [{ status: 'ok' }] })
+    const all = await request('GET', '/-/readiness?all=1')
+    expect(all.body.db_check).toEqual([{ status: 'ok' }])
+  })
+
+  test('readiness fails with 503 when the database is gone', async () => {
+    const other = await startTestServer()
+    await other.database.close()
+    const res = await client(other.url)('GET', '/-/readiness')
+    expect(res.status).toBe(503)
+    expect(res.body.status).toBe('failed')
+    await other.app.close()
+  })
+
+  test('metrics count requests by route and status', async () => {
+    await request('GET', '/api/v4/version', { token: server.rootToken })
+    const res = await request('GET', '/-/metrics')
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/plain/)
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v4\/version",status="200"\} [1-9]/)
+    expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/api\/v4\/version",status="200"\}/)
+  })
+})
+
+describe('version', () => {
+  test('needs authentication', async () => {
+    const res = await request('GET', '/api/v4/version')
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({ message: '401 Unauthorized' })
+    expect(res.headers['content-type']).toBe('application/json')
+  })
+
+  test('answers GitLab metadata shape, with or without .json', async () => {
+    for (const path of ['/api/v4/version', '/api/v4/version.json', '/api/v4/metadata']) {
+      const res = await request('GET', path, { token: server.rootToken })
+      expect(res.status).toBe(200)
+      expect(res.headers['content-type']).toBe('application/json')
+      expect(Object.keys(res.body)).toEqual(['version', 'revision', 'kas', 'enterprise'])
+      expect(res.body.kas).toEqual({ enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null })
+      expect(res.body.enterprise).toBe(false)
+      expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/)
+    }
+  })
+})

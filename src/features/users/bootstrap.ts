@@ -1,0 +1,57 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import type { Log } from '../../core/context.js'
+import type { Config } from '../../config/index.js'
+import { digestToken, hashPassword } from '../../core/secrets.js'
+import type { Db } from '../../db/index.js'
+import { findTokenDigestOwner, insertToken } from '../tokens/store.js'
+import { findUserByUsername, insertUser } from './store.js'
+
+/** Scopes of the token SVC_ROOT_TOKEN seeds. */
+export const ROOT_TOKEN_SCOPES = ['api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode']
+
+/**
+ * The administrator `root` exists from the first start. Without SVC_ROOT_PASSWORD its password is random
+ * and written, readable by the owner only, to <data dir>/initial_root_password.
+ */
+export async function ensureRootUser(db: Db, config: Config, log: Pick<Log, 'info'>, now = new Date()) {
+  const at = now.toISOString()
+  let root = await findUserByUsername(db, 'root')
+  if (!root) {
+    let password = config.rootPassword
+    if (!password) {
+      password = randomBytes(24).toString('base64url')
+      fs.mkdirSync(config.dataDir, { recursive: true })
+      const file = path.join(config.dataDir, 'initial_root_password')
+      fs.writeFileSync(file, `Password: ${password}\n`, { mode: 0o600 })
+      fs.chmodSync(file, 0o600)
+      log.info({ path: file }, 'root password written')
+    }
+    root = await insertUser(db, {
+      username: 'root',
+      email: 'admin@example.com',
+      name: 'Administrator',
+      password_digest: await hashPassword(password),
+      admin: 1,
+      confirmed_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+  }
+  if (config.rootToken) {
+    const digest = digestToken(config.rootToken)
+    const owner = await findTokenDigestOwner(db, digest)
+    if (owner === undefined) {
+      await insertToken(db, {
+        user_id: root.id,
+        name: 'SVC_ROOT_TOKEN',
+        token_digest: digest,
+        scopes: JSON.stringify(ROOT_TOKEN_SCOPES),
+        created_at: at,
+        updated_at: at,
+      })
+    }
+  }
+  return root
+}

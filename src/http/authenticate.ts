@@ -1,0 +1,156 @@
+import type { FastifyRequest } from 'fastify'
+import { anonymous, type Caller, type Credential, type CredentialKind, type User } from '../core/caller.js'
+import { Forbidden, InsufficientScope, InvalidToken, NotFound, Unauthorized } from '../core/errors.js'
+import type { Settings } from '../core/settings.js'
+import type { Db } from '../db/index.js'
+
+/** A token found by one of the lookups, before it is judged. */
+export interface FoundToken {
+  kind: CredentialKind
+  id: number
+  user: User
+  scopes: readonly string[]
+  /** A moment after which the token no longer works, as an ISO timestamp or 'YYYY-MM-DD' date. */
+  expiresAt: string | null
+  revoked: boolean
+}
+
+/** Where credentials are looked up; features fill these in (OAuth, job tokens, sessions come later). */
+export interface CredentialLookups {
+  /** Personal, project, group and impersonation tokens; null when the value matches none. */
+  findAccessToken(db: Db, value: string): Promise<FoundToken | null>
+  findOAuthToken?(db: Db, value: string): Promise<FoundToken | null>
+  findJobToken?(db: Db, value: string): Promise<FoundToken | null>
+  findSessionUser?(db: Db, request: FastifyRequest): Promise<User | null>
+  findUserByIdOrUsername(db: Db, value: string): Promise<User | null>
+  /** Called after a token authenticated a request; may record last use. */
+  recordTokenUse(db: Db, token: FoundToken, now: Date): Promise<void>
+}
+
+const EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.'
+const REVOKED = 'Token was revoked. You have to re-authorize from the user.'
+const IMPERSONATION_DISABLED = 'Token is an impersonation token but impersonation was disabled.'
+
+type Params = Record<string, unknown>
+
+function stringParam(params: Params, name: string): string | null {
+  const value = params[name]
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+function header(request: FastifyRequest, name: string): string | null {
+  const value = request.headers[name]
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+function bearerValue(request: FastifyRequest): string | null {
+  const authorization = header(request, 'authorization')
+  const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
+  return match ? match[1] : null
+}
+
+function isExpired(expiresAt: string | null, now: Date): boolean {
+  if (expiresAt === null) return false
+  // A date-only expiry ends at 00:00 UTC of that day (GitLab's Expirable compares with the current time).
+  const end = expiresAt.length === 10 ? Date.parse(`${expiresAt}T00:00:00.000Z`) : Date.parse(expiresAt)
+  return end <= now.getTime()
+}
+
+function deniedReason(user: User, externalUrl: string): string | null {
+  if (user.state === 'deactivated') {
+    return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${externalUrl}`
+  }
+  if (user.state === 'blocked' || user.state === 'ldap_blocked' || user.state === 'banned') return 'Your account has been blocked.'
+  if (user.state === 'blocked_pending_approval') return 'Your account is pending approval from your administrator and hence blocked.'
+  return null
+}
+
+/** The scopes that let a token into an endpoint: `api` always, `read_api` for reads, plus the route's own. */
+export function acceptedScopes(method: string, extra: readonly string[]): string[] {
+  const isRead = method === 'GET' || method === 'HEAD'
+  return isRead ? ['api', 'read_api', ...extra] : ['api', ...extra]
+}
+
+export class Authenticator {
+  constructor(
+    private readonly lookups: CredentialLookups,
+    private readonly externalUrl: string,
+  ) {}
+
+  /**
+   * Finds the caller in GitLab's order (spec: Authentication; GL api_guard.rb): OAuth token, then
+   * personal/impersonation token, then job token, then session; then judges the token and applies sudo.
+   */
+  async authenticate(
+    db: Db,
+    request: FastifyRequest,
+    params: Params,
+    settings: Settings,
+    routeScopes: readonly string[],
+    now: Date,
+  ): Promise<Caller> {
+    const token = await this.findToken(db, request, params)
+    let user: User | null = null
+    let credential: Credential | null = null
+    if (token) {
+      if (isExpired(token.expiresAt, now)) throw new InvalidToken(EXPIRED)
+      if (token.revoked) throw new InvalidToken(REVOKED)
+      if (token.kind === 'impersonation_token' && !settings.impersonation_enabled) throw new InvalidToken(IMPERSONATION_DISABLED)
+      user = token.user
+      credential = { kind: token.kind, id: token.id, scopes: token.scopes }
+    } else if (this.lookups.findSessionUser) {
+      user = await this.lookups.findSessionUser(db, request)
+      if (user) credential = { kind: 'session', id: 0, scopes: [] }
+    }
+    if (!user) {
+      if (stringParam(params, 'sudo') ?? header(request, 'sudo')) throw new Unauthorized()
+      return anonymous
+    }
+    const denied = deniedReason(user, this.externalUrl)
+    if (denied) throw new Forbidden(denied)
+
+    const sudo = stringParam(params, 'sudo') ?? header(request, 'sudo')
+    if (sudo !== null) {
+      if (user.admin !== 1) throw new Forbidden('Must be admin to use sudo')
+      if (credential?.kind === 'session') throw new Forbidden('Must be authenticated using an OAuth or personal access token to use sudo')
+      if (!credential?.scopes.includes('sudo')) throw new InsufficientScope(['sudo'])
+      const target = await this.lookups.findUserByIdOrUsername(db, sudo)
+      // Contract (Errors): `404 User with ID or username <value> Not Found`.
+      if (!target) throw new NotFound(`User with ID or username ${sudo}`)
+      if (token) await this.lookups.recordTokenUse(db, token, now)
+      return { user: target, credential, sudoFrom: user }
+    }
+    if (credential && credential.kind !== 'session') {
+      const accepted = acceptedScopes(request.method, routeScopes)
+      if (!credential.scopes.some((scope) => accepted.includes(scope))) throw new InsufficientScope(accepted)
+    }
+    if (token) await this.lookups.recordTokenUse(db, token, now)
+    return { user, credential, sudoFrom: null }
+  }
+
+  private async findToken(db: Db, request: FastifyRequest, params: Params): Promise<FoundToken | null> {
+    const bearer = bearerValue(request)
+    if (this.lookups.findOAuthToken) {
+      const oauthValue = stringParam(params, 'access_token') ?? bearer ?? stringParam(params, 'bearer_token')
+      if (oauthValue) {
+        const found = await this.lookups.findOAuthToken(db, oauthValue)
+        if (found) return found
+      }
+    }
+    const privateValue = stringParam(params, 'private_token') ?? header(request, 'private-token') ?? bearer
+    if (privateValue) {
+      const found = await this.lookups.findAccessToken(db, privateValue)
+      if (found) return found
+    }
+    if (this.lookups.findJobToken) {
+      const jobValue = stringParam(params, 'job_token') ?? header(request, 'job-token')
+      if (jobValue) {
+        const found = await this.lookups.findJobToken(db, jobValue)
+        if (found) return found
+        throw new Unauthorized()
+      }
+    }
+    if (privateValue || stringParam(params, 'access_token')) throw new Unauthorized()
+    return null
+  }
+}

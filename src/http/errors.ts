@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import {
+  BadRequest,
+  Conflict,
+  Forbidden,
+  InsufficientScope,
+  Invalid,
+  InvalidToken,
+  MissingParam,
+  NotAllowed,
+  NotFound,
+  ParamError,
+  Throttled,
+  Unauthorized,
+  Unprocessable,
+} from '../core/errors.js'
+
+/** Refused before routing, as GitLab's malformed-strings middleware does: plain-text 400 `Bad Request`. */
+export class MalformedRequest extends Error {}
+
+/** A known route reached with a method it does not have. */
+export class MethodNotAllowed extends Error {
+  constructor(readonly allowed: string[]) {
+    super('405 Not Allowed')
+  }
+}
+
+/** A body media type the API does not read (Grape's 415). */
+export class UnsupportedMediaType extends Error {
+  constructor(readonly mediaType: string) {
+    super(`The provided content-type '${mediaType}' is not supported.`)
+  }
+}
+
+export interface Rendered {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+  /** Sent as text/plain instead of JSON. */
+  text?: boolean
+}
+
+const INVALID_TOKEN_REALM = 'Protected by OAuth 2.0'
+
+function invalidTokenHeader(description: string): string {
+  return `Bearer realm="${INVALID_TOKEN_REALM}", error="invalid_token", error_description="${description}"`
+}
+
+/** The one place an error becomes a GitLab response; anything unknown is a bare 500. */
+export function renderError(error: unknown): Rendered {
+  if (error instanceof NotFound) return { status: 404, body: { message: `404 ${error.message}` } }
+  if (error instanceof Unauthorized) {
+    return { status: 401, body: { message: error.reason ? `401 Unauthorized - ${error.reason}` : '401 Unauthorized' } }
+  }
+  if (error instanceof Forbidden) {
+    return { status: 403, body: { message: error.reason ? `403 Forbidden - ${error.reason}` : '403 Forbidden' } }
+  }
+  if (error instanceof BadRequest) {
+    return { status: 400, body: { message: error.reason ? `400 Bad request - ${error.reason}` : '400 Bad request' } }
+  }
+  if (error instanceof MissingParam) return { status: 400, body: { message: `400 (Bad request) ${error.message}` } }
+  if (error instanceof Invalid) return { status: 400, body: { message: error.errors } }
+  if (error instanceof ParamError) return { status: 400, body: { error: error.message } }
+  if (error instanceof Conflict) return { status: 409, body: { message: error.message } }
+  if (error instanceof Unprocessable) return { status: 422, body: { message: error.message } }
+  if (error instanceof NotAllowed) return { status: 405, body: { error: error.message } }
+  if (error instanceof MethodNotAllowed) {
+    return { status: 405, body: { error: error.message }, headers: { allow: error.allowed.join(', ') } }
+  }
+  if (error instanceof UnsupportedMediaType) return { status: 415, body: { error: error.message } }
+  if (error instanceof InvalidToken) {
+    return {
+      status: 401,
+      body: { error: 'invalid_token', error_description: error.message },
+      headers: { 'www-authenticate': invalidTokenHeader(error.message) },
+    }
+  }
+  if (error instanceof InsufficientScope) {
+    return {
+      status: 403,
+      body: { error: 'insufficient_scope', error_description: error.message, scope: error.scopes.join(' ') },
+    }
+  }
+  if (error instanceof Throttled) return { status: 429, body: 'Retry later\n', headers: error.headers, text: true }
+  if (error instanceof MalformedRequest) return { status: 400, body: 'Bad Request', text: true }
+  const fastifyError = error as { statusCode?: number; code?: string }
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { message: '413 Request Entity Too Large' } }
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { status: 415, body: { error: 'The provided content-type is not supported.' } }
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    // Framework-level refusals of the request itself (bad framing, bad content length): GitLab's plain 400.
+    return { status: 400, body: 'Bad Request', text: true }
+  }
+  return { status: 500, body: { message: '500 Internal Server Error' } }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const rendered = renderError(error)
+  if (rendered.status >= 500) request.log.error({ err: error }, 'request failed')
+  if (rendered.headers) reply.headers(rendered.headers)
+  reply.code(rendered.status)
+  if (rendered.text) return reply.type('text/plain; charset=utf-8').send(rendered.body)
+  return reply.type('application/json').send(JSON.stringify(rendered.body))
+}

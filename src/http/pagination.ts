@@ -1,0 +1,119 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import qs from 'qs'
+import { BadRequest, NotAllowed, ParamError } from '../core/errors.js'
+import type { Settings } from '../core/settings.js'
+import type { KeysetPage, OffsetPage } from '../db/pagination.js'
+
+export const DEFAULT_PER_PAGE = 20
+export const MAX_PER_PAGE = 100
+
+/** Params every paginated list declares. */
+export const paginationParams = {
+  page: Type.Integer({ default: 1 }),
+  per_page: Type.Integer({ default: DEFAULT_PER_PAGE }),
+}
+
+/** Params of lists that also offer keyset pagination. */
+export function keysetParams<const Columns extends readonly string[]>(orderColumns: Columns, defaultOrder: Columns[number]) {
+  return {
+    ...paginationParams,
+    pagination: Type.Optional(Type.Union([Type.Literal('offset'), Type.Literal('keyset')])),
+    order_by: Type.Union(
+      orderColumns.map((c) => Type.Literal(c)),
+      { default: defaultOrder },
+    ),
+    sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+    cursor: Type.Optional(Type.String()),
+  }
+}
+
+export interface PageWindow {
+  page: number
+  perPage: number
+}
+
+function perPageOf(perPage: number): number {
+  if (perPage === 0) throw new ParamError('per_page has a value not allowed')
+  // Kaminari: a negative per_page falls back to the default; above the maximum it is clamped.
+  if (perPage < 0) return DEFAULT_PER_PAGE
+  return Math.min(perPage, MAX_PER_PAGE)
+}
+
+/**
+ * The page a list request asks for. `keysetType` names the objects of a list that also offers keyset
+ * pagination; such lists refuse offsets past the `offset_pagination_limit` setting, as GitLab does.
+ */
+export function offsetWindow(
+  input: { page: number; per_page: number },
+  settings: Settings,
+  keysetType: string | null = null,
+): PageWindow {
+  const perPage = perPageOf(input.per_page)
+  const page = Math.max(1, input.page)
+  const limit = settings.offset_pagination_limit
+  if (keysetType && limit > 0 && page * perPage > limit) {
+    throw new NotAllowed(
+      `Offset pagination has a maximum allowed offset of ${limit} for requests that return objects of type ${keysetType}. ` +
+        'Remaining records can be retrieved using keyset pagination.',
+    )
+  }
+  return { page, perPage }
+}
+
+export interface KeysetWindow {
+  perPage: number
+  after: { value: unknown; id: number } | null
+}
+
+/** The position a keyset request continues from: the opaque `cursor` of the previous page's Link. */
+export function keysetWindow(input: { per_page: number; cursor?: string }): KeysetWindow {
+  const perPage = perPageOf(input.per_page)
+  if (input.cursor === undefined) return { perPage, after: null }
+  try {
+    const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as unknown
+    if (Array.isArray(decoded) && decoded.length === 2 && Number.isSafeInteger(decoded[1])) {
+      return { perPage, after: { value: decoded[0], id: decoded[1] as number } }
+    }
+  } catch {
+    // fall through to the refusal below
+  }
+  throw new BadRequest('Invalid cursor parameter')
+}
+
+function pageUrl(request: FastifyRequest, externalUrl: string, overrides: Record<string, unknown>): string {
+  const path = (request.raw.url ?? request.url).split('?')[0]
+  const params = { ...(request.query as Record<string, unknown>), ...overrides }
+  const query = qs.stringify(params, { arrayFormat: 'brackets', sort: (a, b) => a.localeCompare(b) })
+  return `${externalUrl}${path}?${query}`
+}
+
+/** GitLab's offset headers: X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, Link, X-Total, X-Total-Pages. */
+export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, externalUrl: string, page: OffsetPage<unknown>) {
+  const totalPages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage))
+  const inRange = page.rows.length > 0 || page.page === 1
+  const prev = page.page > 1 && inRange ? page.page - 1 : null
+  const next = page.hasNext ? page.page + 1 : null
+  const link = (n: number, rel: string) => `<${pageUrl(request, externalUrl, { page: n, per_page: page.perPage })}>; rel="${rel}"`
+  const links: string[] = []
+  if (prev !== null) links.push(link(prev, 'prev'))
+  if (next !== null) links.push(link(next, 'next'))
+  links.push(link(1, 'first'))
+  if (totalPages !== null) links.push(link(totalPages, 'last'))
+  reply.header('x-per-page', String(page.perPage))
+  reply.header('x-page', String(page.page))
+  reply.header('x-next-page', next === null ? '' : String(next))
+  reply.header('x-prev-page', prev === null ? '' : String(prev))
+  reply.header('link', links.join(', '))
+  if (page.total !== null && totalPages !== null) {
+    reply.header('x-total', String(page.total))
+    reply.header('x-total-pages', String(totalPages))
+  }
+}
+
+/** Keyset pages carry only `Link: <…>; rel="next"`, and only while a next page may exist. */
+export function setKeysetHeaders(request: FastifyRequest, reply: FastifyReply, externalUrl: string, page: KeysetPage<unknown>) {
+  if (!page.last) return
+  const cursor = Buffer.from(JSON.stringify([page.last.value, page.last.id])).toString('base64url')
+  reply.header('link', `<${pageUrl(request, externalUrl, { cursor })}>; rel="next"`)
+}

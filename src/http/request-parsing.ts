@@ -1,0 +1,120 @@
+import { isUtf8 } from 'node:buffer'
+import type { Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import qs from 'qs'
+import { MalformedRequest, UnsupportedMediaType } from './errors.js'
+
+/** A request line longer than this is refused with 414 (GitLab's front server: an 8 KiB header buffer). */
+export const MAX_REQUEST_LINE_BYTES = 8192
+/** Largest request body the API reads. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024
+/** JSON structure limits (GitLab's JSON validation middleware). */
+export const MAX_JSON_DEPTH = 32
+export const MAX_JSON_ELEMENTS = 100_000
+
+const QS_OPTIONS = {
+  depth: 10,
+  arrayLimit: 1000,
+  parameterLimit: 10_000,
+  allowPrototypes: false,
+  decoder: decodeComponent,
+} as const
+
+/**
+ * Percent-decoding that refuses invalid UTF-8 and NUL bytes, as GitLab's malformed-strings middleware
+ * does. Input is a byte string (Node hands over URLs and our form bodies as latin1).
+ */
+function decodeComponent(text: string): string {
+  const plain = text.replace(/\+/g, ' ')
+  if (/^[\x20-\x7e]*$/.test(plain) && !plain.includes('%')) return plain
+  const bytes = Buffer.from(
+    plain.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  )
+  if (!isUtf8(bytes)) throw new MalformedRequest()
+  const decoded = bytes.toString('utf8')
+  if (decoded.includes('\0')) throw new MalformedRequest()
+  return decoded
+}
+
+export function parseQueryString(text: string): Record<string, unknown> {
+  return qs.parse(text, QS_OPTIONS) as Record<string, unknown>
+}
+
+function checkJsonShape(value: unknown, depth: number, budget: { elements: number }) {
+  if (depth > MAX_JSON_DEPTH) throw new MalformedRequest()
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw new MalformedRequest()
+    return
+  }
+  if (typeof value !== 'object' || value === null) return
+  const children = Array.isArray(value) ? value : Object.values(value)
+  budget.elements -= children.length
+  if (budget.elements < 0) throw new MalformedRequest()
+  for (const child of children) checkJsonShape(child, depth + 1, budget)
+}
+
+/** Strips an optional `.json` suffix from the path (Grape `format :json`). */
+export function rewriteUrl(url: string): string {
+  const queryAt = url.indexOf('?')
+  const path = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (!path.endsWith('.json')) return url
+  return path.slice(0, -5) + (queryAt === -1 ? '' : url.slice(queryAt))
+}
+
+/** Registers the body parsers: JSON, form (qs nesting), and a 415 for anything else. */
+export function registerBodyParsers(app: FastifyInstance) {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => {
+    const buffer = body as Buffer
+    if (buffer.length === 0 || buffer.toString('latin1').trim() === '') return done(null, {})
+    if (!isUtf8(buffer)) return done(new MalformedRequest(), undefined)
+    try {
+      const parsed = JSON.parse(buffer.toString('utf8')) as unknown
+      checkJsonShape(parsed, 0, { elements: MAX_JSON_ELEMENTS })
+      done(null, parsed)
+    } catch (error) {
+      done(error instanceof MalformedRequest ? error : new MalformedRequest(), undefined)
+    }
+  })
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
+    (_request, body, done) => {
+      try {
+        done(null, parseQueryString((body as Buffer).toString('latin1')))
+      } catch (error) {
+        done(error as Error, undefined)
+      }
+    },
+  )
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    // Grape checks the media type only when a body is present.
+    if ((body as Buffer).length === 0) return done(null, undefined)
+    const mediaType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+    done(new UnsupportedMediaType(mediaType), undefined)
+  })
+}
+
+/**
+ * Node refuses a request whose head outgrows its header limit before Fastify sees it. When the overflow
+ * happens inside the request line, the answer is GitLab's 414 instead of Node's 431.
+ */
+export function handleClientError(error: Error, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  const { code, rawPacket, bytesParsed } = error as Error & { code?: string; rawPacket?: unknown; bytesParsed?: number }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    const seen = Buffer.isBuffer(rawPacket) ? rawPacket.subarray(0, bytesParsed ?? rawPacket.length) : null
+    const inRequestLine = !seen || !seen.includes('\n')
+    const body = inRequestLine ? '{"message":"414 Request-URI Too Large"}' : '{"message":"431 Request Header Fields Too Large"}'
+    const status = inRequestLine ? '414 Request-URI Too Large' : '431 Request Header Fields Too Large'
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+    return
+  }
+  socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request')
+}

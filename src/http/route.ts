@@ -1,0 +1,88 @@
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Context } from '../core/context.js'
+import { Unauthorized } from '../core/errors.js'
+import { parseParams } from './params.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set for API routes once the caller is known. */
+    ctx: Context
+  }
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+export interface ApiRouteOptions<P extends TObject> {
+  /** Every parameter the route reads, from path, query and body alike. */
+  params?: P
+  /** Anonymous callers get 401 unless this is false. */
+  authenticated?: boolean
+  /** Token scopes accepted besides `api` (and `read_api` on reads), e.g. `read_user`. */
+  scopes?: readonly string[]
+  /** Serialization schemas by status; fields not listed are dropped. */
+  response?: Record<number, TSchema>
+}
+
+export type ApiRequest<P extends TObject> = FastifyRequest & { input: Static<P> }
+export type ApiHandler<P extends TObject> = (request: ApiRequest<P>, reply: FastifyReply) => Promise<unknown>
+
+/** Builds the per-request Context; app.ts supplies it (authentication, throttling, settings). */
+export type ContextBuilder = (request: FastifyRequest, params: Record<string, unknown>, scopes: readonly string[]) => Promise<Context>
+
+const noParams = Type.Object({})
+
+/** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */
+export function mergedParams(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body
+  const merged: Record<string, unknown> = { ...(request.query as Record<string, unknown>) }
+  if (body && typeof body === 'object' && !Array.isArray(body)) Object.assign(merged, body)
+  Object.assign(merged, request.params as Record<string, unknown>)
+  return merged
+}
+
+/** Registers API routes under /api/v4 with one pipeline: caller, throttle, params, handler. */
+export class ApiRouter {
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly buildContext: ContextBuilder,
+  ) {}
+
+  route<P extends TObject = typeof noParams>(method: Method, url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    const schema = (options.params ?? noParams) as P
+    const scopes = options.scopes ?? []
+    const authenticated = options.authenticated ?? true
+    const buildContext = this.buildContext
+    this.app.route({
+      method,
+      url: `/api/v4${url}`,
+      schema: options.response ? { response: options.response } : undefined,
+      async handler(request, reply) {
+        const raw = mergedParams(request)
+        request.ctx = await buildContext(request, raw, scopes)
+        if (authenticated && !request.ctx.caller.user) throw new Unauthorized()
+        const typed = request as ApiRequest<P>
+        typed.input = parseParams(schema, raw)
+        // GitLab answers `application/json` without a charset parameter.
+        reply.type('application/json')
+        return handler(typed, reply)
+      },
+    })
+  }
+
+  get<P extends TObject>(url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    this.route('GET', url, options, handler)
+  }
+  post<P extends TObject>(url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    this.route('POST', url, options, handler)
+  }
+  put<P extends TObject>(url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    this.route('PUT', url, options, handler)
+  }
+  patch<P extends TObject>(url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    this.route('PATCH', url, options, handler)
+  }
+  delete<P extends TObject>(url: string, options: ApiRouteOptions<P>, handler: ApiHandler<P>) {
+    this.route('DELETE', url, options, handler)
+  }
+}

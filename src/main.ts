@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { Redis } from 'ioredis'
+import pino from 'pino'
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig, type Config } from './config/index.js'
+import { openDatabase } from './db/index.js'
+import { migrateToLatest } from './db/migrate.js'
+import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
+import { ensureRootUser } from './features/users/bootstrap.js'
+
+const HELP = `Usage: svc [command] [options]
+
+Commands:
+  serve          Migrate the database and serve HTTP (default)
+  migrate        Apply pending database migrations and exit
+${ADMIN_COMMANDS_HELP}
+  --help         Show this help
+
+Configuration is read from the environment: SVC_HOST, SVC_PORT, SVC_EXTERNAL_URL, SVC_DATA_DIR,
+SVC_DATABASE_URL, SVC_REDIS_URL, SVC_TIER, SVC_ROOT_PASSWORD, SVC_ROOT_TOKEN, SVC_LOG_LEVEL, SVC_SMTP_URL.
+`
+
+async function serve(config: Config) {
+  const log = pino({ level: config.logLevel })
+  const database = openDatabase(config)
+  await migrateToLatest(database.db)
+  await ensureRootUser(database.db, config, log)
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null
+  if (redis) await redis.connect()
+  const app = await buildApp({ config, database, redis })
+  await app.fastify.listen({ host: config.host, port: config.port })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down')
+    // In-flight requests finish; new connections are refused; then storage closes.
+    await app.close()
+    await database.close()
+    if (redis) await redis.quit()
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+async function main(argv: string[]) {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean' } } })
+  const command = positionals[0] ?? 'serve'
+  if (values.help || command === 'help') {
+    process.stdout.write(HELP)
+    return
+  }
+  const config = loadConfig()
+  if (command === 'serve') return serve(config)
+  if (command === 'migrate') {
+    const database = openDatabase(config)
+    const applied = await migrateToLatest(database.db)
+    await database.close()
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n')
+    return
+  }
+  if (await runAdminCommand(command, argv.slice(1), config)) return
+  process.stderr.write(`svc: unknown command '${command}' (see svc --help)\n`)
+  process.exitCode = 2
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`svc: ${error.message}\n`)
+    process.exit(78)
+  }
+  process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,105 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+import { buildApp, type App } from '../app.js'
+import { loadConfig, type Config } from '../config/index.js'
+import { openDatabase, type DatabaseHandle } from '../db/index.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { ensureRootUser } from '../features/users/bootstrap.js'
+
+/** PostgreSQL server to test against; unset means SQLite only. */
+export const TEST_DATABASE_URL = process.env.SVC_TEST_DATABASE_URL || null
+export const TEST_REDIS_URL = process.env.SVC_TEST_REDIS_URL || null
+
+export interface TestServer {
+  url: string
+  app: App
+  config: Config
+  database: DatabaseHandle
+  redis: Redis | null
+  /** root's token (all of ROOT_TOKEN_SCOPES). */
+  rootToken: string
+  /** The clock the app reads; tests move it with `travel`. */
+  travel(milliseconds: number): void
+  close(): Promise<void>
+}
+
+/** A fresh database: a new SQLite directory, or a new PostgreSQL database dropped on close. */
+export async function freshDatabase(): Promise<{ databaseUrl: string | null; dataDir: string; drop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'))
+  if (!TEST_DATABASE_URL) {
+    return { databaseUrl: null, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
+  }
+  const name = `svc_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(TEST_DATABASE_URL)
+  url.pathname = `/${name}`
+  return {
+    databaseUrl: url.toString(),
+    dataDir,
+    async drop() {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Starts svc on an ephemeral port over a fresh database (and Redis when SVC_TEST_REDIS_URL is set). */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const fresh = await freshDatabase()
+  const rootToken = `svcpat-${randomBytes(15).toString('base64url')}`
+  const config = loadConfig({
+    SVC_HOST: '127.0.0.1',
+    SVC_PORT: '0',
+    SVC_DATA_DIR: fresh.dataDir,
+    SVC_DATABASE_URL: fresh.databaseUrl ?? '',
+    SVC_ROOT_PASSWORD: 'root-password-for-tests',
+    SVC_ROOT_TOKEN: rootToken,
+    SVC_LOG_LEVEL: 'silent',
+    ...env,
+  })
+  const database = openDatabase(config)
+  await migrateToLatest(database.db)
+  await ensureRootUser(database.db, config, { info() {} })
+  const redis = TEST_REDIS_URL ? new Redis(TEST_REDIS_URL) : null
+  let offset = 0
+  const app = await buildApp({
+    config,
+    database,
+    redis,
+    redisNamespace: `svc-test-${randomBytes(6).toString('hex')}`,
+    clock: () => new Date(Date.now() + offset),
+  })
+  await app.fastify.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.fastify.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const url = `http://127.0.0.1:${port}`
+  // Links in responses name the instance by its external URL; in tests that is the server itself.
+  config.externalUrl = url
+  return {
+    url,
+    app,
+    config,
+    database,
+    redis,
+    rootToken,
+    travel(milliseconds) {
+      offset += milliseconds
+    },
+    async close() {
+      await app.close()
+      await database.close()
+      if (redis) await redis.quit()
+      await fresh.drop()
+    },
+  }
+}
