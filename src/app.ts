@@ -89,6 +89,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return reply
     }
   })
+  // GitLab answers `application/json` without a charset parameter; Fastify would add one.
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') reply.header('content-type', 'application/json')
+    return payload
+  })
   metrics.register(fastify)
 
   fastify.setErrorHandler((error, request, reply) => sendError(request, reply, error))

@@ -63,8 +63,6 @@ export class ApiRouter {
         if (authenticated && !request.ctx.caller.user) throw new Unauthorized()
         const typed = request as ApiRequest<P>
         typed.input = parseParams(schema, raw)
-        // GitLab answers `application/json` without a charset parameter.
-        reply.type('application/json')
         return handler(typed, reply)
       },
     })
