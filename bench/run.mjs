@@ -1,0 +1,186 @@
+// Measures svc against a bare node:http server replaying svc's own responses, plus cold start and memory.
+// Run with `npm run bench` (builds first). Prints figures only; always exits 0.
+import { spawn, execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const token = `bench-${randomBytes(16).toString('hex')}`
+const scenarios = [
+  { name: 'GET /api/v4/version', path: '/api/v4/version', headers: { 'PRIVATE-TOKEN': token } },
+  { name: 'GET /api/v4/user', path: '/api/v4/user', headers: { 'PRIVATE-TOKEN': token } },
+]
+// Node manages these per connection; everything else is replayed byte for byte.
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
+
+// svc's stderr across every start, printed once (deduplicated) at the end so the figures stay readable.
+const svcStderr = new Set()
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+function get(port, urlPath, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers, agent: false }, (response) => {
+      const chunks = []
+      response.on('data', (chunk) => chunks.push(chunk))
+      response.on('end', () => resolve({ status: response.statusCode, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }))
+    })
+    request.on('error', reject)
+  })
+}
+
+function memory(pid, field) {
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith(`${field}:`))
+  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
+}
+
+/** Starts svc and resolves once /-/readiness answers 200, with the time that took. */
+async function startSvc(env) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [path.join(root, 'dist/main.js'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (data) => (stderr += data))
+  child.stderr.on('end', () => stderr.split('\n').forEach((line) => line.trim() && svcStderr.add(line.replace(/^\(node:\d+\) /, ''))))
+  let exited = false
+  child.on('exit', () => (exited = true))
+  for (;;) {
+    if (exited) throw new Error(`svc exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
+    try {
+      if ((await get(Number(env.SVC_PORT), '/-/readiness')).status === 200) break
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(5)
+  }
+  return { child, readyMs: performance.now() - started }
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('close', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+async function load(port, scenario) {
+  const headerArgs = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`])
+  const args = [autocannon, '--json', '-c', String(connections), '-d', String(seconds), ...headerArgs, `http://127.0.0.1:${port}${scenario.path}`]
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 })
+  const result = JSON.parse(stdout)
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
+}
+
+const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'))
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-replay-'))
+  const env = {
+    ...process.env,
+    SVC_HOST: '127.0.0.1',
+    SVC_PORT: String(await freePort()),
+    SVC_DATA_DIR: dataDir,
+    SVC_ROOT_TOKEN: token,
+    SVC_LOG_LEVEL: 'silent',
+  }
+  delete env.SVC_DATABASE_URL
+  delete env.SVC_REDIS_URL
+  delete env.SVC_EXTERNAL_URL
+  let svc = null
+  let bare = null
+  try {
+    // First start creates the database, runs migrations and seeds root.
+    const first = await startSvc(env)
+    console.log(`first start (fresh data dir, migrations): ${format(first.readyMs)} ms to ready`)
+    await stop(first.child)
+
+    const coldStarts = []
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const started = await startSvc(env)
+      coldStarts.push(started.readyMs)
+      await stop(started.child)
+    }
+    coldStarts.sort((a, b) => a - b)
+    console.log(`cold start to ready (existing data dir): median ${format(coldStarts[1])} ms, runs ${coldStarts.map((ms) => format(ms)).join(' / ')} ms (target <= 1000)`)
+
+    ;({ child: svc } = await startSvc(env))
+    await sleep(1000)
+    console.log(`svc idle RSS after start: ${format(memory(svc.pid, 'VmRSS'), 1)} MB (target <= 80)`)
+
+    const recorded = {}
+    for (const scenario of scenarios) {
+      const response = await get(Number(env.SVC_PORT), scenario.path, scenario.headers)
+      const headers = []
+      for (let index = 0; index < response.rawHeaders.length; index += 2) {
+        const name = response.rawHeaders[index]
+        if (!hopByHop.has(name.toLowerCase())) headers.push([name, response.rawHeaders[index + 1]])
+      }
+      recorded[`GET ${scenario.path}`] = { status: response.status, headers, body: response.body.toString('base64') }
+      scenario.status = response.status
+    }
+    const recordingFile = path.join(workDir, 'responses.json')
+    fs.writeFileSync(recordingFile, JSON.stringify(recorded))
+    bare = spawn(process.execPath, [path.join(root, 'bench/bare.mjs'), recordingFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const barePort = await new Promise((resolve, reject) => {
+      bare.stdout.once('data', (data) => resolve(Number(String(data).trim())))
+      bare.once('exit', () => reject(new Error('bare server exited before listening')))
+    })
+
+    console.log(`\nload: ${connections} connections, ${seconds} s per target, loopback, ${os.cpus().length} CPUs`)
+    const columns = ['scenario', 'status', 'svc req/s', 'bare req/s', 'svc/bare', 'svc p50 ms', 'svc p99 ms', 'bare p50 ms', 'bare p99 ms', 'svc peak RSS MB']
+    const rows = [columns]
+    for (const scenario of scenarios) {
+      const measured = await load(Number(env.SVC_PORT), scenario)
+      const baseline = await load(barePort, scenario)
+      if (measured.errors || baseline.errors) console.log(`${scenario.name}: connection errors svc ${measured.errors}, bare ${baseline.errors}`)
+      rows.push([
+        scenario.name,
+        String(scenario.status),
+        format(measured.rps),
+        format(baseline.rps),
+        `${format(measured.rps / baseline.rps, 2)}x`,
+        format(measured.p50),
+        format(measured.p99),
+        format(baseline.p50),
+        format(baseline.p99),
+        format(memory(svc.pid, 'VmHWM'), 1),
+      ])
+    }
+    const widths = columns.map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+    for (const row of rows) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
+    console.log('\ntargets: GET /api/v4/user svc/bare >= 0.5x; status is what svc answered (and bare replays)')
+  } catch (error) {
+    console.log(`bench could not finish: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    if (svc) await stop(svc)
+    if (bare) await stop(bare)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    fs.rmSync(workDir, { recursive: true, force: true })
+  }
+  if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
+}
+
+await main()
