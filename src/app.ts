@@ -6,11 +6,13 @@ import type { Config } from './config/index.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
 import { Authenticator } from './http/authenticate.js'
-import { MethodNotAllowed, sendError } from './http/errors.js'
+import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import {
   MAX_BODY_BYTES,
   MAX_REQUEST_LINE_BYTES,
   handleClientError,
+  hasMalformedQuery,
+  isWellFormedPath,
   parseQueryString,
   registerBodyParsers,
   rewriteUrl,
@@ -59,6 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     querystringParser: parseQueryString,
     clientErrorHandler: handleClientError,
     return503OnClosing: true,
+    // Undecodable URLs and similar refusals by the router take GitLab's plain 400 too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   })
   registerBodyParsers(fastify)
 
@@ -88,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       reply.code(414).type('application/json').send('{"message":"414 Request-URI Too Large"}')
       return reply
     }
+    if (!isWellFormedPath(request.raw.url ?? '/') || hasMalformedQuery(request.query)) throw new MalformedRequest()
   })
   // GitLab answers `application/json` without a charset parameter; Fastify would add one.
   fastify.addHook('onSend', async (_request, reply, payload) => {
@@ -106,6 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     return reply.code(404).type('application/json').send('{"error":"404 Not Found"}')
   })
+
+  // GL lib/api/api.rb: every path of the retired v3 API.
+  fastify.all('/api/v3/*', async (_request, reply) =>
+    reply.code(410).type('application/json').send('{"error":"API V3 is no longer supported. Use API V4 instead."}'),
+  )
 
   const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
     const current = await settings.current()

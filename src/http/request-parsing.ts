@@ -37,8 +37,33 @@ function decodeComponent(text: string): string {
   return decoded
 }
 
+/** False when the percent-decoded path is not UTF-8 or holds a NUL byte (GitLab refuses both with 400). */
+export function isWellFormedPath(url: string): boolean {
+  const queryAt = url.indexOf('?')
+  const path = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (/^[\x21-\x7e]*$/.test(path) && !path.includes('%')) return true
+  const bytes = Buffer.from(
+    path.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  )
+  return isUtf8(bytes) && !bytes.includes(0)
+}
+
+/** Marks a query string that could not be decoded; the onRequest hook answers 400 for it. */
+export const MALFORMED_QUERY = Symbol('malformed query')
+
 export function parseQueryString(text: string): Record<string, unknown> {
-  return qs.parse(text, QS_OPTIONS) as Record<string, unknown>
+  try {
+    return qs.parse(text, QS_OPTIONS) as Record<string, unknown>
+  } catch (error) {
+    // Fastify cannot take an exception from its query parser; the request is refused in onRequest instead.
+    if (error instanceof MalformedRequest) return { [MALFORMED_QUERY]: true }
+    throw error
+  }
+}
+
+export function hasMalformedQuery(query: unknown): boolean {
+  return typeof query === 'object' && query !== null && MALFORMED_QUERY in query
 }
 
 function checkJsonShape(value: unknown, depth: number, budget: { elements: number }) {

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { client } from '../testing/http.js'
+import { sendRaw } from '../testing/raw.js'
+import { startTestServer, type TestServer } from '../testing/server.js'
+
+let server: TestServer
+let request: ReturnType<typeof client>
+
+beforeAll(async () => {
+  server = await startTestServer()
+  request = client(server.url)
+})
+afterAll(() => server.close())
+
+describe('routing', () => {
+  test('an unknown API route is 404 with the error key', async () => {
+    const res = await request('GET', '/api/v4/no-such-thing', { token: server.rootToken })
+    expect(res.status).toBe(404)
+    expect(res.headers['content-type']).toBe('application/json')
+    expect(res.body).toEqual({ error: '404 Not Found' })
+  })
+
+  test('a known path with an unknown method is 405 with Allow', async () => {
+    const res = await request('DELETE', '/api/v4/version', { token: server.rootToken })
+    expect(res.status).toBe(405)
+    expect(res.body).toEqual({ error: '405 Not Allowed' })
+    expect(res.headers.allow).toBe('OPTIONS, GET, HEAD')
+  })
+
+  test('OPTIONS on a known path lists its methods', async () => {
+    const res = await request('OPTIONS', '/api/v4/version')
+    expect(res.status).toBe(204)
+    expect(res.headers.allow).toBe('OPTIONS, GET, HEAD')
+  })
+
+  test('the retired v3 API is gone', async () => {
+    const res = await request('GET', '/api/v3/projects')
+    expect(res.status).toBe(410)
+    expect(res.body).toEqual({ error: 'API V3 is no longer supported. Use API V4 instead.' })
+  })
+
+  test('every response carries a request id, and a client-sent one is kept', async () => {
+    const generated = await request('GET', '/api/v4/version')
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    const given = await request('GET', '/api/v4/version', { headers: { 'x-request-id': 'abc-123' } })
+    expect(given.headers['x-request-id']).toBe('abc-123')
+    expect(given.headers['x-frame-options']).toBe('SAMEORIGIN')
+    expect(given.headers['x-content-type-options']).toBe('nosniff')
+  })
+})
+
+describe('request limits', () => {
+  test('a request line over 8 KiB is 414', async () => {
+    const res = await request('GET', `/api/v4/version?q=${'a'.repeat(9000)}`, { token: server.rootToken })
+    expect(res.status).toBe(414)
+    expect(res.body).toEqual({ message: '414 Request-URI Too Large' })
+  })
+
+  test('a megabyte of query string is 414, not 431', async () => {
+    const res = await sendRaw(server.url, `GET /api/v4/version?q=${'a'.repeat(1024 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    expect(res.status).toBe(414)
+    expect(JSON.parse(res.body)).toEqual({ message: '414 Request-URI Too Large' })
+  })
+
+  test('a body over the limit is 413', async () => {
+    const res = await request('POST', '/api/v4/users', {
+      token: server.rootToken,
+      body: JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(413)
+    expect(res.body).toEqual({ message: '413 Request Entity Too Large' })
+  })
+})
+
+describe('malformed input', () => {
+  test('malformed JSON is a plain-text 400', async () => {
+    const res = await request('POST', '/api/v4/users', {
+      token: server.rootToken,
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.text).toBe('Bad Request')
+  })
+
+  test('invalid UTF-8 in a JSON body is a plain-text 400', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
+    const res = await sendRaw(
+      server.url,
+      Buffer.concat([
+        Buffer.from(`POST /api/v4/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+        body,
+      ]),
+    )
+    expect(res.status).toBe(400)
+    expect(res.body).toBe('Bad Request')
+  })
+
+  test('invalid UTF-8 or a NUL byte in the query string is a plain-text 400', async () => {
+    for (const query of ['q=%FF%FE', 'q=a%00b', '%C3%28=1']) {
+      const res = await request('GET', `/api/v4/version?${query}`, { token: server.rootToken })
+      expect(res.status, query).toBe(400)
+      expect(res.text).toBe('Bad Request')
+    }
+  })
+
+  test('invalid UTF-8 or a NUL byte in the path is a plain-text 400', async () => {
+    for (const path of ['/api/v4/users/%FF', '/api/v4/users/1%00', '/api/v4/%E0%A4%A']) {
+      const res = await request('GET', path, { token: server.rootToken })
+      expect(res.status, path).toBe(400)
+      expect(res.text).toBe('Bad Request')
+    }
+  })
+
+  test('JSON nested deeper than 32 levels is refused', async () => {
+    const deep = '['.repeat(40) + ']'.repeat(40)
+    const res = await request('POST', '/api/v4/users', {
+      token: server.rootToken,
+      body: `{"a":${deep}}`,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(400)
+    expect(res.text).toBe('Bad Request')
+  })
+
+  test('a body of an unsupported media type is 415 in Grape shape', async () => {
+    const res = await request('POST', '/api/v4/users', {
+      token: server.rootToken,
+      body: '<user/>',
+      headers: { 'content-type': 'text/xml' },
+    })
+    expect(res.status).toBe(415)
+    expect(res.body).toEqual({ error: "The provided content-type 'text/xml' is not supported." })
+  })
+})
