@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     pool: 'forks',
+    globalSetup: ['src/testing/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
