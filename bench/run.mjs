@@ -87,7 +87,16 @@ function stop(child) {
 
 async function load(port, scenario) {
   const headerArgs = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`])
-  const args = [autocannon, '--json', '-c', String(connections), '-d', String(seconds), ...headerArgs, `http://127.0.0.1:${port}${scenario.path}`]
+  const args = [
+    autocannon,
+    '--json',
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    ...headerArgs,
+    `http://127.0.0.1:${port}${scenario.path}`,
+  ]
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 })
   const result = JSON.parse(stdout)
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
@@ -124,7 +133,9 @@ async function main() {
       await stop(started.child)
     }
     coldStarts.sort((a, b) => a - b)
-    console.log(`cold start to ready (existing data dir): median ${format(coldStarts[1])} ms, runs ${coldStarts.map((ms) => format(ms)).join(' / ')} ms (target <= 1000)`)
+    console.log(
+      `cold start to ready (existing data dir): median ${format(coldStarts[1])} ms, runs ${coldStarts.map((ms) => format(ms)).join(' / ')} ms (target <= 1000)`,
+    )
 
     ;({ child: svc } = await startSvc(env))
     await sleep(1000)
@@ -150,12 +161,24 @@ async function main() {
     })
 
     console.log(`\nload: ${connections} connections, ${seconds} s per target, loopback, ${os.cpus().length} CPUs`)
-    const columns = ['scenario', 'status', 'svc req/s', 'bare req/s', 'svc/bare', 'svc p50 ms', 'svc p99 ms', 'bare p50 ms', 'bare p99 ms', 'svc peak RSS MB']
+    const columns = [
+      'scenario',
+      'status',
+      'svc req/s',
+      'bare req/s',
+      'svc/bare',
+      'svc p50 ms',
+      'svc p99 ms',
+      'bare p50 ms',
+      'bare p99 ms',
+      'svc peak RSS MB',
+    ]
     const rows = [columns]
     for (const scenario of scenarios) {
       const measured = await load(Number(env.SVC_PORT), scenario)
       const baseline = await load(barePort, scenario)
-      if (measured.errors || baseline.errors) console.log(`${scenario.name}: connection errors svc ${measured.errors}, bare ${baseline.errors}`)
+      if (measured.errors || baseline.errors)
+        console.log(`${scenario.name}: connection errors svc ${measured.errors}, bare ${baseline.errors}`)
       rows.push([
         scenario.name,
         String(scenario.status),
@@ -170,7 +193,8 @@ async function main() {
       ])
     }
     const widths = columns.map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-    for (const row of rows) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
+    for (const row of rows)
+      console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
     console.log('\ntargets: GET /api/v4/user svc/bare >= 0.5x; status is what svc answered (and bare replays)')
   } catch (error) {
     console.log(`bench could not finish: ${error instanceof Error ? error.message : String(error)}`)
