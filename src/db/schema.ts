@@ -44,6 +44,13 @@ export interface UsersTable {
   last_sign_in_at: Timestamp | null
   current_sign_in_at: Timestamp | null
   last_activity_on: string | null
+  sign_in_count: Generated<number>
+  current_sign_in_ip: string | null
+  last_sign_in_ip: string | null
+  /** Set while the account is locked after too many failed sign-ins. */
+  locked_at: Timestamp | null
+  /** A password set by an administrator expires at once: the user must choose a new one. */
+  password_expires_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -60,6 +67,8 @@ export interface PersonalAccessTokensTable {
   revoked: Generated<Flag>
   expires_at: string | null
   last_used_at: Timestamp | null
+  /** JSON array of the last client IPs that used the token, oldest first (at most 5). */
+  last_used_ips: Generated<string>
   /** The token this one replaced by rotation; a family is revoked together when an old member is reused. */
   previous_token_id: number | null
   created_at: Timestamp
