@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { Redis } from 'ioredis'
 import pino from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config/index.js'
@@ -23,10 +22,10 @@ SVC_DATABASE_URL, SVC_REDIS_URL, SVC_TIER, SVC_ROOT_PASSWORD, SVC_ROOT_TOKEN, SV
 
 async function serve(config: Config) {
   const log = pino({ level: config.logLevel })
-  const database = openDatabase(config)
+  const database = await openDatabase(config)
   await migrateToLatest(database.db)
   await ensureRootUser(database.db, config, log)
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null
   if (redis) await redis.connect()
   const app = await buildApp({ config, database, redis })
   await app.fastify.listen({ host: config.host, port: config.port })
@@ -57,7 +56,7 @@ async function main(argv: string[]) {
   const config = loadConfig()
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
-    const database = openDatabase(config)
+    const database = await openDatabase(config)
     const applied = await migrateToLatest(database.db)
     await database.close()
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n')

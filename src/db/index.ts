@@ -1,8 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -24,29 +23,36 @@ function toIsoTimestamp(text: string): string {
 }
 
 // Both engines hand back the same JS values: ISO strings for timestamps, 'YYYY-MM-DD' for dates, numbers for ids and counts.
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return toIsoTimestamp
-    if (oid === PG_DATE) return (text: string) => text
-    if (oid === PG_INT8) return (text: string) => Number(text)
-    return pg.types.getTypeParser(oid, format as 'text')
-  },
+function pgTypes(types: typeof pg.types) {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === PG_TIMESTAMPTZ || oid === PG_TIMESTAMP) return toIsoTimestamp
+      if (oid === PG_DATE) return (text: string) => text
+      if (oid === PG_INT8) return (text: string) => Number(text)
+      return types.getTypeParser(oid, format as 'text')
+    },
+  }
 }
 
-/** Opens PostgreSQL when `databaseUrl` is given, else the SQLite file in `dataDir`. */
-export function openDatabase(options: { databaseUrl: string | null; dataDir: string }): DatabaseHandle {
+/**
+ * Opens PostgreSQL when `databaseUrl` is given, else the SQLite file in `dataDir`. Only the chosen
+ * driver is loaded, which keeps start-up short.
+ */
+export async function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
+    const { default: pg } = await import('pg')
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 10,
       options: '-c TimeZone=UTC',
-      types: pgTypes,
+      types: pgTypes(pg.types),
     } as pg.PoolConfig)
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {})
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { db, engine: 'postgres', close: () => db.destroy() }
   }
+  const { default: SQLite } = await import('better-sqlite3')
   fs.mkdirSync(options.dataDir, { recursive: true })
   const file = new SQLite(path.join(options.dataDir, 'svc.sqlite3'))
   file.pragma('journal_mode = WAL')

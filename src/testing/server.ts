@@ -67,7 +67,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     SVC_LOG_LEVEL: 'silent',
     ...env,
   })
-  const database = openDatabase(config)
+  const database = await openDatabase(config)
   await migrateToLatest(database.db)
   await ensureRootUser(database.db, config, { info() {} })
   const redis = TEST_REDIS_URL ? new Redis(TEST_REDIS_URL) : null
