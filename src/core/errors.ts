@@ -11,6 +11,14 @@ export class NotFound extends DomainError {
   }
 }
 
+/** 404 `{"message":"404 Not found"}` (lower-case "found"): GitLab's answer when a record lookup raises. */
+export class RecordNotFound extends NotFound {
+  constructor() {
+    super()
+    this.message = 'Not found'
+  }
+}
+
 /** 401 `{"message":"401 Unauthorized"}`. */
 export class Unauthorized extends DomainError {
   constructor(readonly reason?: string) {

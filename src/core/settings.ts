@@ -1,42 +1,138 @@
 /**
  * Instance settings, with GitLab's names and defaults where GitLab has them
- * (lib/api/settings.rb, ApplicationSettingImplementation defaults).
+ * (lib/api/settings.rb, ApplicationSettingImplementation defaults). This file is the one list:
+ * GET/PUT /application/settings expose, accept and validate exactly what is declared here.
  */
+
+export type Visibility = 'private' | 'internal' | 'public'
+
+export const VISIBILITY_LEVELS: readonly Visibility[] = ['private', 'internal', 'public']
+
 export interface Settings {
+  /** Administrators must enable Admin Mode (token scope `admin_mode`) to act as admins. */
+  admin_mode: boolean
+  can_create_group: boolean
+  default_group_visibility: Visibility
+  default_project_visibility: Visibility
+  default_projects_limit: number
+  default_snippet_visibility: Visibility
   /** GitLab keeps this in gitlab.yml; here it is a setting so every node sees one value. */
   impersonation_enabled: boolean
-  throttle_authenticated_api_enabled: boolean
-  throttle_authenticated_api_requests_per_period: number
-  throttle_authenticated_api_period_in_seconds: number
-  throttle_unauthenticated_api_enabled: boolean
-  throttle_unauthenticated_api_requests_per_period: number
-  throttle_unauthenticated_api_period_in_seconds: number
-  /** GitLab's plan limit of the same name: the largest page × per_page of offset pagination; 0 disables it. */
-  offset_pagination_limit: number
-  require_personal_access_token_expiry: boolean
   /** Days; null means GitLab's default of 365. */
   max_personal_access_token_lifetime: number | null
-  default_projects_limit: number
-  can_create_group: boolean
+  minimum_password_length: number
+  /** GitLab's plan limit of the same name: the largest page × per_page of offset pagination; 0 disables it. */
+  offset_pagination_limit: number
+  password_authentication_enabled_for_git: boolean
+  password_authentication_enabled_for_web: boolean
+  /** Body of a throttled (429) response; null means `Retry later`. A newline is always appended. */
+  rate_limiting_response_text: string | null
+  require_personal_access_token_expiry: boolean
+  signup_enabled: boolean
+  throttle_authenticated_api_enabled: boolean
+  throttle_authenticated_api_period_in_seconds: number
+  throttle_authenticated_api_requests_per_period: number
+  throttle_unauthenticated_api_enabled: boolean
+  throttle_unauthenticated_api_period_in_seconds: number
+  throttle_unauthenticated_api_requests_per_period: number
   user_default_external: boolean
   user_defaults_to_private_profile: boolean
-  minimum_password_length: number
+  /** Users may register OAuth applications. */
+  user_oauth_applications: boolean
+  /** GET /users/:id requests per 10 minutes for non-admins; 0 disables the limit. */
+  users_get_by_id_limit: number
 }
 
 export const defaultSettings: Readonly<Settings> = Object.freeze({
-  impersonation_enabled: true,
-  throttle_authenticated_api_enabled: false,
-  throttle_authenticated_api_requests_per_period: 7200,
-  throttle_authenticated_api_period_in_seconds: 3600,
-  throttle_unauthenticated_api_enabled: false,
-  throttle_unauthenticated_api_requests_per_period: 3600,
-  throttle_unauthenticated_api_period_in_seconds: 3600,
-  offset_pagination_limit: 50000,
-  require_personal_access_token_expiry: true,
-  max_personal_access_token_lifetime: null,
-  default_projects_limit: 100000,
+  admin_mode: false,
   can_create_group: true,
+  default_group_visibility: 'private',
+  default_project_visibility: 'private',
+  default_projects_limit: 100000,
+  default_snippet_visibility: 'private',
+  impersonation_enabled: true,
+  max_personal_access_token_lifetime: null,
+  minimum_password_length: 8,
+  offset_pagination_limit: 50000,
+  password_authentication_enabled_for_git: true,
+  password_authentication_enabled_for_web: true,
+  rate_limiting_response_text: null,
+  require_personal_access_token_expiry: true,
+  signup_enabled: true,
+  throttle_authenticated_api_enabled: false,
+  throttle_authenticated_api_period_in_seconds: 3600,
+  throttle_authenticated_api_requests_per_period: 7200,
+  throttle_unauthenticated_api_enabled: false,
+  throttle_unauthenticated_api_period_in_seconds: 3600,
+  throttle_unauthenticated_api_requests_per_period: 3600,
   user_default_external: false,
   user_defaults_to_private_profile: false,
-  minimum_password_length: 8,
-})
+  user_oauth_applications: true,
+  users_get_by_id_limit: 300,
+} satisfies Settings)
+
+/** The bounds of an integer setting, named after the ActiveRecord numericality options GitLab validates with. */
+export interface IntegerRule {
+  type: 'integer'
+  greaterThan?: number
+  greaterThanOrEqualTo?: number
+  lessThanOrEqualTo?: number
+}
+
+export interface StringRule {
+  type: 'string'
+  /** Grape `values:`; anything else is `does not have a valid value`. */
+  values?: readonly string[]
+  maxLength?: number
+}
+
+export type SettingRule = { type: 'boolean' } | ((IntegerRule | StringRule) & { nullable?: boolean })
+
+type RuleFor<T> = [T] extends [boolean]
+  ? { type: 'boolean' }
+  : [T] extends [number]
+    ? IntegerRule & { nullable?: false }
+    : [T] extends [number | null]
+      ? IntegerRule & { nullable: true }
+      : [T] extends [string]
+        ? StringRule & { nullable?: false }
+        : StringRule & { nullable: true }
+
+const greaterThanZero = { type: 'integer', greaterThan: 0 } as const
+const notNegative = { type: 'integer', greaterThanOrEqualTo: 0 } as const
+const visibility = { type: 'string', values: VISIBILITY_LEVELS } as const
+const flag = { type: 'boolean' } as const
+
+/** How each setting is typed and validated on PUT (GitLab's model validations and messages). */
+export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]> } = {
+  admin_mode: flag,
+  can_create_group: flag,
+  default_group_visibility: visibility,
+  default_project_visibility: visibility,
+  default_projects_limit: notNegative,
+  default_snippet_visibility: visibility,
+  impersonation_enabled: flag,
+  max_personal_access_token_lifetime: { type: 'integer', nullable: true, greaterThan: 0, lessThanOrEqualTo: 365 },
+  minimum_password_length: { type: 'integer', greaterThanOrEqualTo: 8, lessThanOrEqualTo: 128 },
+  offset_pagination_limit: notNegative,
+  password_authentication_enabled_for_git: flag,
+  password_authentication_enabled_for_web: flag,
+  rate_limiting_response_text: { type: 'string', nullable: true, maxLength: 255 },
+  require_personal_access_token_expiry: flag,
+  signup_enabled: flag,
+  throttle_authenticated_api_enabled: flag,
+  throttle_authenticated_api_period_in_seconds: greaterThanZero,
+  throttle_authenticated_api_requests_per_period: greaterThanZero,
+  throttle_unauthenticated_api_enabled: flag,
+  throttle_unauthenticated_api_period_in_seconds: greaterThanZero,
+  throttle_unauthenticated_api_requests_per_period: greaterThanZero,
+  user_default_external: flag,
+  user_defaults_to_private_profile: flag,
+  user_oauth_applications: flag,
+  users_get_by_id_limit: notNegative,
+}
+
+export type SettingName = keyof Settings
+
+/** Every setting name, in the order the API lists them. */
+export const SETTING_NAMES = Object.keys(defaultSettings) as SettingName[]

@@ -23,8 +23,10 @@ export interface CredentialLookups {
   findJobToken?(db: Db, value: string): Promise<FoundToken | null>
   findSessionUser?(db: Db, request: FastifyRequest): Promise<User | null>
   findUserByIdOrUsername(db: Db, value: string): Promise<User | null>
-  /** Called after a token authenticated a request; may record last use. */
-  recordTokenUse(db: Db, token: FoundToken, now: Date): Promise<void>
+  /** Called once a token passed its expiry and revocation checks; may record last use and the client IP. */
+  recordTokenUse(db: Db, token: FoundToken, now: Date, ip: string): Promise<void>
+  /** Revokes the tokens rotated from this one; called when a revoked token is presented on a rotate path. */
+  revokeTokenFamily?(db: Db, token: FoundToken, now: Date): Promise<void>
 }
 
 const EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.'
@@ -47,6 +49,13 @@ function bearerValue(request: FastifyRequest): string | null {
   const authorization = header(request, 'authorization')
   const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null
   return match ? match[1] : null
+}
+
+// GL auth_finders.rb access_token_rotation_request?: reuse of a rotated-away token there revokes its family.
+const ROTATION_PATH = /access_tokens\/(\d+|self)\/rotate$/
+
+function requestPath(request: FastifyRequest): string {
+  return (request.raw.url ?? request.url).split('?')[0]
 }
 
 function isExpired(expiresAt: string | null, now: Date): boolean {
@@ -94,8 +103,13 @@ export class Authenticator {
     let credential: Credential | null = null
     if (token) {
       if (isExpired(token.expiresAt, now)) throw new InvalidToken(EXPIRED)
-      if (token.revoked) throw new InvalidToken(REVOKED)
+      if (token.revoked) {
+        if (this.lookups.revokeTokenFamily && ROTATION_PATH.test(requestPath(request))) await this.lookups.revokeTokenFamily(db, token, now)
+        throw new InvalidToken(REVOKED)
+      }
       if (token.kind === 'impersonation_token' && !settings.impersonation_enabled) throw new InvalidToken(IMPERSONATION_DISABLED)
+      // GitLab records the use before judging the user and the scopes (GL auth_finders.rb find_user_from_access_token).
+      await this.lookups.recordTokenUse(db, token, now, request.ip)
       user = token.user
       credential = { kind: token.kind, id: token.id, scopes: token.scopes }
     } else if (this.lookups.findSessionUser) {
@@ -117,14 +131,12 @@ export class Authenticator {
       const target = await this.lookups.findUserByIdOrUsername(db, sudo)
       // Contract (Errors): `404 User with ID or username <value> Not Found`.
       if (!target) throw new NotFound(`User with ID or username ${sudo}`)
-      if (token) await this.lookups.recordTokenUse(db, token, now)
       return { user: target, credential, sudoFrom: user }
     }
     if (credential && credential.kind !== 'session') {
       const accepted = acceptedScopes(request.method, routeScopes)
       if (!credential.scopes.some((scope) => accepted.includes(scope))) throw new InsufficientScope(accepted)
     }
-    if (token) await this.lookups.recordTokenUse(db, token, now)
     return { user, credential, sudoFrom: null }
   }
 

@@ -22,6 +22,8 @@ export interface ApiRouteOptions<P extends TObject> {
   scopes?: readonly string[]
   /** Serialization schemas by status; fields not listed are dropped. */
   response?: Record<number, TSchema>
+  /** Runs once the caller is known and before params are checked, as Grape's `before` blocks do (e.g. admin-only resources). */
+  before?: (request: FastifyRequest, raw: Record<string, unknown>) => void | Promise<void>
 }
 
 export type ApiRequest<P extends TObject> = FastifyRequest & { input: Static<P> }
@@ -61,6 +63,7 @@ export class ApiRouter {
         const raw = mergedParams(request)
         request.ctx = await buildContext(request, raw, scopes)
         if (authenticated && !request.ctx.caller.user) throw new Unauthorized()
+        if (options.before) await options.before(request, raw)
         const typed = request as ApiRequest<P>
         typed.input = parseParams(schema, raw)
         return handler(typed, reply)

@@ -22,9 +22,18 @@ export interface TestServer {
   redis: Redis | null
   /** root's token (all of ROOT_TOKEN_SCOPES). */
   rootToken: string
+  /** Prefix of this server's Redis keys and channels. */
+  redisNamespace: string
   /** The clock the app reads; tests move it with `travel`. */
   travel(milliseconds: number): void
+  /** Stops the app clock at `at` (default: its current time); `travel` still moves it. */
+  freeze(at?: Date): void
   close(): Promise<void>
+}
+
+export interface TestServerOptions {
+  /** Another node of the same deployment: same database, same Redis namespace; its database outlives this server. */
+  sharing?: TestServer
 }
 
 /** A fresh database: a new SQLite directory, or a new PostgreSQL database dropped on close. */
@@ -54,9 +63,12 @@ export async function freshDatabase(): Promise<{ databaseUrl: string | null; dat
 }
 
 /** Starts svc on an ephemeral port over a fresh database (and Redis when SVC_TEST_REDIS_URL is set). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const fresh = await freshDatabase()
-  const rootToken = `svcpat-${randomBytes(15).toString('base64url')}`
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const { sharing } = options
+  const fresh = sharing
+    ? { databaseUrl: sharing.config.databaseUrl, dataDir: sharing.config.dataDir, drop: async () => {} }
+    : await freshDatabase()
+  const rootToken = sharing?.rootToken ?? `svcpat-${randomBytes(15).toString('base64url')}`
   const config = loadConfig({
     SVC_HOST: '127.0.0.1',
     SVC_PORT: '0',
@@ -72,12 +84,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   await ensureRootUser(database.db, config, { info() {} })
   const redis = TEST_REDIS_URL ? new Redis(TEST_REDIS_URL) : null
   let offset = 0
+  let frozenAt: number | null = null
+  const redisNamespace = sharing?.redisNamespace ?? `svc-test-${randomBytes(6).toString('hex')}`
   const app = await buildApp({
     config,
     database,
     redis,
-    redisNamespace: `svc-test-${randomBytes(6).toString('hex')}`,
-    clock: () => new Date(Date.now() + offset),
+    redisNamespace,
+    clock: () => new Date(frozenAt ?? Date.now() + offset),
   })
   await app.fastify.listen({ host: '127.0.0.1', port: 0 })
   const address = app.fastify.server.address()
@@ -92,8 +106,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     database,
     redis,
     rootToken,
+    redisNamespace,
     travel(milliseconds) {
-      offset += milliseconds
+      if (frozenAt === null) offset += milliseconds
+      else frozenAt += milliseconds
+    },
+    freeze(at) {
+      frozenAt = at ? at.getTime() : Date.now() + offset
     },
     async close() {
       await app.close()

@@ -1,7 +1,34 @@
+import { defaultSettings, settingRules, type SettingRule, type Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 
 export function listSettingRows(db: Db) {
   return db.selectFrom('application_settings').select(['name', 'value']).execute()
+}
+
+function fitsRule(value: unknown, rule: SettingRule): boolean {
+  if (value === null) return rule.type !== 'boolean' && rule.nullable === true
+  if (rule.type === 'boolean') return typeof value === 'boolean'
+  if (rule.type === 'integer') return Number.isSafeInteger(value)
+  return typeof value === 'string' && (!rule.values || rule.values.includes(value))
+}
+
+function parseJson(text: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(text) }
+  } catch {
+    return null
+  }
+}
+
+/** The stored settings over the defaults; rows of unknown names, or with values of the wrong type, are ignored. */
+export async function readSettings(db: Db): Promise<Settings> {
+  const settings: Record<string, unknown> = { ...defaultSettings }
+  for (const row of await listSettingRows(db)) {
+    if (!Object.hasOwn(settingRules, row.name)) continue
+    const parsed = parseJson(row.value)
+    if (parsed && fitsRule(parsed.value, settingRules[row.name as keyof Settings])) settings[row.name] = parsed.value
+  }
+  return settings as unknown as Settings
 }
 
 export async function upsertSettingRows(db: Db, values: Record<string, unknown>, now: string) {

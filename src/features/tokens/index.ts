@@ -1,12 +1,25 @@
 import type { CredentialLookups, FoundToken } from '../../http/authenticate.js'
 import { digestToken } from '../../core/secrets.js'
+import { isoDate } from '../../core/time.js'
 import { findUserByIdOrUsername } from '../users/index.js'
-import { findTokenWithUserByDigest, updateTokenLastUsed, userOf } from './store.js'
+import { findTokenIdsRotatedFrom, findTokenWithUserByDigest, revokeActiveTokens, updateTokenUse, userOf } from './store.js'
 
-/** last_used_at is written at most this often per token (GitLab: 10 minutes). */
+export { issuePersonalAccessToken, type NewToken } from './service.js'
+export { AVAILABLE_SCOPES } from './schemas.js'
+
+/** last_used_at is written at most this often per token (GL LastUsedService::LAST_USED_AT_TIMEOUT). */
 const LAST_USED_INTERVAL_MS = 10 * 60 * 1000
+/** A new client IP is recorded at most this often (GL LastUsedService::LAST_USED_IP_TIMEOUT). */
+const LAST_USED_IP_INTERVAL_MS = 60 * 1000
+/** GL LastUsedService::NUM_IPS_TO_STORE. */
+const LAST_USED_IPS_KEPT = 5
 
-const lastUsedAt = new WeakMap<FoundToken, string | null>()
+interface UseRecord {
+  lastUsedAt: string | null
+  ips: string[]
+}
+
+const useRecords = new WeakMap<FoundToken, UseRecord>()
 
 /** How the API finds personal and impersonation tokens and sudo targets. */
 export const tokenLookups: CredentialLookups = {
@@ -21,13 +34,29 @@ export const tokenLookups: CredentialLookups = {
       expiresAt: row.token_expires_at,
       revoked: row.token_revoked === 1,
     }
-    lastUsedAt.set(found, row.token_last_used_at)
+    useRecords.set(found, { lastUsedAt: row.token_last_used_at, ips: JSON.parse(row.token_last_used_ips) as string[] })
     return found
   },
   findUserByIdOrUsername,
-  async recordTokenUse(db, token, now) {
-    const previous = lastUsedAt.get(token)
-    if (previous && now.getTime() - Date.parse(previous) < LAST_USED_INTERVAL_MS) return
-    await updateTokenLastUsed(db, token.id, now.toISOString())
+  async recordTokenUse(db, token, now, ip) {
+    const record = useRecords.get(token) ?? { lastUsedAt: null, ips: [] }
+    const sinceLastUseMs = record.lastUsedAt === null ? Infinity : now.getTime() - Date.parse(record.lastUsedAt)
+    const changes: { last_used_at?: string; last_used_ips?: string } = {}
+    if (ip !== '' && (record.lastUsedAt === null || (!record.ips.includes(ip) && sinceLastUseMs >= LAST_USED_IP_INTERVAL_MS))) {
+      const ips = [...record.ips.filter((known) => known !== ip), ip].slice(-LAST_USED_IPS_KEPT)
+      changes.last_used_ips = JSON.stringify(ips)
+    }
+    if (sinceLastUseMs >= LAST_USED_INTERVAL_MS) changes.last_used_at = now.toISOString()
+    if (Object.keys(changes).length > 0) await updateTokenUse(db, token.id, changes)
+  },
+  /** GL RevokeTokenFamilyService: every still-active token rotated, directly or not, from this one. */
+  async revokeTokenFamily(db, token, now) {
+    const family: number[] = []
+    let generation = await findTokenIdsRotatedFrom(db, [token.id])
+    while (generation.length > 0) {
+      family.push(...generation)
+      generation = await findTokenIdsRotatedFrom(db, generation)
+    }
+    await revokeActiveTokens(db, family, isoDate(now))
   },
 }

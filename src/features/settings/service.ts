@@ -1,0 +1,58 @@
+import type { Context } from '../../core/context.js'
+import { Invalid } from '../../core/errors.js'
+import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '../../core/settings.js'
+import { isoTimestamp } from '../../core/time.js'
+import type { SettingsCache } from './cache.js'
+import { authorizeSettings } from './policy.js'
+import type { UpdateSettingsInput } from './schemas.js'
+import { readSettings, upsertSettingRows } from './store.js'
+
+/** GitLab's ActiveRecord message for a value outside a setting's bounds, or null when it fits. */
+function violation(value: unknown, rule: SettingRule): string | null {
+  if (value === null || rule.type === 'boolean') return null
+  if (rule.type === 'integer' && typeof value === 'number') {
+    if (rule.greaterThan !== undefined && !(value > rule.greaterThan)) return `must be greater than ${rule.greaterThan}`
+    if (rule.greaterThanOrEqualTo !== undefined && value < rule.greaterThanOrEqualTo) {
+      return `must be greater than or equal to ${rule.greaterThanOrEqualTo}`
+    }
+    if (rule.lessThanOrEqualTo !== undefined && value > rule.lessThanOrEqualTo)
+      return `must be less than or equal to ${rule.lessThanOrEqualTo}`
+  }
+  if (rule.type === 'string' && typeof value === 'string' && rule.maxLength !== undefined && [...value].length > rule.maxLength) {
+    return `is too long (maximum is ${rule.maxLength} characters)`
+  }
+  return null
+}
+
+/** The settings an update sets, with the legacy password names folded into the current one. */
+function changesOf(input: UpdateSettingsInput): Partial<Settings> {
+  const changes: Record<string, unknown> = {}
+  for (const name of SETTING_NAMES) if (input[name] !== undefined) changes[name] = input[name]
+  const legacy = input.signin_enabled ?? input.password_authentication_enabled
+  if (legacy !== undefined) changes.password_authentication_enabled_for_web = legacy
+  return changes as Partial<Settings>
+}
+
+/** The settings as stored, read past this node's cache as GitLab's API does (current_without_cache). */
+export async function getSettings(ctx: Context): Promise<Settings> {
+  authorizeSettings(ctx.caller)
+  return readSettings(ctx.db)
+}
+
+/** Validates every given setting, writes them in one transaction, then makes every node drop its copy. */
+export async function updateSettings(ctx: Context, cache: SettingsCache, input: UpdateSettingsInput): Promise<Settings> {
+  authorizeSettings(ctx.caller)
+  const changes = changesOf(input)
+  const errors: Record<string, string[]> = {}
+  for (const [name, value] of Object.entries(changes)) {
+    const message = violation(value, settingRules[name as keyof Settings])
+    if (message) errors[name] = [message]
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid(errors)
+  const settings = await ctx.db.transaction().execute(async (trx) => {
+    await upsertSettingRows(trx, changes, isoTimestamp(ctx.now()))
+    return readSettings(trx)
+  })
+  await cache.announceChange()
+  return settings
+}
