@@ -72,7 +72,11 @@ describe('POST /users/:user_id/personal_access_tokens', () => {
       token: admin,
       body: { name: 'stored', scopes: ['api'] },
     })
-    const row = await server.database.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow()
+    const row = await server.database.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('id', '=', res.body.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(res.body.token)
     expect(JSON.stringify(row)).not.toContain(res.body.token.slice('svcpat-'.length))
   })
@@ -165,10 +169,16 @@ describe('POST /users/:user_id/personal_access_tokens', () => {
     const forbidden = await request('POST', url, { token: other.value, body: {} })
     expect(forbidden.status).toBe(403)
     expect(forbidden.body).toEqual({ message: '403 Forbidden' })
-    const missing = await request('POST', '/api/v4/users/999999/personal_access_tokens', { token: admin, body: { name: 'x', scopes: ['api'] } })
+    const missing = await request('POST', '/api/v4/users/999999/personal_access_tokens', {
+      token: admin,
+      body: { name: 'x', scopes: ['api'] },
+    })
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({ message: '404 User Not Found' })
-    const invalid = await request('POST', '/api/v4/users/abc/personal_access_tokens', { token: admin, body: { name: 'x', scopes: ['api'] } })
+    const invalid = await request('POST', '/api/v4/users/abc/personal_access_tokens', {
+      token: admin,
+      body: { name: 'x', scopes: ['api'] },
+    })
     expect(invalid.body).toEqual({ error: 'user_id is invalid' })
   })
 })
@@ -187,7 +197,9 @@ describe('GET /personal_access_tokens', () => {
     expect(res.headers['x-page']).toBe('1')
     expect(res.headers['x-per-page']).toBe('20')
     expect(res.headers['x-next-page']).toBe('')
-    expect(res.headers.link).toBe(`<${server.url}/api/v4/personal_access_tokens?page=1&per_page=20>; rel="first", <${server.url}/api/v4/personal_access_tokens?page=1&per_page=20>; rel="last"`)
+    expect(res.headers.link).toBe(
+      `<${server.url}/api/v4/personal_access_tokens?page=1&per_page=20>; rel="first", <${server.url}/api/v4/personal_access_tokens?page=1&per_page=20>; rel="last"`,
+    )
   })
 
   test("a user naming another user's id is 401; their own id is fine", async () => {
@@ -225,7 +237,11 @@ describe('GET /personal_access_tokens', () => {
     const active = await token(owner, { name: 'Deploy key one', expiresAt: today(10) })
     const revoked = await token(owner, { name: 'deploy two', revoked: true })
     const expired = await token(owner, { name: 'other', expiresAt: today(-2) })
-    await server.database.db.updateTable('personal_access_tokens').set({ last_used_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', revoked.row.id).execute()
+    await server.database.db
+      .updateTable('personal_access_tokens')
+      .set({ last_used_at: '2020-01-01T00:00:00.000Z' })
+      .where('id', '=', revoked.row.id)
+      .execute()
     const list = async (query: string) => {
       const res = await request('GET', `/api/v4/personal_access_tokens?user_id=${owner.id}&${query}`, { token: admin })
       expect(res.status).toBe(200)
@@ -357,7 +373,14 @@ describe('rotation', () => {
     const res = await request('POST', `/api/v4/personal_access_tokens/${created.body.id}/rotate`, { token: created.body.token })
     expect(res.status).toBe(200)
     expect(Object.keys(res.body)).toEqual([...TOKEN_KEYS, 'token'])
-    expect(res.body).toMatchObject({ name: 'rotating', description: 'd', scopes: ['api', 'read_user'], user_id: owner.id, active: true, expires_at: today(7) })
+    expect(res.body).toMatchObject({
+      name: 'rotating',
+      description: 'd',
+      scopes: ['api', 'read_user'],
+      user_id: owner.id,
+      active: true,
+      expires_at: today(7),
+    })
     expect(res.body.id).not.toBe(created.body.id)
     expect(res.body.token).not.toBe(created.body.token)
     expect((await request('GET', '/api/v4/version', { token: res.body.token })).status).toBe(200)
@@ -372,9 +395,15 @@ describe('rotation', () => {
   test('expires_at is taken; too far is 400 with the sentence; without required expiry the new token has none', async () => {
     const owner = await user()
     const own = await token(owner)
-    const dated = await request('POST', `/api/v4/personal_access_tokens/${own.row.id}/rotate`, { token: own.value, body: { expires_at: today(20) } })
+    const dated = await request('POST', `/api/v4/personal_access_tokens/${own.row.id}/rotate`, {
+      token: own.value,
+      body: { expires_at: today(20) },
+    })
     expect(dated.body.expires_at).toBe(today(20))
-    const tooFar = await request('POST', `/api/v4/personal_access_tokens/${dated.body.id}/rotate`, { token: dated.body.token, body: { expires_at: today(400) } })
+    const tooFar = await request('POST', `/api/v4/personal_access_tokens/${dated.body.id}/rotate`, {
+      token: dated.body.token,
+      body: { expires_at: today(400) },
+    })
     expect(tooFar.status).toBe(400)
     expect(tooFar.body).toEqual({ message: `400 Bad request - Expires at must be before ${today(365)}` })
     expect((await request('GET', '/api/v4/version', { token: dated.body.token })).status).toBe(200)
@@ -388,7 +417,9 @@ describe('rotation', () => {
     const theirs = await token(await user())
     const denied = await request('POST', `/api/v4/personal_access_tokens/${theirs.row.id}/rotate`, { token: own.value })
     expect(denied.status).toBe(401)
-    expect((await request('POST', '/api/v4/personal_access_tokens/999999/rotate', { token: admin })).body).toEqual({ message: '404 Not Found' })
+    expect((await request('POST', '/api/v4/personal_access_tokens/999999/rotate', { token: admin })).body).toEqual({
+      message: '404 Not Found',
+    })
     expect((await request('POST', `/api/v4/personal_access_tokens/${theirs.row.id}/rotate`, { token: admin })).status).toBe(200)
   })
 
@@ -434,10 +465,20 @@ describe('impersonation tokens', () => {
   test('an admin creates, lists, reads and revokes impersonation tokens', async () => {
     const owner = await user()
     const base = `/api/v4/users/${owner.id}/impersonation_tokens`
-    const created = await request('POST', base, { token: admin, body: { name: 'imp', scopes: ['api'], expires_at: today(5), description: 'x' } })
+    const created = await request('POST', base, {
+      token: admin,
+      body: { name: 'imp', scopes: ['api'], expires_at: today(5), description: 'x' },
+    })
     expect(created.status).toBe(201)
     expect(Object.keys(created.body)).toEqual([...TOKEN_KEYS, 'impersonation', 'token'])
-    expect(created.body).toMatchObject({ name: 'imp', impersonation: true, scopes: ['api'], user_id: owner.id, expires_at: today(5), active: true })
+    expect(created.body).toMatchObject({
+      name: 'imp',
+      impersonation: true,
+      scopes: ['api'],
+      user_id: owner.id,
+      expires_at: today(5),
+      active: true,
+    })
 
     const asUser = await request('GET', '/api/v4/version', { token: created.body.token })
     expect(asUser.status).toBe(200)
@@ -454,7 +495,9 @@ describe('impersonation tokens', () => {
 
     const revoked = await request('DELETE', `${base}/${created.body.id}`, { token: admin })
     expect(revoked.status).toBe(204)
-    expect((await request('GET', `${base}?state=inactive`, { token: admin })).body.map((t: { id: number }) => t.id)).toEqual([created.body.id])
+    expect((await request('GET', `${base}?state=inactive`, { token: admin })).body.map((t: { id: number }) => t.id)).toEqual([
+      created.body.id,
+    ])
     expect((await request('GET', `${base}?state=active`, { token: admin })).body).toEqual([])
     expect((await request('GET', `${base}/${created.body.id}`, { token: admin })).body.revoked).toBe(true)
   })
@@ -481,8 +524,12 @@ describe('impersonation tokens', () => {
     const owner = await user()
     const personal = await token(owner)
     const stranger = await token(await user())
-    expect((await request('GET', `/api/v4/users/${owner.id}/impersonation_tokens`, { token: stranger.value })).body).toEqual({ message: '403 Forbidden' })
-    expect((await request('GET', '/api/v4/users/999999/impersonation_tokens', { token: admin })).body).toEqual({ message: '404 User Not Found' })
+    expect((await request('GET', `/api/v4/users/${owner.id}/impersonation_tokens`, { token: stranger.value })).body).toEqual({
+      message: '403 Forbidden',
+    })
+    expect((await request('GET', '/api/v4/users/999999/impersonation_tokens', { token: admin })).body).toEqual({
+      message: '404 User Not Found',
+    })
     const notImpersonation = await request('GET', `/api/v4/users/${owner.id}/impersonation_tokens/${personal.row.id}`, { token: admin })
     expect(notImpersonation.status).toBe(404)
     expect(notImpersonation.body).toEqual({ message: '404 Impersonation Token Not Found' })
@@ -497,7 +544,13 @@ describe('last use', () => {
   test('last_used_at is written at most every 10 minutes', async () => {
     const own = await token(await user())
     const lastUsed = async () =>
-      (await server.database.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', own.row.id).executeTakeFirstOrThrow()).last_used_at
+      (
+        await server.database.db
+          .selectFrom('personal_access_tokens')
+          .select('last_used_at')
+          .where('id', '=', own.row.id)
+          .executeTakeFirstOrThrow()
+      ).last_used_at
     expect(await lastUsed()).toBeNull()
     await request('GET', '/api/v4/version', { token: own.value })
     const first = await lastUsed()

@@ -10,15 +10,7 @@ import type { TokenRow } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { canManageTokensOf, canRevokeToken } from './policy.js'
 import { AVAILABLE_SCOPES, type ListPersonalAccessTokensInput } from './schemas.js'
-import {
-  findTokenById,
-  findUserRowById,
-  findUserTokenById,
-  insertToken,
-  revokeTokenRow,
-  selectTokens,
-  type TokenFilters,
-} from './store.js'
+import { findTokenById, findUserRowById, findUserTokenById, insertToken, revokeTokenRow, selectTokens, type TokenFilters } from './store.js'
 
 /** GL PersonalAccessToken::MAX_PERSONAL_ACCESS_TOKEN_LIFETIME_IN_DAYS. */
 export const MAX_TOKEN_LIFETIME_DAYS = 365
@@ -288,7 +280,10 @@ export async function listPersonalAccessTokens(
     expiresBefore: input.expires_before,
     expiresAfter: input.expires_after,
     namePatterns: input.search === undefined ? undefined : namePatterns(input.search),
-    order: (input.sort !== undefined && Object.hasOwn(SORTS, input.sort) ? SORTS[input.sort] : undefined) ?? { column: 'id', direction: 'asc' },
+    order: (input.sort !== undefined && Object.hasOwn(SORTS, input.sort) ? SORTS[input.sort] : undefined) ?? {
+      column: 'id',
+      direction: 'asc',
+    },
   })
   return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
 }

@@ -32,16 +32,8 @@ export type TokenWithUser = NonNullable<Awaited<ReturnType<typeof findTokenWithU
 
 /** Splits a joined row back into its user. */
 export function userOf(row: TokenWithUser): UserRow {
-  const {
-    token_id,
-    token_scopes,
-    token_impersonation,
-    token_revoked,
-    token_expires_at,
-    token_last_used_at,
-    token_last_used_ips,
-    ...user
-  } = row
+  const { token_id, token_scopes, token_impersonation, token_revoked, token_expires_at, token_last_used_at, token_last_used_ips, ...user } =
+    row
   return user
 }
 
@@ -93,9 +85,7 @@ export function selectTokens(db: Db, filters: TokenFilters) {
   if (filters.userId !== undefined) query = query.where('user_id', '=', filters.userId)
   if (filters.impersonation !== undefined) query = query.where('impersonation', '=', filters.impersonation ? 1 : 0)
   if (filters.state === 'active') {
-    query = query
-      .where('revoked', '=', 0)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filters.today)]))
+    query = query.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filters.today)]))
   } else if (filters.state === 'inactive') {
     query = query.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', filters.today)]))
   }
