@@ -33,6 +33,9 @@ export class Forbidden extends DomainError {
   }
 }
 
+/** 403 `{"message":"<text>"}`: a refusal GitLab words whole, without the "403 Forbidden" prefix (`render_api_error!`). */
+export class Refused extends DomainError {}
+
 /** 400 `{"message":"400 Bad request"}` or `"400 Bad request - <reason>"`. */
 export class BadRequest extends DomainError {
   constructor(readonly reason?: string) {

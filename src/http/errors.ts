@@ -10,6 +10,7 @@ import {
   NotAllowed,
   NotFound,
   ParamError,
+  Refused,
   Throttled,
   Unauthorized,
   Unprocessable,
@@ -55,6 +56,7 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof Forbidden) {
     return { status: 403, body: { message: error.reason ? `403 Forbidden - ${error.reason}` : '403 Forbidden' } }
   }
+  if (error instanceof Refused) return { status: 403, body: { message: error.message } }
   if (error instanceof BadRequest) {
     return { status: 400, body: { message: error.reason ? `400 Bad request - ${error.reason}` : '400 Bad request' } }
   }

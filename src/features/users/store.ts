@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import type { NewUserRow, UserRow, UserUpdate } from '../../db/schema.js'
 
@@ -22,10 +22,115 @@ export function findUserByEmail(db: Db, email: string) {
     .executeTakeFirst()
 }
 
+export async function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute()
+}
+
+/** Whether another user than `exceptId` has this username, compared case-insensitively. */
+export async function isUsernameTaken(db: Db, username: string, exceptId: number | null = null): Promise<boolean> {
+  let query = db
+    .selectFrom('users')
+    .select('id')
+    .where(sql`lower(username)`, '=', username.toLowerCase())
+  if (exceptId !== null) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** Whether another user than `exceptId` has this e-mail, compared case-insensitively. */
+export async function isEmailTaken(db: Db, email: string, exceptId: number | null = null): Promise<boolean> {
+  let query = db
+    .selectFrom('users')
+    .select('id')
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+  if (exceptId !== null) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
 export async function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {
   return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
 export async function updateUserRow(db: Db, id: number, changes: UserUpdate): Promise<UserRow | undefined> {
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+}
+
+/** Removes the user; their tokens go with them (foreign keys cascade). */
+export async function deleteUserRow(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+export interface UserFilters {
+  username?: string
+  search?: string
+  /** Search also matches primary e-mails (administrators' searches). */
+  searchEmails: boolean
+  active: boolean
+  blocked: boolean
+  external: boolean
+  excludeExternal: boolean
+  admins: boolean
+  excludeBots: boolean
+  createdAfter?: string
+  createdBefore?: string
+  /** Matches nobody: identities by provider are not kept. */
+  externIdentity: boolean
+}
+
+/** Shorter queries match names and usernames exactly, longer ones anywhere (GitLab's MIN_CHARS_FOR_PARTIAL_MATCHING). */
+const MIN_CHARS_FOR_PARTIAL_MATCHING = 3
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+function matchesText(column: 'name' | 'username', query: string): Expression<SqlBool> {
+  if ([...query].length < MIN_CHARS_FOR_PARTIAL_MATCHING) return sql<SqlBool>`lower(${sql.ref(column)}) = ${query}`
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${likePattern(query)} escape '\\'`
+}
+
+/** Users matching the list filters, unordered. */
+export function selectUsers(db: Db, filters: UserFilters) {
+  let query = db.selectFrom('users').selectAll()
+  if (filters.externIdentity) query = query.where(sql<SqlBool>`1 = 0`)
+  if (filters.username !== undefined) query = query.where(sql`lower(username)`, '=', filters.username.toLowerCase())
+  if (filters.search !== undefined) {
+    const search = filters.search.trim().toLowerCase()
+    if (search === '') query = query.where(sql<SqlBool>`1 = 0`)
+    else {
+      query = query.where((eb) =>
+        eb.or([
+          matchesText('name', search),
+          matchesText('username', search),
+          eb(sql`lower(public_email)`, '=', search),
+          ...(filters.searchEmails ? [eb(sql`lower(email)`, '=', search)] : []),
+        ]),
+      )
+    }
+  }
+  if (filters.active) query = query.where('state', '=', 'active')
+  if (filters.blocked) query = query.where('state', 'in', ['blocked', 'ldap_blocked'])
+  if (filters.external) query = query.where('external', '=', 1)
+  if (filters.excludeExternal) query = query.where('external', '=', 0)
+  if (filters.admins) query = query.where('admin', '=', 1)
+  if (filters.excludeBots) query = query.where('bot', '=', 0)
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', filters.createdAfter)
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', filters.createdBefore)
+  return query
+}
+
+/** GitLab's search relevance: public e-mail, then username, then name equal to the query; then by name. */
+export function orderBySearchRelevance(query: ReturnType<typeof selectUsers>, search: string) {
+  const text = search.trim().toLowerCase()
+  return query
+    .orderBy(
+      sql`case when lower(public_email) = ${text} then 0 when lower(username) = ${text} then 1 when lower(name) = ${text} then 2 else 3 end`,
+    )
+    .orderBy('name', 'asc')
+    .orderBy('id', 'asc')
 }

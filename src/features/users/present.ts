@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto'
+import type { Caller, User } from '../../core/caller.js'
+import { canReadProfile } from './policy.js'
+import type { UserBasicJson, UserDetailsWithAdminJson, UserJson, UserPublicJson, UserWithAdminJson } from './schemas.js'
+import { PRIVATE_COMMIT_EMAIL } from './validation.js'
+
+/** Devise lockable `unlock_in`: a lock lifts by itself after this long. */
+const UNLOCK_AFTER_MS = 10 * 60 * 1000
+
+/** What presenters need besides the user: who looks, where the instance lives, and what time it is. */
+export interface PresentOptions {
+  viewer: Caller
+  externalUrl: string
+  now: Date
+}
+
+/** Gravatar's identicon for the e-mail, as GitLab serves when no avatar was uploaded. */
+export function avatarUrlOf(email: string): string {
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex')
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`
+}
+
+function htmlEscape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+}
+
+/** UsersHelper#work_information: "<job title> at <organization>" (escaped, as the helper builds it as HTML), or either alone. */
+export function workInformationOf(user: Pick<User, 'job_title' | 'organization'>): string | null {
+  const jobTitle = user.job_title.trim() === '' ? null : user.job_title
+  const organization = user.organization.trim() === '' ? null : user.organization
+  if (jobTitle && organization) return `${htmlEscape(jobTitle)} at ${htmlEscape(organization)}`
+  return jobTitle ?? organization
+}
+
+/** `commit_email_or_default`: the chosen commit e-mail, the private no-reply address, or the primary e-mail. */
+export function commitEmailOf(user: User, externalUrl: string): string {
+  if (user.commit_email === PRIVATE_COMMIT_EMAIL) return `${user.id}-${user.username}@users.noreply.${new URL(externalUrl).hostname}`
+  return user.commit_email ?? user.email
+}
+
+function isLocked(user: User, now: Date): boolean {
+  return user.locked_at !== null && now.getTime() - Date.parse(user.locked_at) < UNLOCK_AFTER_MS
+}
+
+export function presentUserBasic(user: User, options: PresentOptions): UserBasicJson {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    locked: isLocked(user, options.now),
+    avatar_url: avatarUrlOf(user.email),
+    web_url: `${options.externalUrl}/${user.username}`,
+  }
+}
+
+export function presentUser(user: User, options: PresentOptions): UserJson {
+  const readable = canReadProfile(options.viewer, user)
+  return {
+    ...presentUserBasic(user, options),
+    ...(readable ? { created_at: user.created_at } : {}),
+    bio: user.bio,
+    location: user.location,
+    public_email: user.public_email,
+    skype: user.skype,
+    linkedin: user.linkedin,
+    twitter: user.twitter,
+    discord: user.discord,
+    website_url: user.website_url,
+    organization: user.organization,
+    job_title: user.job_title,
+    pronouns: user.pronouns,
+    bot: user.bot === 1,
+    work_information: workInformationOf(user),
+    // Following users is not offered, so every count is zero.
+    ...(readable ? { followers: 0, following: 0 } : {}),
+    ...(readable && options.viewer.user ? { is_followed: false } : {}),
+    local_time: null,
+  }
+}
+
+export function presentUserPublic(user: User, options: PresentOptions): UserPublicJson {
+  return {
+    ...presentUser(user, options),
+    last_sign_in_at: user.last_sign_in_at,
+    confirmed_at: user.confirmed_at,
+    last_activity_on: user.last_activity_on,
+    email: user.email,
+    theme_id: user.theme_id,
+    color_scheme_id: user.color_scheme_id,
+    projects_limit: user.projects_limit,
+    current_sign_in_at: user.current_sign_in_at,
+    identities: [],
+    can_create_group: user.can_create_group === 1,
+    // No personal projects exist yet, so the whole limit is left.
+    can_create_project: user.projects_limit > 0,
+    two_factor_enabled: user.two_factor_enabled === 1,
+    external: user.external === 1,
+    private_profile: user.private_profile === 1,
+    commit_email: commitEmailOf(user, options.externalUrl),
+  }
+}
+
+/** `creators` holds the users named by `created_by_id`, so lists load them in one query. */
+export function presentUserWithAdmin(user: User, options: PresentOptions, creators: ReadonlyMap<number, User>): UserWithAdminJson {
+  const creator = user.created_by_id === null ? undefined : creators.get(user.created_by_id)
+  return {
+    ...presentUserPublic(user, options),
+    is_admin: user.admin === 1,
+    note: user.note,
+    // Personal namespaces do not exist yet.
+    namespace_id: null,
+    created_by: creator ? presentUserBasic(creator, options) : null,
+    email_reset_offered_at: null,
+  }
+}
+
+export function presentUserDetailsWithAdmin(
+  user: User,
+  options: PresentOptions,
+  creators: ReadonlyMap<number, User>,
+): UserDetailsWithAdminJson {
+  return {
+    ...presentUserWithAdmin(user, options, creators),
+    // No memberships exist yet: GitLab's NO_ACCESS.
+    highest_role: 0,
+    current_sign_in_ip: user.current_sign_in_ip,
+    last_sign_in_ip: user.last_sign_in_ip,
+    sign_in_count: user.sign_in_count,
+  }
+}
