@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import FindMyWay from 'find-my-way'
 import type { Redis } from 'ioredis'
 import type { Config } from './config/index.js'
+import { anonymous, type Caller } from './core/caller.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
 import { Authenticator } from './http/authenticate.js'
@@ -66,9 +67,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   })
   registerBodyParsers(fastify)
 
-  const settings = new SettingsCache(database.db)
+  const settings = new SettingsCache(database.db, {
+    clock,
+    redis: deps.redis,
+    redisNamespace: deps.redisNamespace,
+    log: fastify.log,
+  })
+  await settings.listen()
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
-  const authenticator = new Authenticator(tokenLookups, config.externalUrl)
+  const authenticator = new Authenticator(tokenLookups, config)
   const metrics = new Metrics()
 
   // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
@@ -120,8 +127,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
     const current = await settings.current()
     const now = clock()
-    const caller = await authenticator.authenticate(database.db, request, params, current, scopes, now)
-    await enforceThrottle(counter, caller, request.ip, current, now)
+    let caller: Caller
+    try {
+      caller = await authenticator.authenticate(database.db, request, params, current, scopes, now)
+    } catch (error) {
+      // A request whose credentials fail still counts, by IP, as Rack::Attack sees it unauthenticated.
+      await enforceThrottle(counter, anonymous, request.ip, current, now, request.log)
+      throw error
+    }
+    await enforceThrottle(counter, caller, request.ip, current, now, request.log)
     return { db: database.db, caller, config, settings: current, log: request.log, now: clock }
   })
 
@@ -137,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async close() {
       await fastify.close()
       await counter.close()
+      await settings.close()
     },
   }
 }

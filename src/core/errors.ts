@@ -87,9 +87,13 @@ export class InsufficientScope extends DomainError {
   }
 }
 
-/** 429 plain-text `Retry later`, with the RateLimit-* headers of the throttle that refused. */
+/** 429 plain-text `Retry later` (or the configured text), with the RateLimit-* headers of the throttle that refused. */
 export class Throttled extends DomainError {
-  constructor(readonly headers: Record<string, string>) {
-    super('Retry later')
+  constructor(
+    readonly headers: Record<string, string>,
+    /** The admin's `rate_limiting_response_text`, when set. */
+    text = 'Retry later',
+  ) {
+    super(text)
   }
 }

@@ -39,6 +39,8 @@ export interface Rendered {
   headers?: Record<string, string>
   /** Sent as text/plain instead of JSON. */
   text?: boolean
+  /** The exact text type, where GitLab sends one without a charset. */
+  contentType?: string
 }
 
 const INVALID_TOKEN_REALM = 'Protected by OAuth 2.0'
@@ -83,7 +85,10 @@ export function renderError(error: unknown): Rendered {
       body: { error: 'insufficient_scope', error_description: error.message, scope: error.scopes.join(' ') },
     }
   }
-  if (error instanceof Throttled) return { status: 429, body: 'Retry later\n', headers: error.headers, text: true }
+  if (error instanceof Throttled) {
+    // Rack::Attack's responder: `text/plain`, the text and a newline (GL lib/gitlab/rack_attack.rb).
+    return { status: 429, body: `${error.message}\n`, headers: error.headers, text: true, contentType: 'text/plain' }
+  }
   if (error instanceof MalformedRequest) return { status: 400, body: 'Bad Request', text: true }
   const fastifyError = error as { statusCode?: number; code?: string }
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -104,6 +109,6 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (rendered.status >= 500) request.log.error({ err: error }, 'request failed')
   if (rendered.headers) reply.headers(rendered.headers)
   reply.code(rendered.status)
-  if (rendered.text) return reply.type('text/plain; charset=utf-8').send(rendered.body)
+  if (rendered.text) return reply.type(rendered.contentType ?? 'text/plain; charset=utf-8').send(rendered.body)
   return reply.type('application/json').send(JSON.stringify(rendered.body))
 }

@@ -1,35 +1,42 @@
 import type { Redis } from 'ioredis'
 import type { Caller } from '../core/caller.js'
+import type { Log } from '../core/context.js'
 import { Throttled } from '../core/errors.js'
 import type { Settings } from '../core/settings.js'
 
 /** Counts requests per key in fixed windows aligned to the epoch, as Rack::Attack does. */
 export interface WindowCounter {
-  /** Adds one request to `key`'s current window and returns the count so far. */
+  /** Adds one request to `key`'s window starting at `windowStartSeconds` and returns the count so far. */
   increment(key: string, windowStartSeconds: number, periodSeconds: number): Promise<number>
   close(): Promise<void>
 }
 
+/** Windows kept before old ones are swept out. */
+const MEMORY_SWEEP_THRESHOLD = 100_000
+
 /** Counters held by this process: enough for one node. */
 export class MemoryCounter implements WindowCounter {
-  private readonly windows = new Map<string, { start: number; count: number }>()
+  private readonly windows = new Map<string, { start: number; end: number; count: number }>()
 
-  async increment(key: string, windowStartSeconds: number): Promise<number> {
+  async increment(key: string, windowStartSeconds: number, periodSeconds: number): Promise<number> {
     const window = this.windows.get(key)
     if (window && window.start === windowStartSeconds) return ++window.count
-    if (this.windows.size > 100_000) this.sweep(windowStartSeconds)
-    this.windows.set(key, { start: windowStartSeconds, count: 1 })
+    if (this.windows.size >= MEMORY_SWEEP_THRESHOLD) this.sweep(windowStartSeconds)
+    this.windows.set(key, { start: windowStartSeconds, end: windowStartSeconds + periodSeconds, count: 1 })
     return 1
   }
 
-  private sweep(currentStart: number) {
-    for (const [key, window] of this.windows) if (window.start < currentStart) this.windows.delete(key)
+  // Only windows that have ended go: throttles with different periods share the map.
+  private sweep(nowSeconds: number) {
+    for (const [key, window] of this.windows) if (window.end <= nowSeconds) this.windows.delete(key)
   }
 
-  async close() {}
+  async close() {
+    this.windows.clear()
+  }
 }
 
-/** Counters in Redis, shared by every node. */
+/** Counters in Redis, shared by every node; a key lives one second past its window, as Rack::Attack's do. */
 export class RedisCounter implements WindowCounter {
   constructor(
     private readonly redis: Redis,
@@ -38,12 +45,17 @@ export class RedisCounter implements WindowCounter {
 
   async increment(key: string, windowStartSeconds: number, periodSeconds: number): Promise<number> {
     const redisKey = `${this.namespace}:throttle:${key}:${windowStartSeconds}`
-    const results = await this.redis.multi().incr(redisKey).expire(redisKey, periodSeconds + 1).exec()
-    const [error, count] = results?.[0] ?? [new Error('no reply'), 0]
+    const results = await this.redis
+      .multi()
+      .incr(redisKey)
+      .expire(redisKey, periodSeconds + 1)
+      .exec()
+    const [error, count] = results?.[0] ?? [new Error('no reply from Redis'), 0]
     if (error) throw error
     return Number(count)
   }
 
+  // The connection belongs to the app, which closes it.
   async close() {}
 }
 
@@ -54,12 +66,17 @@ interface Throttle {
   periodSeconds: number
 }
 
+/**
+ * Which API throttle applies: per user when authenticated (the token's owner, also under sudo, as
+ * Rack::Attack knows only the token), per IP otherwise (GL lib/gitlab/rack_attack.rb).
+ */
 function throttleFor(caller: Caller, ip: string, settings: Settings): Throttle | null {
-  if (caller.user) {
+  const user = caller.sudoFrom ?? caller.user
+  if (user) {
     if (!settings.throttle_authenticated_api_enabled) return null
     return {
       name: 'throttle_authenticated_api',
-      key: `user:${caller.user.id}`,
+      key: `user:${user.id}`,
       limit: settings.throttle_authenticated_api_requests_per_period,
       periodSeconds: settings.throttle_authenticated_api_period_in_seconds,
     }
@@ -73,25 +90,48 @@ function throttleFor(caller: Caller, ip: string, settings: Settings): Throttle |
   }
 }
 
+/** The headers GitLab sends with a 429 (GL Gitlab::RackAttack.throttled_response_headers). */
+export function throttledHeaders(name: string, limit: number, periodSeconds: number, observed: number, nowSeconds: number) {
+  const retryAfter = periodSeconds - (nowSeconds % periodSeconds)
+  const reset = nowSeconds + retryAfter
+  return {
+    'RateLimit-Name': name,
+    'RateLimit-Limit': String(Math.ceil((limit * 60) / periodSeconds)),
+    'RateLimit-Observed': String(observed),
+    'RateLimit-Remaining': String(Math.max(limit - observed, 0)),
+    'RateLimit-Reset': String(reset),
+    'RateLimit-ResetTime': new Date(reset * 1000).toUTCString(),
+    'Retry-After': String(retryAfter),
+  }
+}
+
 /**
  * The API rate limits: per user when authenticated, per IP otherwise. A refused request gets 429 with
- * the headers GitLab's Rack::Attack sends (spec/gitlab-behaviour-auth.md 5.1).
+ * the body and headers GitLab's Rack::Attack sends (spec/gitlab-behaviour-auth.md 5.1). When the
+ * counter cannot be reached the request goes through, as Rack::Attack does when its store fails.
  */
-export async function enforceThrottle(counter: WindowCounter, caller: Caller, ip: string, settings: Settings, now: Date) {
+export async function enforceThrottle(
+  counter: WindowCounter,
+  caller: Caller,
+  ip: string,
+  settings: Settings,
+  now: Date,
+  log?: Pick<Log, 'warn'>,
+) {
   const throttle = throttleFor(caller, ip, settings)
   if (!throttle || throttle.limit <= 0 || throttle.periodSeconds <= 0) return
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const start = nowSeconds - (nowSeconds % throttle.periodSeconds)
-  const observed = await counter.increment(`${throttle.name}:${throttle.key}`, start, throttle.periodSeconds)
+  let observed: number
+  try {
+    observed = await counter.increment(`${throttle.name}:${throttle.key}`, start, throttle.periodSeconds)
+  } catch (error) {
+    log?.warn({ err: error }, 'rate limit counter unavailable; request let through')
+    return
+  }
   if (observed <= throttle.limit) return
-  const reset = start + throttle.periodSeconds
-  throw new Throttled({
-    'RateLimit-Name': throttle.name,
-    'RateLimit-Limit': String(Math.ceil((throttle.limit * 60) / throttle.periodSeconds)),
-    'RateLimit-Observed': String(observed),
-    'RateLimit-Remaining': String(Math.max(throttle.limit - observed, 0)),
-    'RateLimit-Reset': String(reset),
-    'RateLimit-ResetTime': new Date(reset * 1000).toUTCString(),
-    'Retry-After': String(reset - nowSeconds),
-  })
+  const headers = throttledHeaders(throttle.name, throttle.limit, throttle.periodSeconds, observed, nowSeconds)
+  // Ruby's `presence`: a blank text means the default.
+  const text = settings.rate_limiting_response_text?.trim() ? settings.rate_limiting_response_text : undefined
+  throw new Throttled(headers, text)
 }
