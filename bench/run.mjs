@@ -25,6 +25,14 @@ const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
 // svc's stderr across every start, printed once (deduplicated) at the end so the figures stay readable.
 const svcStderr = new Set()
 
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('close', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function freePort() {
@@ -67,6 +75,10 @@ async function startSvc(env) {
   child.on('exit', () => (exited = true))
   for (;;) {
     if (exited) throw new Error(`svc exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
+    if (performance.now() - started > 60_000) {
+      await stop(child)
+      throw new Error('svc was not ready within 60 s')
+    }
     try {
       if ((await get(Number(env.SVC_PORT), '/-/readiness')).status === 200) break
     } catch {
@@ -75,14 +87,6 @@ async function startSvc(env) {
     await sleep(5)
   }
   return { child, readyMs: performance.now() - started }
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
 }
 
 async function load(port, scenario) {
@@ -97,7 +101,7 @@ async function load(port, scenario) {
     ...headerArgs,
     `http://127.0.0.1:${port}${scenario.path}`,
   ]
-  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 })
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: (seconds + 30) * 1000 })
   const result = JSON.parse(stdout)
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
 }
