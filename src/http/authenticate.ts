@@ -83,7 +83,8 @@ export function acceptedScopes(method: string, extra: readonly string[]): string
 export class Authenticator {
   constructor(
     private readonly lookups: CredentialLookups,
-    private readonly externalUrl: string,
+    /** Read at each request: the instance URL may be settled only once the server listens. */
+    private readonly instance: { readonly externalUrl: string },
   ) {}
 
   /**
@@ -120,7 +121,7 @@ export class Authenticator {
       if (stringParam(params, 'sudo') ?? header(request, 'sudo')) throw new Unauthorized()
       return anonymous
     }
-    const denied = deniedReason(user, this.externalUrl)
+    const denied = deniedReason(user, this.instance.externalUrl)
     if (denied) throw new Forbidden(denied)
 
     const sudo = stringParam(params, 'sudo') ?? header(request, 'sudo')
