@@ -87,6 +87,31 @@ export function rewriteUrl(url: string): string {
   return path.slice(0, -5) + (queryAt === -1 ? '' : url.slice(queryAt))
 }
 
+/** A file part of a multipart form. */
+export interface UploadedFile {
+  filename: string
+  contentType: string
+  data: Buffer
+}
+
+/**
+ * Text fields go through the same qs nesting as urlencoded forms (`a[]=`, `h[k]=`); file parts become
+ * UploadedFile values. The WHATWG parser built into Node does the multipart framing.
+ */
+async function parseMultipartForm(body: Buffer, contentType: string): Promise<Record<string, unknown>> {
+  if (body.length === 0) return {}
+  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData()
+  const text: string[] = []
+  const files: [string, UploadedFile][] = []
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') text.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    else files.push([name, { filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) }])
+  }
+  const parsed = parseQueryString(text.join('&'))
+  for (const [name, file] of files) parsed[name] = file
+  return parsed
+}
+
 /** Registers the body parsers: JSON, form (qs nesting), and a 415 for anything else. */
 export function registerBodyParsers(app: FastifyInstance) {
   app.removeAllContentTypeParsers()
@@ -113,10 +138,20 @@ export function registerBodyParsers(app: FastifyInstance) {
       }
     },
   )
+  // Grape reads multipart forms like urlencoded ones (clients such as gitbeaker send every PUT this way).
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    parseMultipartForm(body as Buffer, String(request.headers['content-type'])).then(
+      (parsed) => done(null, parsed),
+      (error: unknown) => done(error instanceof MalformedRequest ? error : new MalformedRequest(), undefined),
+    )
+  })
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
     // Grape checks the media type only when a body is present.
     if ((body as Buffer).length === 0) return done(null, undefined)
-    const mediaType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+    const mediaType = String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase()
     done(new UnsupportedMediaType(mediaType), undefined)
   })
 }

@@ -397,6 +397,21 @@ describe('PUT /users/:id', () => {
     expect(stored.updated_at > target.updated_at).toBe(true)
   })
 
+  test('multipart form bodies are read like urlencoded ones', async () => {
+    const form = new FormData()
+    form.append('bio', 'From a multipart form')
+    form.append('private_profile', 'false')
+    form.append('twitter', 'plus+sign & more')
+    const res = await fetch(`${server.url}/api/v4/users/${target.id}`, {
+      method: 'PUT',
+      headers: { 'private-token': server.rootToken },
+      body: form,
+    })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body).toMatchObject({ bio: 'From a multipart form', private_profile: false, twitter: 'plus+sign &amp; more' })
+  })
+
   test('a password set by an administrator expires at once', async () => {
     const res = await request('PUT', `/api/v4/users/${target.id}`, { ...asRoot(), body: { password: 'brand-new-pass' } })
     expect(res.status).toBe(200)
