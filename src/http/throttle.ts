@@ -17,18 +17,21 @@ const MEMORY_SWEEP_THRESHOLD = 100_000
 /** Counters held by this process: enough for one node. */
 export class MemoryCounter implements WindowCounter {
   private readonly windows = new Map<string, { start: number; end: number; count: number }>()
+  private sweepAtSize = MEMORY_SWEEP_THRESHOLD
 
   async increment(key: string, windowStartSeconds: number, periodSeconds: number): Promise<number> {
     const window = this.windows.get(key)
     if (window && window.start === windowStartSeconds) return ++window.count
-    if (this.windows.size >= MEMORY_SWEEP_THRESHOLD) this.sweep(windowStartSeconds)
+    if (this.windows.size >= this.sweepAtSize) this.sweep(windowStartSeconds)
     this.windows.set(key, { start: windowStartSeconds, end: windowStartSeconds + periodSeconds, count: 1 })
     return 1
   }
 
-  // Only windows that have ended go: throttles with different periods share the map.
+  // Only windows that have ended go: throttles with different periods share the map. The next sweep waits
+  // until the map has doubled, so many live keys cannot make every request pay for a scan.
   private sweep(nowSeconds: number) {
     for (const [key, window] of this.windows) if (window.end <= nowSeconds) this.windows.delete(key)
+    this.sweepAtSize = Math.max(MEMORY_SWEEP_THRESHOLD, this.windows.size * 2)
   }
 
   async close() {
