@@ -4,11 +4,8 @@ import { findUserById, findUserByUsername } from './store.js'
 
 export { createUser, type UserAttributes } from './service.js'
 
-/** A user by numeric id or by username, case-insensitively (as Sudo takes it). */
+/** A user by numeric id, else by username case-insensitively (GL helpers.rb find_user, as Sudo takes it). */
 export async function findUserByIdOrUsername(db: Db, value: string): Promise<User | null> {
-  if (/^\d+$/.test(value)) {
-    const byId = await findUserById(db, Number(value))
-    if (byId) return byId
-  }
+  if (/^\d+$/.test(value)) return (Number.isSafeInteger(Number(value)) ? await findUserById(db, Number(value)) : null) ?? null
   return (await findUserByUsername(db, value)) ?? null
 }
