@@ -67,6 +67,9 @@ export class Conflict extends DomainError {
   }
 }
 
+/** 412 `{"message":"412 Precondition Failed"}`: the resource changed after the client's `If-Unmodified-Since`. */
+export class PreconditionFailed extends DomainError {}
+
 /** 422 `{"message":"422 Unprocessable Entity"}` or a custom message. */
 export class Unprocessable extends DomainError {
   constructor(readonly text?: string) {

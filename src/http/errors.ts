@@ -10,6 +10,7 @@ import {
   NotAllowed,
   NotFound,
   ParamError,
+  PreconditionFailed,
   Refused,
   Throttled,
   Unauthorized,
@@ -66,6 +67,7 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof Invalid) return { status: 400, body: { message: error.errors } }
   if (error instanceof ParamError) return { status: 400, body: { error: error.message } }
   if (error instanceof Conflict) return { status: 409, body: { message: error.message } }
+  if (error instanceof PreconditionFailed) return { status: 412, body: { message: '412 Precondition Failed' } }
   if (error instanceof Unprocessable) return { status: 422, body: { message: error.message } }
   if (error instanceof NotAllowed) return { status: 405, body: { error: error.message } }
   if (error instanceof MethodNotAllowed) {

@@ -55,6 +55,13 @@ function userIdOf(text: string): number {
   return Number.isSafeInteger(id) ? id : 0
 }
 
+/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
+function unmodifiedSinceOf(header: string | undefined): Date | null {
+  if (!header) return null
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? null : new Date(at)
+}
+
 function attributesOf(input: CreateUserParams | UpdateUserParams): UserAttributes {
   return {
     email: input.email,
@@ -159,7 +166,7 @@ export function registerUserRoutes(api: ApiRouter) {
   })
 
   api.delete(USER, { params: DeleteUserParams }, async (request, reply) => {
-    await deleteUser(request.ctx, userIdOf(request.input.id))
+    await deleteUser(request.ctx, userIdOf(request.input.id), unmodifiedSinceOf(request.headers['if-unmodified-since']))
     return reply.code(204).send()
   })
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Conflict, Forbidden, Invalid, NotFound, Refused } from '../../core/errors.js'
+import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused } from '../../core/errors.js'
 import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
@@ -364,12 +364,15 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
 
 /**
  * DELETE /users/:id. GitLab refuses neither deleting oneself nor the last administrator through the API, and
- * neither does this; the user's tokens go with them.
+ * neither does this; the user's tokens go with them. `unmodifiedSince` is the client's If-Unmodified-Since:
+ * a user changed after it is kept (GitLab's `destroy_conditionally!`).
  */
-export async function deleteUser(ctx: Context, id: number): Promise<void> {
+export async function deleteUser(ctx: Context, id: number, unmodifiedSince: Date | null = null): Promise<void> {
   authorizeAdmin(ctx.caller)
-  const removed = await deleteUserRow(ctx.db, id)
-  if (!removed) throw new NotFound('User')
+  const user = await findUserById(ctx.db, id)
+  if (!user) throw new NotFound('User')
+  if (unmodifiedSince && Date.parse(user.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
+  if (!(await deleteUserRow(ctx.db, id))) throw new NotFound('User')
 }
 
 // ---------------------------------------------------------------------------------------------

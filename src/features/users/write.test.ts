@@ -524,6 +524,20 @@ describe('DELETE /users/:id', () => {
     expect(res.body.created_by).toBeNull()
   })
 
+  test('If-Unmodified-Since before the last change keeps the user (412); after it, the user goes', async () => {
+    const user = await createTestUser(server.database.db, { username: 'conditional' })
+    const before = new Date(Date.parse(user.updated_at) - 60_000).toUTCString()
+    const refused = await request('DELETE', `/api/v4/users/${user.id}`, { ...asRoot(), headers: { 'if-unmodified-since': before } })
+    expect(refused.status).toBe(412)
+    expect(refused.body).toEqual({ message: '412 Precondition Failed' })
+    expect(await findUserById(server.database.db, user.id)).toBeDefined()
+    const garbled = await request('DELETE', `/api/v4/users/424242`, { ...asRoot(), headers: { 'if-unmodified-since': 'soon' } })
+    expect(garbled.status).toBe(404)
+    const after = new Date(Date.parse(user.updated_at) + 60_000).toUTCString()
+    const removed = await request('DELETE', `/api/v4/users/${user.id}`, { ...asRoot(), headers: { 'if-unmodified-since': after } })
+    expect(removed.status).toBe(204)
+  })
+
   test('only administrators delete users', async () => {
     const res = await request('DELETE', `/api/v4/users/${root.id}`, { token: memberToken })
     expect(res.status).toBe(403)
