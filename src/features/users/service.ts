@@ -224,27 +224,6 @@ function profileColumns(attributes: UserAttributes): UserUpdate {
   return columns
 }
 
-const COLUMN_ATTRIBUTES: Record<string, string> = {
-  email: 'email',
-  name: 'name',
-  username: 'username',
-  skype: 'skype',
-  linkedin: 'linkedin',
-  twitter: 'twitter',
-  discord: 'discord',
-  website_url: 'website_url',
-  organization: 'organization',
-  location: 'location',
-  job_title: 'job_title',
-  bio: 'bio',
-  pronouns: 'pronouns',
-  public_email: 'public_email',
-  commit_email: 'commit_email',
-  projects_limit: 'projects_limit',
-  theme_id: 'theme_id',
-  color_scheme_id: 'color_scheme_id',
-}
-
 function hasErrors(errors: ValidationErrors): boolean {
   return Object.keys(errors).length > 0
 }
@@ -291,7 +270,7 @@ export async function createUser(ctx: Context, attributes: UserAttributes): Prom
     created_at: at,
     updated_at: at,
   }
-  const changed = new Set(['email', 'name', 'username', ...Object.keys(columns).map((c) => COLUMN_ATTRIBUTES[c] ?? c)])
+  const changed = new Set(['email', 'name', 'username', ...Object.keys(columns)])
   changed.add('projects_limit')
   const errors = userValidationErrors(candidateOf({ ...row, confirmed: row.confirmed_at !== null }, password), changed, {
     minimumPasswordLength: ctx.settings.minimum_password_length,
@@ -340,7 +319,7 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
   }
   const password = attributes.password ?? null
   const merged = { ...user, ...columns }
-  const changed = new Set(Object.keys(columns).map((c) => COLUMN_ATTRIBUTES[c] ?? c))
+  const changed = new Set(Object.keys(columns))
   const errors = userValidationErrors(candidateOf({ ...merged, confirmed: merged.confirmed_at !== null }, password), changed, {
     minimumPasswordLength: ctx.settings.minimum_password_length,
   })
