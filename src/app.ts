@@ -110,10 +110,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   fastify.setErrorHandler((error, request, reply) => sendError(request, reply, error))
   fastify.setNotFoundHandler((request, reply) => {
-    const path = (request.url.split('?')[0] ?? '/')
+    const path = request.url.split('?')[0] ?? '/'
     const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
     if (allowed.length > 0) {
-      if (request.method === 'OPTIONS') return reply.code(204).header('allow', ['OPTIONS', ...allowed].join(', ')).send()
+      if (request.method === 'OPTIONS')
+        return reply
+          .code(204)
+          .header('allow', ['OPTIONS', ...allowed].join(', '))
+          .send()
       return sendError(request, reply, new MethodNotAllowed(['OPTIONS', ...allowed]))
     }
     return reply.code(404).type('application/json').send('{"error":"404 Not Found"}')

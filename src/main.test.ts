@@ -130,7 +130,10 @@ describe('svc command', () => {
     expect(await received).toMatch(/^HTTP\/1\.1 404 /)
     expect(await exited).toBe(0)
 
-    const lines = logs.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = logs
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.some((line) => line.msg === 'root password written' && line.path === file)).toBe(true)
     expect(lines.some((line) => typeof line.request_id === 'string')).toBe(true)
     expect(lines.at(-1)?.msg).toBe('stopped')

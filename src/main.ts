@@ -25,7 +25,9 @@ async function serve(config: Config) {
   const database = await openDatabase(config)
   await migrateToLatest(database.db)
   await ensureRootUser(database.db, config, log)
-  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 }) : null
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 })
+    : null
   if (redis) await redis.connect()
   const app = await buildApp({ config, database, redis })
   await app.fastify.listen({ host: config.host, port: config.port })

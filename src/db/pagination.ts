@@ -23,10 +23,17 @@ type AnyQuery<O> = SelectQueryBuilder<any, any, O>
 
 /** One page of an ordered query by offset, with a count capped at COUNT_LIMIT. */
 export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: number, perPage: number): Promise<OffsetPage<O>> {
-  const rows = await query.limit(perPage + 1).offset((page - 1) * perPage).execute()
+  const rows = await query
+    .limit(perPage + 1)
+    .offset((page - 1) * perPage)
+    .execute()
   const hasNext = rows.length > perPage
   if (hasNext) rows.pop()
-  const capped = query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1)
+  const capped = query
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<number>`1`.as('one'))
+    .limit(COUNT_LIMIT + 1)
   const counted = await db
     .selectFrom(capped.as('matching'))
     .select(sql<number>`count(*)`.as('count'))
@@ -51,10 +58,7 @@ export async function fetchKeysetPage<O extends { id: number }>(
       column === 'id'
         ? q.where(sql.ref('id'), op, after.id)
         : q.where((eb) =>
-            eb.or([
-              eb(sql.ref(column), op, after.value),
-              eb.and([eb(sql.ref(column), '=', after.value), eb(sql.ref('id'), op, after.id)]),
-            ]),
+            eb.or([eb(sql.ref(column), op, after.value), eb.and([eb(sql.ref(column), '=', after.value), eb(sql.ref('id'), op, after.id)])]),
           )
   }
   if (column !== 'id') q = q.orderBy(sql.ref(column), direction)

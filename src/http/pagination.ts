@@ -44,11 +44,7 @@ function perPageOf(perPage: number): number {
  * The page a list request asks for. `keysetType` names the objects of a list that also offers keyset
  * pagination; such lists refuse offsets past the `offset_pagination_limit` setting, as GitLab does.
  */
-export function offsetWindow(
-  input: { page: number; per_page: number },
-  settings: Settings,
-  keysetType: string | null = null,
-): PageWindow {
+export function offsetWindow(input: { page: number; per_page: number }, settings: Settings, keysetType: string | null = null): PageWindow {
   const perPage = perPageOf(input.per_page)
   const page = Math.max(1, input.page)
   const limit = settings.offset_pagination_limit

@@ -36,8 +36,10 @@ describe('parseParams', () => {
   })
 
   test('accepts every dry-types boolean spelling and refuses others', () => {
-    for (const word of ['1', 'true', 'True', 'TRUE', 't', 'yes', 'on', 'y']) expect(parseParams(schema, { name: 'a', active: word }).active).toBe(true)
-    for (const word of ['0', 'false', 'False', 'FALSE', 'f', 'no', 'off', 'n']) expect(parseParams(schema, { name: 'a', active: word }).active).toBe(false)
+    for (const word of ['1', 'true', 'True', 'TRUE', 't', 'yes', 'on', 'y'])
+      expect(parseParams(schema, { name: 'a', active: word }).active).toBe(true)
+    for (const word of ['0', 'false', 'False', 'FALSE', 'f', 'no', 'off', 'n'])
+      expect(parseParams(schema, { name: 'a', active: word }).active).toBe(false)
     expect(parseParams(schema, { name: 'a', active: false }).active).toBe(false)
     expect(errorOf(() => parseParams(schema, { name: 'a', active: 'maybe' }))).toEqual(new ParamError('active is invalid'))
   })

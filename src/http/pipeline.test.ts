@@ -90,7 +90,9 @@ describe('malformed input', () => {
     const res = await sendRaw(
       server.url,
       Buffer.concat([
-        Buffer.from(`POST /api/v4/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+        Buffer.from(
+          `POST /api/v4/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+        ),
         body,
       ]),
     )

@@ -53,7 +53,10 @@ export function registerOperationsRoutes(
       body.db_check = [status(databaseUp)]
       if (deps.redis) body.redis_check = [status(redisUp)]
     }
-    return reply.code(ready ? 200 : 503).type('application/json').send(JSON.stringify(body))
+    return reply
+      .code(ready ? 200 : 503)
+      .type('application/json')
+      .send(JSON.stringify(body))
   })
 
   app.get('/-/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.text()))
