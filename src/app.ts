@@ -51,15 +51,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? (() => new Date())
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-    requestIdLogLabel: 'request_id',
     genReqId: (request) => {
       const given = request.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     bodyLimit: MAX_BODY_BYTES,
-    routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true },
+    routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true, querystringParser: parseQueryString },
     rewriteUrl: (request) => rewriteUrl(request.url ?? '/'),
-    querystringParser: parseQueryString,
     clientErrorHandler: handleClientError,
     return503OnClosing: true,
     // Undecodable URLs and similar refusals by the router take GitLab's plain 400 too.

@@ -135,7 +135,7 @@ describe('svc command', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.some((line) => line.msg === 'root password written' && line.path === file)).toBe(true)
-    expect(lines.some((line) => typeof line.request_id === 'string')).toBe(true)
+    expect(lines.some((line) => typeof line.reqId === 'string')).toBe(true)
     expect(lines.at(-1)?.msg).toBe('stopped')
   })
 })

@@ -36,12 +36,12 @@ function isAbsent(value: unknown, schema: TSchema): boolean {
 }
 
 function acceptsNull(schema: TSchema): boolean {
-  if (schema.type === 'null') return true
+  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true
   return Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null')
 }
 
 function acceptsString(schema: TSchema): boolean {
-  if (schema.type === 'string') return true
+  if (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'))) return true
   return Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'string' && s.const === undefined)
 }
 
@@ -95,7 +95,9 @@ function coerce(value: unknown, schema: TSchema, name: string, problems: Problem
     return undefined
   }
   let result: unknown
-  switch (schema.type) {
+  // A nullable type (`[T, "null"]`, see http/schema.ts) reads a non-null value as T.
+  const type: unknown = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type
+  switch (type) {
     case 'integer':
       result = coerceInteger(value, schema)
       break

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { Nullable } from '../../http/schema.js'
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { pingDatabase, type DatabaseHandle } from '../../db/index.js'
@@ -11,9 +12,9 @@ const VersionJson = Type.Object({
   revision: Type.String(),
   kas: Type.Object({
     enabled: Type.Boolean(),
-    externalUrl: Type.Union([Type.String(), Type.Null()]),
-    externalK8sProxyUrl: Type.Union([Type.String(), Type.Null()]),
-    version: Type.Union([Type.String(), Type.Null()]),
+    externalUrl: Nullable(Type.String()),
+    externalK8sProxyUrl: Nullable(Type.String()),
+    version: Nullable(Type.String()),
   }),
   enterprise: Type.Boolean(),
 })

@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
+import { Nullable } from '../../http/schema.js'
 import { ParamError } from '../../core/errors.js'
 import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '../../core/settings.js'
 
@@ -6,7 +7,7 @@ import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '..
 export const LEGACY_PASSWORD_NAMES = ['password_authentication_enabled', 'signin_enabled'] as const
 
 function nullable(schema: TSchema, rule: SettingRule): TSchema {
-  return rule.type !== 'boolean' && rule.nullable ? Type.Union([schema, Type.Null()]) : schema
+  return rule.type !== 'boolean' && rule.nullable ? Nullable(schema) : schema
 }
 
 /** Grape param type of a setting: integers and booleans coerced; bounds are model validations, checked later. */

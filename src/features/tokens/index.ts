@@ -2,7 +2,8 @@ import type { CredentialLookups, FoundToken } from '../../http/authenticate.js'
 import { digestToken } from '../../core/secrets.js'
 import { isoDate } from '../../core/time.js'
 import { findUserByIdOrUsername } from '../users/index.js'
-import { findTokenIdsRotatedFrom, findTokenWithUserByDigest, revokeActiveTokens, updateTokenUse, userOf } from './store.js'
+import { findUserForAuthentication } from '../users/index.js'
+import { findTokenForAuthentication, findTokenIdsRotatedFrom, revokeActiveTokens, updateTokenUse } from './store.js'
 
 export { issuePersonalAccessToken, type NewToken } from './service.js'
 export { AVAILABLE_SCOPES } from './schemas.js'
@@ -24,17 +25,19 @@ const useRecords = new WeakMap<FoundToken, UseRecord>()
 /** How the API finds personal and impersonation tokens and sudo targets. */
 export const tokenLookups: CredentialLookups = {
   async findAccessToken(db, value) {
-    const row = await findTokenWithUserByDigest(db, digestToken(value))
+    const [row] = await findTokenForAuthentication(db, digestToken(value))
     if (!row) return null
+    const [user] = await findUserForAuthentication(db, row.user_id)
+    if (!user) return null
     const found: FoundToken = {
-      kind: row.token_impersonation === 1 ? 'impersonation_token' : 'personal_access_token',
-      id: row.token_id,
-      user: userOf(row),
-      scopes: JSON.parse(row.token_scopes) as string[],
-      expiresAt: row.token_expires_at,
-      revoked: row.token_revoked === 1,
+      kind: row.impersonation === 1 ? 'impersonation_token' : 'personal_access_token',
+      id: row.id,
+      user,
+      scopes: JSON.parse(row.scopes) as string[],
+      expiresAt: row.expires_at,
+      revoked: row.revoked === 1,
     }
-    useRecords.set(found, { lastUsedAt: row.token_last_used_at, ips: JSON.parse(row.token_last_used_ips) as string[] })
+    useRecords.set(found, { lastUsedAt: row.last_used_at, ips: JSON.parse(row.last_used_ips) as string[] })
     return found
   },
   findUserByIdOrUsername,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { Nullable } from '../../http/schema.js'
 import { paginationParams } from '../../http/pagination.js'
 
 /**
@@ -87,7 +88,6 @@ export const TokenIdParams = Type.Object({ id: Type.String() })
 export const RotateParams = Type.Object({ expires_at: Type.Optional(DateParam) })
 export const RotateTokenParams = Type.Object({ id: Type.String(), expires_at: Type.Optional(DateParam) })
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
 const tokenFields = {
   id: Type.Integer(),

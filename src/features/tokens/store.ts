@@ -1,24 +1,15 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { NewTokenRow, TokenRow, UserRow } from '../../db/schema.js'
+import { preparedQuery } from '../../db/prepared.js'
+import type { NewTokenRow, TokenRow } from '../../db/schema.js'
 
-export function findTokenWithUserByDigest(db: Db, digest: string) {
-  return db
-    .selectFrom('personal_access_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .selectAll('u')
-    .select([
-      't.id as token_id',
-      't.scopes as token_scopes',
-      't.impersonation as token_impersonation',
-      't.revoked as token_revoked',
-      't.expires_at as token_expires_at',
-      't.last_used_at as token_last_used_at',
-      't.last_used_ips as token_last_used_ips',
-    ])
-    .where('t.token_digest', '=', digest)
-    .executeTakeFirst()
-}
+/** What authentication needs of a token, looked up on every request. */
+export const findTokenForAuthentication = preparedQuery((db: Db, digest: string) =>
+  db
+    .selectFrom('personal_access_tokens')
+    .select(['id', 'user_id', 'scopes', 'impersonation', 'revoked', 'expires_at', 'last_used_at', 'last_used_ips'])
+    .where('token_digest', '=', digest),
+)
 
 export async function insertToken(db: Db, row: NewTokenRow): Promise<TokenRow> {
   return db.insertInto('personal_access_tokens').values(row).returningAll().executeTakeFirstOrThrow()
@@ -26,15 +17,6 @@ export async function insertToken(db: Db, row: NewTokenRow): Promise<TokenRow> {
 
 export async function updateTokenUse(db: Db, tokenId: number, changes: { last_used_at?: string; last_used_ips?: string }) {
   await db.updateTable('personal_access_tokens').set(changes).where('id', '=', tokenId).execute()
-}
-
-export type TokenWithUser = NonNullable<Awaited<ReturnType<typeof findTokenWithUserByDigest>>>
-
-/** Splits a joined row back into its user. */
-export function userOf(row: TokenWithUser): UserRow {
-  const { token_id, token_scopes, token_impersonation, token_revoked, token_expires_at, token_last_used_at, token_last_used_ips, ...user } =
-    row
-  return user
 }
 
 export async function findTokenDigestOwner(db: Db, digest: string): Promise<number | undefined> {

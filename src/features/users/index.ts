@@ -2,6 +2,8 @@ import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import { findUserById, findUserByUsername } from './store.js'
 
+export { findUserForAuthentication } from './store.js'
+
 export { createUser, type UserAttributes } from './service.js'
 
 /** A user by numeric id, else by username case-insensitively (GL helpers.rb find_user, as Sudo takes it). */

@@ -54,65 +54,67 @@ export function presentUserBasic(user: User, options: PresentOptions): UserBasic
   }
 }
 
+// Each entity extends its parent's object in place: one object per response, fields in GitLab's order.
+
 export function presentUser(user: User, options: PresentOptions): UserJson {
   const readable = canReadProfile(options.viewer, user)
-  return {
-    ...presentUserBasic(user, options),
-    ...(readable ? { created_at: user.created_at } : {}),
-    bio: user.bio,
-    location: user.location,
-    public_email: user.public_email,
-    skype: user.skype,
-    linkedin: user.linkedin,
-    twitter: user.twitter,
-    discord: user.discord,
-    website_url: user.website_url,
-    organization: user.organization,
-    job_title: user.job_title,
-    pronouns: user.pronouns,
-    bot: user.bot === 1,
-    work_information: workInformationOf(user),
-    // Following users is not offered, so every count is zero.
-    ...(readable ? { followers: 0, following: 0 } : {}),
-    ...(readable && options.viewer.user ? { is_followed: false } : {}),
-    local_time: null,
+  const json = presentUserBasic(user, options) as UserJson
+  if (readable) json.created_at = user.created_at
+  json.bio = user.bio
+  json.location = user.location
+  json.public_email = user.public_email
+  json.skype = user.skype
+  json.linkedin = user.linkedin
+  json.twitter = user.twitter
+  json.discord = user.discord
+  json.website_url = user.website_url
+  json.organization = user.organization
+  json.job_title = user.job_title
+  json.pronouns = user.pronouns
+  json.bot = user.bot === 1
+  json.work_information = workInformationOf(user)
+  // Following users is not offered, so every count is zero.
+  if (readable) {
+    json.followers = 0
+    json.following = 0
   }
+  if (readable && options.viewer.user) json.is_followed = false
+  json.local_time = null
+  return json
 }
 
 export function presentUserPublic(user: User, options: PresentOptions): UserPublicJson {
-  return {
-    ...presentUser(user, options),
-    last_sign_in_at: user.last_sign_in_at,
-    confirmed_at: user.confirmed_at,
-    last_activity_on: user.last_activity_on,
-    email: user.email,
-    theme_id: user.theme_id,
-    color_scheme_id: user.color_scheme_id,
-    projects_limit: user.projects_limit,
-    current_sign_in_at: user.current_sign_in_at,
-    identities: [],
-    can_create_group: user.can_create_group === 1,
-    // No personal projects exist yet, so the whole limit is left.
-    can_create_project: user.projects_limit > 0,
-    two_factor_enabled: user.two_factor_enabled === 1,
-    external: user.external === 1,
-    private_profile: user.private_profile === 1,
-    commit_email: commitEmailOf(user, options.externalUrl),
-  }
+  const json = presentUser(user, options) as UserPublicJson
+  json.last_sign_in_at = user.last_sign_in_at
+  json.confirmed_at = user.confirmed_at
+  json.last_activity_on = user.last_activity_on
+  json.email = user.email
+  json.theme_id = user.theme_id
+  json.color_scheme_id = user.color_scheme_id
+  json.projects_limit = user.projects_limit
+  json.current_sign_in_at = user.current_sign_in_at
+  json.identities = []
+  json.can_create_group = user.can_create_group === 1
+  // No personal projects exist yet, so the whole limit is left.
+  json.can_create_project = user.projects_limit > 0
+  json.two_factor_enabled = user.two_factor_enabled === 1
+  json.external = user.external === 1
+  json.private_profile = user.private_profile === 1
+  json.commit_email = commitEmailOf(user, options.externalUrl)
+  return json
 }
 
 /** `creators` holds the users named by `created_by_id`, so lists load them in one query. */
 export function presentUserWithAdmin(user: User, options: PresentOptions, creators: ReadonlyMap<number, User>): UserWithAdminJson {
   const creator = user.created_by_id === null ? undefined : creators.get(user.created_by_id)
-  return {
-    ...presentUserPublic(user, options),
-    is_admin: user.admin === 1,
-    note: user.note,
-    // Personal namespaces do not exist yet.
-    namespace_id: null,
-    created_by: creator ? presentUserBasic(creator, options) : null,
-    email_reset_offered_at: null,
-  }
+  const json = presentUserPublic(user, options) as UserWithAdminJson
+  json.is_admin = user.admin === 1
+  json.note = user.note
+  // Personal namespaces do not exist yet.
+  json.namespace_id = null
+  json.created_by = creator ? presentUserBasic(creator, options) : null
+  json.email_reset_offered_at = null
+  return json
 }
 
 export function presentUserDetailsWithAdmin(
@@ -120,12 +122,11 @@ export function presentUserDetailsWithAdmin(
   options: PresentOptions,
   creators: ReadonlyMap<number, User>,
 ): UserDetailsWithAdminJson {
-  return {
-    ...presentUserWithAdmin(user, options, creators),
-    // No memberships exist yet: GitLab's NO_ACCESS.
-    highest_role: 0,
-    current_sign_in_ip: user.current_sign_in_ip,
-    last_sign_in_ip: user.last_sign_in_ip,
-    sign_in_count: user.sign_in_count,
-  }
+  const json = presentUserWithAdmin(user, options, creators) as UserDetailsWithAdminJson
+  // No memberships exist yet: GitLab's NO_ACCESS.
+  json.highest_role = 0
+  json.current_sign_in_ip = user.current_sign_in_ip
+  json.last_sign_in_ip = user.last_sign_in_ip
+  json.sign_in_count = user.sign_in_count
+  return json
 }

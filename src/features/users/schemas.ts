@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Nullable } from '../../http/schema.js'
 import { keysetParams } from '../../http/pagination.js'
 
 // Request params (lib/api/users.rb). Path ids are digit strings: the route pattern guarantees the digits, and an id
@@ -85,7 +86,7 @@ export const DeleteUserParams = Type.Object({
 // Response entities (lib/api/entities/user_*.rb): each lists its parent's fields first, in GitLab's order.
 // Optional fields are the ones GitLab leaves out entirely when the viewer may not read the profile.
 
-const NullableString = Type.Union([Type.String(), Type.Null()])
+const NullableString = Nullable(Type.String())
 
 export const UserBasicJson = Type.Object({
   id: Type.Integer(),
@@ -150,8 +151,8 @@ export const UserWithAdminJson = Type.Object({
   ...UserPublicJson.properties,
   is_admin: Type.Boolean(),
   note: NullableString,
-  namespace_id: Type.Union([Type.Integer(), Type.Null()]),
-  created_by: Type.Union([UserBasicJson, Type.Null()]),
+  namespace_id: Nullable(Type.Integer()),
+  created_by: Nullable(UserBasicJson),
   email_reset_offered_at: NullableString,
 })
 export type UserWithAdminJson = Static<typeof UserWithAdminJson>

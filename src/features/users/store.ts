@@ -1,6 +1,10 @@
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
+import { preparedQuery } from '../../db/prepared.js'
 import type { NewUserRow, UserRow, UserUpdate } from '../../db/schema.js'
+
+/** The caller's user, looked up on every authenticated request. */
+export const findUserForAuthentication = preparedQuery((db: Db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id))
 
 export function findUserById(db: Db, id: number) {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()

@@ -1,0 +1,26 @@
+import { CompiledQuery, PostgresAdapter, type Compilable } from 'kysely'
+import type { Db } from './index.js'
+
+/**
+ * A query for hot paths, compiled once per engine and then run with new argument values: building and
+ * compiling a Kysely query costs more than running it. `build` must pass each argument to the query as a
+ * plain value (it is given placeholders and must not branch on them).
+ */
+export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...args: Args) => Compilable<Row>) {
+  const compiled = new Map<boolean, { sql: string; parameters: readonly unknown[]; slots: (number | null)[] }>()
+  return async function run(db: Db, ...args: Args): Promise<Row[]> {
+    const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+    let query = compiled.get(isPostgres)
+    if (!query) {
+      const placeholders = args.map((_, index) => `\u0000argument ${index}\u0000`)
+      const { sql, parameters } = build(db, ...(placeholders as Args)).compile()
+      const slots = parameters.map((value) => (typeof value === 'string' && placeholders.includes(value) ? placeholders.indexOf(value) : null))
+      query = { sql, parameters, slots }
+      compiled.set(isPostgres, query)
+    }
+    const { sql, parameters, slots } = query
+    const values = slots.map((slot, index) => (slot === null ? parameters[index] : args[slot]))
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
+    return result.rows
+  }
+}
