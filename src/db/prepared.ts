@@ -14,7 +14,9 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
     if (!query) {
       const placeholders = args.map((_, index) => `\u0000argument ${index}\u0000`)
       const { sql, parameters } = build(db, ...(placeholders as Args)).compile()
-      const slots = parameters.map((value) => (typeof value === 'string' && placeholders.includes(value) ? placeholders.indexOf(value) : null))
+      const slots = parameters.map((value) =>
+        typeof value === 'string' && placeholders.includes(value) ? placeholders.indexOf(value) : null,
+      )
       query = { sql, parameters, slots }
       compiled.set(isPostgres, query)
     }

@@ -88,7 +88,6 @@ export const TokenIdParams = Type.Object({ id: Type.String() })
 export const RotateParams = Type.Object({ expires_at: Type.Optional(DateParam) })
 export const RotateTokenParams = Type.Object({ id: Type.String(), expires_at: Type.Optional(DateParam) })
 
-
 const tokenFields = {
   id: Type.Integer(),
   name: Type.String(),
