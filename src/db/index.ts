@@ -61,7 +61,20 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('foreign_keys = ON')
   file.pragma('busy_timeout = 5000')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
+  sqliteFiles.set(db, file)
   return { db, engine: 'sqlite', close: () => db.destroy() }
+}
+
+const sqliteFiles = new WeakMap<Db, SqliteFile>()
+
+/**
+ * The SQLite connection behind `db`, when a statement may run on it directly: `db` is not a transaction
+ * and no transaction is open on the connection (whose uncommitted rows a direct read would see).
+ */
+export function idleSqliteConnection(db: Db): SqliteFile | null {
+  if (db.isTransaction) return null
+  const file = sqliteFiles.get(db)
+  return file && !file.inTransaction ? file : null
 }
 
 /** Prepared statements kept per SQLite connection; the SQL of a query shape never changes. */

@@ -1,5 +1,5 @@
 import { CompiledQuery, PostgresAdapter, type Compilable } from 'kysely'
-import type { Db } from './index.js'
+import { idleSqliteConnection, type Db } from './index.js'
 
 /**
  * A query for hot paths, compiled once per engine and then run with new argument values: building and
@@ -22,6 +22,9 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
     }
     const { sql, parameters, slots } = query
     const values = slots.map((slot, index) => (slot === null ? parameters[index] : args[slot]))
+    // A synchronous read on an idle SQLite connection is atomic; it skips Kysely's connection queue.
+    const file = isPostgres ? null : idleSqliteConnection(db)
+    if (file) return file.prepare(sql).all(...values) as Row[]
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
     return result.rows
   }
