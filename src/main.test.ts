@@ -2,26 +2,14 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
-import { freshDatabase } from './testing/server.js'
+import { describe, expect, test } from 'vitest'
+import { MAIN, freshInstanceEnv, runSvc as run } from './testing/cli.js'
 
-const MAIN = path.resolve('dist/main.js')
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+/** A fresh instance without SVC_ROOT_PASSWORD, so the first start writes a random one. */
+async function dataEnv(): Promise<Record<string, string>> {
+  const { env } = await freshInstanceEnv()
+  delete env.SVC_ROOT_PASSWORD
+  return env
 }
 
 async function freePort(): Promise<number> {
@@ -45,17 +33,6 @@ async function waitUntilReady(url: string, child: ChildProcessWithoutNullStreams
     await new Promise((r) => setTimeout(r, 50))
   }
   throw new Error('server did not become ready')
-}
-
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!()
-})
-
-async function dataEnv(): Promise<Record<string, string>> {
-  const fresh = await freshDatabase()
-  cleanups.push(fresh.drop)
-  return { SVC_DATA_DIR: fresh.dataDir, ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}) }
 }
 
 describe('svc command', () => {

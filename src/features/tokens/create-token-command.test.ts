@@ -1,46 +1,12 @@
-import { spawn } from 'node:child_process'
-import path from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { digestToken } from '../../core/secrets.js'
 import { addDays, isoDate } from '../../core/time.js'
-import { openDatabase } from '../../db/index.js'
-import { freshDatabase } from '../../testing/server.js'
-
-const MAIN = path.resolve('dist/main.js')
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!()
-})
+import { freshInstanceEnv, runSvc as run } from '../../testing/cli.js'
 
 async function instance() {
-  const fresh = await freshDatabase()
-  cleanups.push(fresh.drop)
-  const env = {
-    SVC_DATA_DIR: fresh.dataDir,
-    SVC_ROOT_PASSWORD: 'root-password-for-tests',
-    SVC_LOG_LEVEL: 'silent',
-    ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}),
-  }
+  const { env, open } = await freshInstanceEnv()
   async function tokenRow(value: string) {
-    const database = await openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir })
+    const database = await open()
     try {
       return await database.db
         .selectFrom('personal_access_tokens')

@@ -1,37 +1,7 @@
-import { spawn } from 'node:child_process'
-import path from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { verifyPassword } from '../../core/secrets.js'
-import { openDatabase } from '../../db/index.js'
-import { freshDatabase } from '../../testing/server.js'
+import { freshInstanceEnv as dataEnv, runSvc as run } from '../../testing/cli.js'
 import { findUserByUsername } from './store.js'
-
-const MAIN = path.resolve('dist/main.js')
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', SVC_ROOT_PASSWORD: 'root-password-for-tests', ...env },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!()
-})
-
-async function dataEnv() {
-  const fresh = await freshDatabase()
-  cleanups.push(fresh.drop)
-  const env = { SVC_DATA_DIR: fresh.dataDir, ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}) }
-  return { env, open: () => openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir }) }
-}
 
 describe('svc create-user', () => {
   test('creates a confirmed user with the given password, on a fresh database', async () => {

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { afterEach } from 'vitest'
+import { openDatabase } from '../db/index.js'
+import { freshDatabase } from './server.js'
+
+/** The built program, as `npm start` runs it (the global setup builds it). */
+export const MAIN = path.resolve('dist/main.js')
+
+export interface SvcRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `svc <args>` with only PATH and `env` in its environment. */
+export function runSvc(args: string[], env: Record<string, string>): Promise<SvcRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+const drops: (() => Promise<void>)[] = []
+afterEach(async () => {
+  while (drops.length) await drops.pop()!()
+})
+
+/** Environment naming a fresh database for a run of svc, dropped after the test; `open` reads it from the test. */
+export async function freshInstanceEnv() {
+  const fresh = await freshDatabase()
+  drops.push(fresh.drop)
+  const env: Record<string, string> = {
+    SVC_DATA_DIR: fresh.dataDir,
+    SVC_ROOT_PASSWORD: 'root-password-for-tests',
+    SVC_LOG_LEVEL: 'silent',
+    ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}),
+  }
+  return { env, open: () => openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir }) }
+}
