@@ -34,6 +34,24 @@ export type ContextBuilder = (request: FastifyRequest, params: Record<string, un
 
 const noParams = Type.Object({})
 
+/**
+ * The serializer's copy of a response schema declares no field required: fast-json-stringify writes
+ * required fields before optional ones, which would break GitLab's field order, and omits absent ones.
+ */
+function inDeclaredOrder(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(inDeclaredOrder)
+  if (schema === null || typeof schema !== 'object') return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'required' && Array.isArray(value)) continue
+    copy[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, inDeclaredOrder(v)]))
+        : inDeclaredOrder(value)
+  }
+  return copy
+}
+
 /** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */
 export function mergedParams(request: FastifyRequest): Record<string, unknown> {
   const body = request.body
@@ -58,7 +76,9 @@ export class ApiRouter {
     this.app.route({
       method,
       url: `/api/v4${url}`,
-      schema: options.response ? { response: options.response } : undefined,
+      schema: options.response
+        ? { response: Object.fromEntries(Object.entries(options.response).map(([status, body]) => [status, inDeclaredOrder(body)])) }
+        : undefined,
       async handler(request, reply) {
         const raw = mergedParams(request)
         request.ctx = await buildContext(request, raw, scopes)

@@ -166,30 +166,17 @@ export const UserDetailsWithAdminJson = Type.Object({
 })
 export type UserDetailsWithAdminJson = Static<typeof UserDetailsWithAdminJson>
 
-/**
- * A response schema that keeps the presenter's field order: fast-json-stringify writes required properties
- * before optional ones, so the copy given to the serializer declares none required. Each entity's fields start
- * with its parent's, so the widest entity also serializes the narrower ones, field for field.
- */
-function inPresentedOrder<T extends TSchema>(schema: T): T {
-  const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip)
-    if (value === null || typeof value !== 'object') return value
-    const copy: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) if (key !== 'required') copy[key] = strip(item)
-    return copy
-  }
-  return strip(schema) as T
-}
+// Response schemas: each entity's fields start with its parent's, so the widest entity also serializes the
+// narrower ones, field for field (the router serializes fields in declared order, see http/route.ts).
 
 /** GET /users: UserWithAdmin for administrators, UserBasic for everyone else. */
-export const UserListResponse = inPresentedOrder(Type.Array(UserWithAdminJson))
+export const UserListResponse = Type.Array(UserWithAdminJson)
 
 /** GET /users/:id: UserDetailsWithAdmin for administrators, User for everyone else. */
-export const UserShowResponse = inPresentedOrder(UserDetailsWithAdminJson)
+export const UserShowResponse = UserDetailsWithAdminJson
 
 /** GET /user: UserWithAdmin for administrators, UserPublic for everyone else. */
-export const CurrentUserResponse = inPresentedOrder(UserWithAdminJson)
+export const CurrentUserResponse = UserWithAdminJson
 
 /** POST /users and PUT /users/:id. */
-export const UserWithAdminResponse = inPresentedOrder(UserWithAdminJson)
+export const UserWithAdminResponse = UserWithAdminJson
