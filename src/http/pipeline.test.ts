@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createTestUser } from '../testing/factories.js'
 import { client } from '../testing/http.js'
 import { sendRaw } from '../testing/raw.js'
 import { startTestServer, type TestServer } from '../testing/server.js'
@@ -135,5 +136,69 @@ describe('malformed input', () => {
     })
     expect(res.status).toBe(415)
     expect(res.body).toEqual({ error: "The provided content-type 'text/xml' is not supported." })
+  })
+})
+
+describe('parameters', () => {
+  test('a path parameter wins over query and body parameters of the same name', async () => {
+    const user = await createTestUser(server.database.db)
+    const res = await request('PUT', `/api/v4/users/${user.id}?id=1`, { token: server.rootToken, body: { id: 1, name: 'Path Wins' } })
+    expect(res.status).toBe(200)
+    expect(res.body.id).toBe(user.id)
+    expect(res.body.name).toBe('Path Wins')
+  })
+
+  test('a body parameter wins over the query parameter of the same name', async () => {
+    const user = await createTestUser(server.database.db)
+    const res = await request('PUT', `/api/v4/users/${user.id}?name=FromQuery`, { token: server.rootToken, body: { name: 'FromBody' } })
+    expect(res.status).toBe(200)
+    expect(res.body.name).toBe('FromBody')
+  })
+
+  test('form bodies carry arrays as a[]= and booleans in any Grape spelling', async () => {
+    const user = await createTestUser(server.database.db)
+    const res = await request('POST', `/api/v4/users/${user.id}/personal_access_tokens`, {
+      token: server.rootToken,
+      body: 'name=ci&scopes%5B%5D=api&scopes%5B%5D=read_user',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(res.status).toBe(201)
+    expect(res.body.scopes).toEqual(['api', 'read_user'])
+    const update = await request('PUT', `/api/v4/users/${user.id}`, {
+      token: server.rootToken,
+      body: 'external=True&private_profile=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(update.status).toBe(200)
+    expect(update.body.external).toBe(true)
+    expect(update.body.private_profile).toBe(true)
+  })
+
+  test('query strings carry arrays and hashes', async () => {
+    const user = await createTestUser(server.database.db)
+    const res = await request('POST', `/api/v4/users/${user.id}/personal_access_tokens?name=q&scopes[]=read_api&scopes[]=read_user`, {
+      token: server.rootToken,
+    })
+    expect(res.status).toBe(201)
+    expect(res.body.scopes).toEqual(['read_api', 'read_user'])
+  })
+
+  test('wrong types and values are refused in Grape shape and change nothing', async () => {
+    const user = await createTestUser(server.database.db)
+    for (const [body, error] of [
+      [{ projects_limit: 'many' }, 'projects_limit is invalid'],
+      [{ projects_limit: ['1'] }, 'projects_limit is invalid'],
+      [{ admin: 'perhaps' }, 'admin is invalid'],
+      [{ name: { first: 'a' } }, 'name is invalid'],
+      [{ projects_limit: 99999999999 }, 'projects_limit is invalid'],
+    ] as const) {
+      const res = await request('PUT', `/api/v4/users/${user.id}`, { token: server.rootToken, body })
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(res.body).toEqual({ error })
+    }
+    const after = await request('GET', `/api/v4/users/${user.id}`, { token: server.rootToken })
+    expect(after.body.name).toBe(user.name)
+    expect(after.body.projects_limit).toBe(user.projects_limit)
+    expect(after.body.is_admin).toBe(false)
   })
 })
