@@ -67,7 +67,7 @@ function memory(pid, field) {
 /** Starts svc and resolves once /-/readiness answers 200, with the time that took. */
 async function startSvc(env) {
   const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'dist/main.js'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (data) => (stderr += data))
   child.stderr.on('end', () => stderr.split('\n').forEach((line) => line.trim() && svcStderr.add(line.replace(/^\(node:\d+\) /, ''))))

@@ -5,7 +5,7 @@ import { openDatabase } from '../db/index.js'
 import { freshDatabase } from './server.js'
 
 /** The built program, as `npm start` runs it (the global setup builds it). */
-export const MAIN = path.resolve('dist/main.js')
+export const MAIN = path.resolve('dist/svc.mjs')
 
 export interface SvcRun {
   code: number | null

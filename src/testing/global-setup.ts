@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 
-/** Tests of the CLI run the built program, so build it once before any test. */
+/** Tests of the command run the built program, exactly as `npm start` does, so build it once before any test. */
 export default function buildOnce() {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
 }
