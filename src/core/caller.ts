@@ -1,4 +1,5 @@
 import type { UserRow } from '../db/schema.js'
+import { Forbidden, Unauthorized } from './errors.js'
 
 export type User = UserRow
 
@@ -24,4 +25,11 @@ export const anonymous: Caller = Object.freeze({ user: null, credential: null, s
 
 export function isAdmin(caller: Caller): boolean {
   return caller.user?.admin === 1
+}
+
+/** GitLab's `authenticated_as_admin!`: 401 for anonymous callers, then 403 for everyone but administrators. */
+export function authorizeAdmin(caller: Caller): User {
+  if (!caller.user) throw new Unauthorized()
+  if (!isAdmin(caller)) throw new Forbidden()
+  return caller.user
 }

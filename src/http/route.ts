@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../core/context.js'
+import { authorizeAdmin } from '../core/caller.js'
 import { Unauthorized } from '../core/errors.js'
 import { parseParams } from './params.js'
 
@@ -33,6 +34,11 @@ export type ApiHandler<P extends TObject> = (request: ApiRequest<P>, reply: Fast
 export type ContextBuilder = (request: FastifyRequest, params: Record<string, unknown>, scopes: readonly string[]) => Promise<Context>
 
 const noParams = Type.Object({})
+
+/** A `before` step for administrators' resources (GL `before { authenticated_as_admin! }`): refusals come before param errors. */
+export function adminOnly(request: FastifyRequest) {
+  authorizeAdmin(request.ctx.caller)
+}
 
 /**
  * The serializer's copy of a response schema declares no field required: fast-json-stringify writes

@@ -3,7 +3,7 @@ import { Invalid } from '../../core/errors.js'
 import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '../../core/settings.js'
 import { isoTimestamp } from '../../core/time.js'
 import type { SettingsCache } from './cache.js'
-import { authorizeSettings } from './policy.js'
+import { authorizeAdmin } from '../../core/caller.js'
 import type { UpdateSettingsInput } from './schemas.js'
 import { readSettings, upsertSettingRows } from './store.js'
 
@@ -35,13 +35,13 @@ function changesOf(input: UpdateSettingsInput): Partial<Settings> {
 
 /** The settings as stored, read past this node's cache as GitLab's API does (current_without_cache). */
 export async function getSettings(ctx: Context): Promise<Settings> {
-  authorizeSettings(ctx.caller)
+  authorizeAdmin(ctx.caller)
   return readSettings(ctx.db)
 }
 
 /** Validates every given setting, writes them in one transaction, then makes every node drop its copy. */
 export async function updateSettings(ctx: Context, cache: SettingsCache, input: UpdateSettingsInput): Promise<Settings> {
-  authorizeSettings(ctx.caller)
+  authorizeAdmin(ctx.caller)
   const changes = changesOf(input)
   const errors: Record<string, string[]> = {}
   for (const [name, value] of Object.entries(changes)) {

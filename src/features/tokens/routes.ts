@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { isAdmin } from '../../core/caller.js'
-import { Forbidden, Unauthorized } from '../../core/errors.js'
+import { Unauthorized } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
-import { mergedParams, type ApiRouter } from '../../http/route.js'
+import { adminOnly, mergedParams, type ApiRouter } from '../../http/route.js'
 import {
   presentImpersonationToken,
   presentImpersonationTokenWithToken,
@@ -42,12 +42,6 @@ import {
   showOwnToken,
 } from './service.js'
 
-/** GL users.rb token resources: `before { authenticated_as_admin! }`, so refusals come before parameter errors. */
-function authenticatedAsAdmin(request: FastifyRequest) {
-  if (!request.ctx.caller.user) throw new Unauthorized()
-  if (!isAdmin(request.ctx.caller)) throw new Forbidden()
-}
-
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
 }
@@ -65,7 +59,7 @@ const SELF_SCOPES = AVAILABLE_SCOPES.filter((scope) => scope !== 'api')
 export function registerTokenRoutes(api: ApiRouter) {
   api.post(
     '/users/:user_id/personal_access_tokens',
-    { params: CreatePersonalAccessTokenParams, before: authenticatedAsAdmin, response: { 201: PersonalAccessTokenWithTokenJson } },
+    { params: CreatePersonalAccessTokenParams, before: adminOnly, response: { 201: PersonalAccessTokenWithTokenJson } },
     async (request, reply) => {
       const { user_id, ...input } = request.input
       const created = await createPersonalAccessToken(request.ctx, user_id, input)
@@ -75,7 +69,7 @@ export function registerTokenRoutes(api: ApiRouter) {
 
   api.get(
     '/users/:user_id/impersonation_tokens',
-    { params: ListImpersonationTokensParams, before: authenticatedAsAdmin, response: { 200: Type.Array(ImpersonationTokenJson) } },
+    { params: ListImpersonationTokensParams, before: adminOnly, response: { 200: Type.Array(ImpersonationTokenJson) } },
     async (request, reply) => {
       const { ctx, input } = request
       const page = await listImpersonationTokens(ctx, input.user_id, input.state, offsetWindow(input, ctx.settings))
@@ -87,7 +81,7 @@ export function registerTokenRoutes(api: ApiRouter) {
 
   api.post(
     '/users/:user_id/impersonation_tokens',
-    { params: CreateImpersonationTokenParams, before: authenticatedAsAdmin, response: { 201: ImpersonationTokenWithTokenJson } },
+    { params: CreateImpersonationTokenParams, before: adminOnly, response: { 201: ImpersonationTokenWithTokenJson } },
     async (request, reply) => {
       const { user_id, ...input } = request.input
       const created = await createImpersonationToken(request.ctx, user_id, input)
@@ -97,7 +91,7 @@ export function registerTokenRoutes(api: ApiRouter) {
 
   api.get(
     '/users/:user_id/impersonation_tokens/:impersonation_token_id',
-    { params: ImpersonationTokenParams, before: authenticatedAsAdmin, response: { 200: ImpersonationTokenJson } },
+    { params: ImpersonationTokenParams, before: adminOnly, response: { 200: ImpersonationTokenJson } },
     async (request) => {
       const { ctx, input } = request
       const token = await findImpersonationToken(ctx, input.user_id, input.impersonation_token_id)
@@ -107,7 +101,7 @@ export function registerTokenRoutes(api: ApiRouter) {
 
   api.delete(
     '/users/:user_id/impersonation_tokens/:impersonation_token_id',
-    { params: ImpersonationTokenParams, before: authenticatedAsAdmin },
+    { params: ImpersonationTokenParams, before: adminOnly },
     async (request, reply) => {
       await revokeImpersonationToken(request.ctx, request.input.user_id, request.input.impersonation_token_id)
       return reply.code(204).send()

@@ -1,6 +1,6 @@
-import { isAdmin, type User } from '../../core/caller.js'
+import { authorizeAdmin, isAdmin, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Forbidden, Invalid, NotFound, RecordNotFound, Unauthorized, Unprocessable } from '../../core/errors.js'
+import { BadRequest, Invalid, NotFound, RecordNotFound, Unauthorized, Unprocessable } from '../../core/errors.js'
 import { digestToken, generateToken } from '../../core/secrets.js'
 import type { Settings } from '../../core/settings.js'
 import { addDays, isoDate } from '../../core/time.js'
@@ -96,11 +96,6 @@ async function insertNewToken(db: Db, user: Pick<User, 'id'>, now: Date, attribu
   return { row, token }
 }
 
-function requireAdmin(ctx: Context) {
-  if (!ctx.caller.user) throw new Unauthorized()
-  if (!isAdmin(ctx.caller)) throw new Forbidden()
-}
-
 async function findUserOrFail(db: Db, userId: number): Promise<User> {
   const user = await findUserRowById(db, userId)
   if (!user) throw new NotFound('User')
@@ -113,7 +108,7 @@ export async function createPersonalAccessToken(
   userId: number,
   input: { name: string; scopes: string[]; description?: string; expires_at?: string },
 ): Promise<NewToken> {
-  requireAdmin(ctx)
+  authorizeAdmin(ctx.caller)
   const user = await findUserOrFail(ctx.db, userId)
   const now = ctx.now()
   const attributes: TokenAttributes = {
@@ -157,7 +152,7 @@ export async function createImpersonationToken(
   userId: number,
   input: { name: string; description?: string; expires_at?: string; scopes?: string[] },
 ): Promise<NewToken> {
-  requireAdmin(ctx)
+  authorizeAdmin(ctx.caller)
   const user = await findUserOrFail(ctx.db, userId)
   const now = ctx.now()
   // The maximum lifetime when no date is given (GitLab docs, user tokens API: create an impersonation token).
@@ -179,7 +174,7 @@ export async function listImpersonationTokens(
   state: 'all' | 'active' | 'inactive',
   window: PageWindow,
 ): Promise<OffsetPage<TokenRow>> {
-  requireAdmin(ctx)
+  authorizeAdmin(ctx.caller)
   const user = await findUserOrFail(ctx.db, userId)
   const query = selectTokens(ctx.db, {
     userId: user.id,
@@ -192,7 +187,7 @@ export async function listImpersonationTokens(
 }
 
 export async function findImpersonationToken(ctx: Context, userId: number, tokenId: number): Promise<TokenRow> {
-  requireAdmin(ctx)
+  authorizeAdmin(ctx.caller)
   const user = await findUserOrFail(ctx.db, userId)
   const token = await findUserTokenById(ctx.db, user.id, tokenId, true)
   if (!token) throw new NotFound('Impersonation Token')

@@ -1,12 +1,4 @@
 import { isAdmin, type Caller, type User } from '../../core/caller.js'
-import { Forbidden, Unauthorized } from '../../core/errors.js'
-
-/** GitLab's `authenticated_as_admin!`: 401 for anonymous callers, then 403 for everyone but administrators. */
-export function authorizeAdmin(caller: Caller): User {
-  if (!caller.user) throw new Unauthorized()
-  if (!isAdmin(caller)) throw new Forbidden()
-  return caller.user
-}
 
 /** Administrators read every user resource (GitLab: `can_read_all_resources?`). */
 export function canReadAllUsers(caller: Caller): boolean {

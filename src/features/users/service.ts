@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import type { User } from '../../core/caller.js'
+import { authorizeAdmin, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused } from '../../core/errors.js'
 import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NewUserRow, UserUpdate } from '../../db/schema.js'
-import { authorizeAdmin, canListUsers, canReadAllUsers } from './policy.js'
+import { canListUsers, canReadAllUsers } from './policy.js'
 import {
   deleteUserRow,
   findUserById,
