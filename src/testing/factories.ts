@@ -53,3 +53,16 @@ export async function createTestToken(
   })
   return { row, value }
 }
+
+/** Many users at once, without passwords, for tests of large lists. */
+export async function createManyTestUsers(db: Db, count: number): Promise<void> {
+  const at = new Date().toISOString()
+  const batch = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
+  for (let start = 0; start < count; start += 500) {
+    const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => {
+      const n = `${batch}x${start + i}`
+      return { username: `bulk${n}`, email: `bulk${n}@example.com`, name: `Bulk ${n}`, created_at: at, updated_at: at }
+    })
+    await db.insertInto('users').values(rows).execute()
+  }
+}
