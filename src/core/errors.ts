@@ -80,6 +80,13 @@ export class Unprocessable extends DomainError {
 /** 405 `{"error":"<text>"}` (Grape shape), e.g. the maximum-offset refusal. */
 export class NotAllowed extends DomainError {}
 
+/** A project asked for by a path it had before a rename or transfer: 301 to its id for reads, 405 otherwise (spec rule 6). */
+export class ProjectMoved extends DomainError {
+  constructor(readonly projectId: number) {
+    super('Non GET methods are not allowed for moved projects')
+  }
+}
+
 /** 401 `invalid_token` with WWW-Authenticate: expired, revoked, or disabled impersonation token. */
 export class InvalidToken extends DomainError {}
 

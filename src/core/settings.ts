@@ -1,21 +1,19 @@
+import { VISIBILITY_NAMES, type VisibilityName } from './access.js'
+
 /**
  * Instance settings, with GitLab's names and defaults where GitLab has them
  * (lib/api/settings.rb, ApplicationSettingImplementation defaults). This file is the one list:
  * GET/PUT /application/settings expose, accept and validate exactly what is declared here.
  */
 
-export type Visibility = 'private' | 'internal' | 'public'
-
-export const VISIBILITY_LEVELS: readonly Visibility[] = ['private', 'internal', 'public']
-
 export interface Settings {
   /** Administrators must enable Admin Mode (token scope `admin_mode`) to act as admins. */
   admin_mode: boolean
   can_create_group: boolean
-  default_group_visibility: Visibility
-  default_project_visibility: Visibility
+  default_group_visibility: VisibilityName
+  default_project_visibility: VisibilityName
   default_projects_limit: number
-  default_snippet_visibility: Visibility
+  default_snippet_visibility: VisibilityName
   /** GitLab keeps this in gitlab.yml; here it is a setting so every node sees one value. */
   impersonation_enabled: boolean
   /** Days; null means GitLab's default of 365. */
@@ -100,7 +98,7 @@ type RuleFor<T> = [T] extends [boolean]
 
 const greaterThanZero = { type: 'integer', greaterThan: 0 } as const
 const notNegative = { type: 'integer', greaterThanOrEqualTo: 0 } as const
-const visibility = { type: 'string', values: VISIBILITY_LEVELS } as const
+const visibility = { type: 'string', values: VISIBILITY_NAMES } as const
 const flag = { type: 'boolean' } as const
 
 /** How each setting is typed and validated on PUT (GitLab's model validations and messages). */

@@ -82,10 +82,150 @@ export interface ApplicationSettingsTable {
   updated_at: Timestamp
 }
 
+/** Personal namespaces (kind 'user') and groups (kind 'group'). */
+export interface NamespacesTable {
+  id: Generated<number>
+  kind: 'user' | 'group'
+  name: string
+  path: string
+  /** Paths from the root, '/'-joined; kept up to date on rename and transfer. */
+  full_path: string
+  /** Names from the root, ' / '-joined. */
+  full_name: string
+  owner_id: number | null
+  parent_id: number | null
+  /** Ids from the root down to this namespace, each followed by '/': '4/9/12/'. */
+  traversal_ids: Generated<string>
+  visibility_level: Generated<number>
+  description: Generated<string>
+  request_access_enabled: Generated<Flag>
+  share_with_group_lock: Generated<Flag>
+  require_two_factor_authentication: Generated<Flag>
+  two_factor_grace_period: Generated<number>
+  project_creation_level: Generated<number>
+  subgroup_creation_level: Generated<number>
+  emails_enabled: Generated<Flag>
+  mentions_disabled: Generated<Flag>
+  lfs_enabled: Generated<Flag>
+  default_branch: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ProjectsTable {
+  id: Generated<number>
+  namespace_id: number
+  name: string
+  path: string
+  full_path: string
+  full_name: string
+  description: string | null
+  visibility_level: Generated<number>
+  creator_id: number | null
+  default_branch: string | null
+  empty_repo: Generated<Flag>
+  archived: Generated<Flag>
+  star_count: Generated<number>
+  forked_from_project_id: number | null
+  repository_storage: Generated<string>
+  repository_object_format: Generated<string>
+  import_status: Generated<string>
+  import_error: string | null
+  /** JSON array of topic names. */
+  topics: Generated<string>
+  merge_method: Generated<string>
+  squash_option: Generated<string>
+  suggestion_commit_message: string | null
+  merge_commit_template: string | null
+  squash_commit_template: string | null
+  issue_branch_template: string | null
+  ci_config_path: string | null
+  build_timeout: Generated<number>
+  ci_default_git_depth: Generated<number>
+  resolve_outdated_diff_discussions: Generated<Flag>
+  shared_runners_enabled: Generated<Flag>
+  group_runners_enabled: Generated<Flag>
+  public_jobs: Generated<Flag>
+  only_allow_merge_if_pipeline_succeeds: Generated<Flag>
+  allow_merge_on_skipped_pipeline: Generated<Flag>
+  restrict_user_defined_variables: Generated<Flag>
+  only_allow_merge_if_all_discussions_are_resolved: Generated<Flag>
+  remove_source_branch_after_merge: Generated<Flag>
+  printing_merge_request_link_enabled: Generated<Flag>
+  request_access_enabled: Generated<Flag>
+  autoclose_referenced_issues: Generated<Flag>
+  enforce_auth_checks_on_uploads: Generated<Flag>
+  lfs_enabled: Generated<Flag>
+  emails_enabled: Generated<Flag>
+  packages_enabled: Generated<Flag>
+  service_desk_enabled: Generated<Flag>
+  mr_default_target_self: Generated<Flag>
+  show_default_award_emojis: Generated<Flag>
+  warn_about_potentially_unwanted_characters: Generated<Flag>
+  ci_forward_deployment_enabled: Generated<Flag>
+  keep_latest_artifact: Generated<Flag>
+  /** Feature access levels: 0 disabled, 10 private (members), 20 enabled, 30 public. */
+  issues_access_level: Generated<number>
+  repository_access_level: Generated<number>
+  merge_requests_access_level: Generated<number>
+  forking_access_level: Generated<number>
+  wiki_access_level: Generated<number>
+  builds_access_level: Generated<number>
+  snippets_access_level: Generated<number>
+  pages_access_level: Generated<number>
+  operations_access_level: Generated<number>
+  analytics_access_level: Generated<number>
+  container_registry_access_level: Generated<number>
+  security_and_compliance_access_level: Generated<number>
+  releases_access_level: Generated<number>
+  environments_access_level: Generated<number>
+  feature_flags_access_level: Generated<number>
+  infrastructure_access_level: Generated<number>
+  monitor_access_level: Generated<number>
+  model_experiments_access_level: Generated<number>
+  model_registry_access_level: Generated<number>
+  requirements_access_level: Generated<number>
+  last_activity_at: Timestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface RedirectRoutesTable {
+  id: Generated<number>
+  path: string
+  project_id: number | null
+  namespace_id: number | null
+  created_at: Timestamp
+}
+
+/** A direct membership in a group (namespace_id) or a project (project_id). */
+export interface MembersTable {
+  id: Generated<number>
+  user_id: number
+  namespace_id: number | null
+  project_id: number | null
+  access_level: number
+  expires_at: string | null
+  created_by_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ProjectStarsTable {
+  user_id: number
+  project_id: number
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
   application_settings: ApplicationSettingsTable
+  namespaces: NamespacesTable
+  projects: ProjectsTable
+  redirect_routes: RedirectRoutesTable
+  members: MembersTable
+  project_stars: ProjectStarsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -93,3 +233,11 @@ export type NewUserRow = Insertable<UsersTable>
 export type UserUpdate = Updateable<UsersTable>
 export type TokenRow = Selectable<PersonalAccessTokensTable>
 export type NewTokenRow = Insertable<PersonalAccessTokensTable>
+export type NamespaceRow = Selectable<NamespacesTable>
+export type NewNamespaceRow = Insertable<NamespacesTable>
+export type NamespaceUpdate = Updateable<NamespacesTable>
+export type ProjectRow = Selectable<ProjectsTable>
+export type NewProjectRow = Insertable<ProjectsTable>
+export type ProjectUpdate = Updateable<ProjectsTable>
+export type MemberRow = Selectable<MembersTable>
+export type NewMemberRow = Insertable<MembersTable>

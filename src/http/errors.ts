@@ -11,6 +11,7 @@ import {
   NotFound,
   ParamError,
   PreconditionFailed,
+  ProjectMoved,
   Refused,
   Throttled,
   Unauthorized,
@@ -106,8 +107,23 @@ export function renderError(error: unknown): Rendered {
   return { status: 500, body: { message: '500 Internal Server Error' } }
 }
 
+/**
+ * GitLab's moved-project answer (GL lib/api/helpers.rb `find_project!`): reads go to the same route by
+ * the project's id, keeping the rest of the path, the format suffix and the query; writes are refused.
+ */
+function renderMoved(error: ProjectMoved, request: FastifyRequest, externalUrl: string): Rendered {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return { status: 405, body: { message: error.message } }
+  const raw = request.originalUrl ?? request.raw.url ?? request.url
+  const queryAt = raw.indexOf('?')
+  const path = queryAt === -1 ? raw : raw.slice(0, queryAt)
+  const query = queryAt === -1 ? '' : raw.slice(queryAt)
+  const moved = path.replace(/^(\/api\/v4\/projects\/)[^/]+?(\.json)?(?=\/|$)/, `$1${error.projectId}$2`)
+  const location = `${externalUrl}${moved}${query}`
+  return { status: 301, body: `This resource has been moved permanently to ${location}`, headers: { location }, text: true }
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const rendered = renderError(error)
+  const rendered = error instanceof ProjectMoved ? renderMoved(error, request, request.ctx?.config.externalUrl ?? '') : renderError(error)
   if (rendered.status >= 500) request.log.error({ err: error }, 'request failed')
   if (rendered.headers) reply.headers(rendered.headers)
   reply.code(rendered.status)

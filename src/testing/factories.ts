@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../core/caller.js'
 import { digestToken, generateToken, hashPassword } from '../core/secrets.js'
 import type { Db } from '../db/index.js'
-import type { NewUserRow, TokenRow } from '../db/schema.js'
+import type { NamespaceRow, NewUserRow, ProjectRow, TokenRow } from '../db/schema.js'
 import { insertToken } from '../features/tokens/store.js'
+import { visibilityLevel, type VisibilityName } from '../core/access.js'
+import { insertMember } from '../features/members/index.js'
+import { createPersonalNamespace, findPersonalNamespace, insertNamespace } from '../features/namespaces/index.js'
+import { insertProject } from '../features/projects/index.js'
 import { insertUser } from '../features/users/store.js'
 
 let sequence = 0
@@ -14,15 +18,20 @@ export async function createTestUser(db: Db, overrides: Partial<NewUserRow> & { 
   const suffix = `${sequence}${randomBytes(3).toString('hex')}`
   const { password, ...rest } = overrides
   const at = new Date().toISOString()
-  return insertUser(db, {
-    username: `user${suffix}`,
-    email: `user${suffix}@example.com`,
-    name: `User ${suffix}`,
-    password_digest: await hashPassword(password ?? 'password123'),
-    confirmed_at: at,
-    created_at: at,
-    updated_at: at,
-    ...rest,
+  const passwordDigest = await hashPassword(password ?? 'password123')
+  return db.transaction().execute(async (trx) => {
+    const user = await insertUser(trx, {
+      username: `user${suffix}`,
+      email: `user${suffix}@example.com`,
+      name: `User ${suffix}`,
+      password_digest: passwordDigest,
+      confirmed_at: at,
+      created_at: at,
+      updated_at: at,
+      ...rest,
+    })
+    await createPersonalNamespace(trx, user)
+    return user
   })
 }
 
@@ -65,4 +74,76 @@ export async function createManyTestUsers(db: Db, count: number): Promise<void> 
     })
     await db.insertInto('users').values(rows).execute()
   }
+}
+
+/** A group, top-level or below `parent`; public unless told. */
+export async function createTestGroup(
+  db: Db,
+  options: { path?: string; name?: string; parent?: NamespaceRow; visibility?: VisibilityName } = {},
+): Promise<NamespaceRow> {
+  sequence += 1
+  const path = options.path ?? `group${sequence}${randomBytes(3).toString('hex')}`
+  const name = options.name ?? path
+  const at = new Date().toISOString()
+  return insertNamespace(
+    db,
+    {
+      kind: 'group',
+      name,
+      path,
+      full_path: options.parent ? `${options.parent.full_path}/${path}` : path,
+      full_name: options.parent ? `${options.parent.full_name} / ${name}` : name,
+      parent_id: options.parent?.id ?? null,
+      visibility_level: visibilityLevel(options.visibility ?? 'public'),
+      created_at: at,
+      updated_at: at,
+    },
+    options.parent ?? null,
+  )
+}
+
+/** A project in a group or in a user's personal namespace (whose owner becomes its Owner member); public unless told. */
+export async function createTestProject(
+  db: Db,
+  options: { namespace?: NamespaceRow; owner?: Pick<User, 'id'>; path?: string; name?: string; visibility?: VisibilityName } = {},
+): Promise<ProjectRow> {
+  sequence += 1
+  const namespace = options.namespace ?? (options.owner ? await findPersonalNamespace(db, options.owner.id) : undefined)
+  if (!namespace) throw new Error('createTestProject needs a namespace or an owner')
+  const path = options.path ?? `project${sequence}${randomBytes(3).toString('hex')}`
+  const name = options.name ?? path
+  const at = new Date().toISOString()
+  const project = await insertProject(db, {
+    namespace_id: namespace.id,
+    name,
+    path,
+    full_path: `${namespace.full_path}/${path}`,
+    full_name: `${namespace.full_name} / ${name}`,
+    visibility_level: visibilityLevel(options.visibility ?? 'public'),
+    creator_id: namespace.owner_id ?? options.owner?.id ?? null,
+    last_activity_at: at,
+    created_at: at,
+    updated_at: at,
+  })
+  if (namespace.kind === 'user' && namespace.owner_id !== null) {
+    await addTestMember(db, { user: { id: namespace.owner_id }, project, accessLevel: 50 })
+  }
+  return project
+}
+
+/** A direct membership of a user in a group or a project. */
+export async function addTestMember(
+  db: Db,
+  options: { user: Pick<User, 'id'>; group?: NamespaceRow; project?: ProjectRow; accessLevel: number; expiresAt?: string | null },
+) {
+  const at = new Date().toISOString()
+  return insertMember(db, {
+    user_id: options.user.id,
+    namespace_id: options.group?.id ?? null,
+    project_id: options.project?.id ?? null,
+    access_level: options.accessLevel,
+    expires_at: options.expiresAt ?? null,
+    created_at: at,
+    updated_at: at,
+  })
 }

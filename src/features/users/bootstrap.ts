@@ -5,6 +5,7 @@ import type { Log } from '../../core/context.js'
 import type { Config } from '../../config/index.js'
 import { digestToken, hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
+import { createPersonalNamespace } from '../namespaces/index.js'
 import { findTokenDigestOwner, insertToken } from '../tokens/store.js'
 import { findUserByUsername, insertUser } from './store.js'
 
@@ -28,15 +29,20 @@ export async function ensureRootUser(db: Db, config: Config, log: Pick<Log, 'inf
       fs.chmodSync(file, 0o600)
       log.info({ path: file }, 'root password written')
     }
-    root = await insertUser(db, {
-      username: 'root',
-      email: 'admin@example.com',
-      name: 'Administrator',
-      password_digest: await hashPassword(password),
-      admin: 1,
-      confirmed_at: at,
-      created_at: at,
-      updated_at: at,
+    const passwordDigest = await hashPassword(password)
+    root = await db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, {
+        username: 'root',
+        email: 'admin@example.com',
+        name: 'Administrator',
+        password_digest: passwordDigest,
+        admin: 1,
+        confirmed_at: at,
+        created_at: at,
+        updated_at: at,
+      })
+      await createPersonalNamespace(trx, user)
+      return user
     })
   }
   if (config.rootToken) {

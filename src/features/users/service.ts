@@ -6,6 +6,7 @@ import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NewUserRow, UserUpdate } from '../../db/schema.js'
+import { createPersonalNamespace, isUsernameUsedByNamespace, syncPersonalNamespace } from '../namespaces/index.js'
 import { canListUsers, canReadAllUsers } from './policy.js'
 import {
   deleteUserRow,
@@ -13,7 +14,7 @@ import {
   findUsersByIds,
   insertUser,
   isEmailTaken,
-  isUsernameTaken,
+  isUsernameTaken as isUsernameTakenByUser,
   orderBySearchRelevance,
   selectUsers,
   updateUserRow,
@@ -228,6 +229,11 @@ function hasErrors(errors: ValidationErrors): boolean {
   return Object.keys(errors).length > 0
 }
 
+/** A username is taken by another user or by a group's path: users and groups share one path space. */
+async function isUsernameTaken(db: Db, username: string, exceptId: number | null = null): Promise<boolean> {
+  return (await isUsernameTakenByUser(db, username, exceptId)) || (await isUsernameUsedByNamespace(db, username, exceptId))
+}
+
 /** A lost race against another writer ends as the 409 GitLab would have answered. */
 async function conflictAfterRace(
   db: Db,
@@ -281,7 +287,11 @@ export async function createUser(ctx: Context, attributes: UserAttributes): Prom
   const digest = await hashPassword(password)
   let user: User
   try {
-    user = await insertUser(ctx.db, { ...row, password_digest: digest })
+    user = await ctx.db.transaction().execute(async (trx) => {
+      const inserted = await insertUser(trx, { ...row, password_digest: digest })
+      await createPersonalNamespace(trx, inserted)
+      return inserted
+    })
   } catch (error) {
     return conflictAfterRace(ctx.db, error, row.email, row.username, null)
   }
@@ -333,7 +343,11 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
   }
   let updated: User | undefined
   try {
-    updated = await updateUserRow(ctx.db, user.id, changes)
+    updated = await ctx.db.transaction().execute(async (trx) => {
+      const row = await updateUserRow(trx, user.id, changes)
+      if (row) await syncPersonalNamespace(trx, row, at)
+      return row
+    })
   } catch (error) {
     return conflictAfterRace(ctx.db, error, columns.email, columns.username, user.id)
   }

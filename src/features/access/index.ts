@@ -1,0 +1,170 @@
+import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely'
+import { AccessLevel, canRead, meets, Visibility, type Access, type Requirement } from '../../core/access.js'
+import { isAdmin } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import { Forbidden, NotFound } from '../../core/errors.js'
+import type { Database, NamespaceRow, ProjectRow } from '../../db/schema.js'
+import {
+  findGroupRole,
+  findProjectRoles,
+  hasMembershipBelow,
+  selectAuthorizedGroupIds,
+  selectAuthorizedProjectIds,
+  selectGroupIdsAboveMemberships,
+} from './store.js'
+
+export { selectAuthorizedGroupIds, selectAuthorizedProjectIds } from './store.js'
+
+/** The access core: visibility × membership with inheritance × admin × tier; scopes are checked per route. */
+
+/** The caller's view of one project: the effective role and the direct and inherited ones it comes from. */
+export interface ProjectAccess extends Access {
+  /** Direct membership role, null when none. */
+  projectLevel: number | null
+  /** Highest role inherited from the groups above, null when none. */
+  groupLevel: number | null
+}
+
+/** Project abilities by the role they need (GitLab ProjectPolicy). */
+export const ProjectAbility = {
+  read_project: { level: AccessLevel.GUEST },
+  read_project_member: { level: AccessLevel.GUEST },
+  admin_project: { level: AccessLevel.MAINTAINER },
+  admin_project_member: { level: AccessLevel.MAINTAINER },
+  manage_owners: { level: AccessLevel.OWNER },
+  change_visibility_level: { level: AccessLevel.OWNER },
+  change_namespace: { level: AccessLevel.OWNER },
+  archive_project: { level: AccessLevel.OWNER },
+  remove_project: { level: AccessLevel.OWNER },
+  link_forked_project: { level: AccessLevel.OWNER },
+  remove_fork_project: { level: AccessLevel.OWNER },
+} satisfies Record<string, Requirement>
+export type ProjectAbilityName = keyof typeof ProjectAbility
+
+/** Group abilities by the role they need (GitLab GroupPolicy). */
+export const GroupAbility = {
+  read_group: { level: AccessLevel.GUEST },
+  read_group_member: { level: AccessLevel.GUEST },
+  admin_group: { level: AccessLevel.OWNER },
+  admin_group_member: { level: AccessLevel.OWNER },
+  remove_group: { level: AccessLevel.OWNER },
+  create_subgroup: { level: AccessLevel.MAINTAINER },
+  create_projects: { level: AccessLevel.DEVELOPER },
+} satisfies Record<string, Requirement>
+export type GroupAbilityName = keyof typeof GroupAbility
+
+function today(ctx: Context): string {
+  return ctx.now().toISOString().slice(0, 10)
+}
+
+export async function projectAccess(ctx: Context, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectAccess> {
+  const user = ctx.caller.user
+  let projectLevel: number | null = null
+  let groupLevel: number | null = null
+  if (user) {
+    const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, today(ctx))
+    projectLevel = roles?.project_level ?? null
+    groupLevel = roles?.group_level ?? null
+    // The owner of a personal namespace owns its projects (GitLab ProjectPolicy `owner`).
+    if (namespace.kind === 'user' && namespace.owner_id === user.id) projectLevel = AccessLevel.OWNER
+  }
+  return {
+    caller: ctx.caller,
+    tier: ctx.config.tier,
+    visibilityLevel: project.visibility_level,
+    level: Math.max(projectLevel ?? 0, groupLevel ?? 0),
+    projectLevel,
+    groupLevel,
+    descendantAccess: false,
+  }
+}
+
+export async function groupAccess(ctx: Context, group: NamespaceRow): Promise<Access> {
+  const user = ctx.caller.user
+  const access: Access = {
+    caller: ctx.caller,
+    tier: ctx.config.tier,
+    visibilityLevel: group.visibility_level,
+    level: 0,
+    descendantAccess: false,
+  }
+  if (!user) return access
+  const [role] = await findGroupRole(ctx.db, user.id, group.traversal_ids, today(ctx))
+  access.level = role?.level ?? 0
+  // Minimal access, or membership of anything inside, lets a user see a group they cannot otherwise see.
+  if (!canRead(access)) {
+    access.descendantAccess =
+      access.level >= AccessLevel.MINIMAL_ACCESS || (await hasMembershipBelow(ctx.db, user.id, group.traversal_ids, today(ctx)))
+  }
+  return access
+}
+
+/** Refuses what the caller may not do: 404 when they cannot see the resource, 403 when they can. */
+function authorize(access: Access, requirement: Requirement, resource: 'Project' | 'Group') {
+  if (!canRead(access)) throw new NotFound(resource)
+  if (!meets(access, requirement)) throw new Forbidden()
+}
+
+export function canProject(access: ProjectAccess, ability: ProjectAbilityName): boolean {
+  return meets(access, ProjectAbility[ability])
+}
+
+export function authorizeProject(access: ProjectAccess, ability: ProjectAbilityName) {
+  authorize(access, ProjectAbility[ability], 'Project')
+}
+
+export function canGroup(access: Access, ability: GroupAbilityName): boolean {
+  return meets(access, GroupAbility[ability])
+}
+
+export function authorizeGroup(access: Access, ability: GroupAbilityName) {
+  authorize(access, GroupAbility[ability], 'Group')
+}
+
+// Lists join projects and namespaces under aliases, so the builder's table set varies by query.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Eb = ExpressionBuilder<Database, any>
+
+/**
+ * The projects a caller may see, as a condition on a query over `projects` (or the alias given):
+ * public ones, internal ones for signed-in users who are not external, and those they have a role in.
+ */
+export function visibleProjectsCondition(ctx: Context, eb: Eb, alias = 'projects'): Expression<SqlBool> {
+  const caller = ctx.caller
+  if (isAdmin(caller)) return sql<SqlBool>`1 = 1`
+  const visibility = sql.ref(`${alias}.visibility_level`)
+  if (!caller.user) return eb(visibility, '>=', Visibility.PUBLIC)
+  const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
+  return eb.or([
+    eb(visibility, '>=', minimum),
+    eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedProjectIds(ctx.db, caller.user.id, AccessLevel.GUEST, today(ctx))),
+  ])
+}
+
+/** The groups a caller may see, as a condition on a query over `namespaces` (or the alias given). */
+export function visibleGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'): Expression<SqlBool> {
+  const caller = ctx.caller
+  if (isAdmin(caller)) return sql<SqlBool>`1 = 1`
+  const visibility = sql.ref(`${alias}.visibility_level`)
+  if (!caller.user) return eb(visibility, '>=', Visibility.PUBLIC)
+  const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
+  const id = sql.ref(`${alias}.id`)
+  return eb.or([
+    eb(visibility, '>=', minimum),
+    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, caller.user.id, AccessLevel.MINIMAL_ACCESS, today(ctx))),
+    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, caller.user.id, today(ctx))),
+  ])
+}
+
+/** The condition for "the caller has at least `minLevel` here" (min_access_level filters). */
+export function projectsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'projects'): Expression<SqlBool> {
+  const user = ctx.caller.user
+  if (!user) return sql<SqlBool>`1 = 0`
+  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedProjectIds(ctx.db, user.id, minLevel, today(ctx)))
+}
+
+export function groupsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'namespaces'): Expression<SqlBool> {
+  const user = ctx.caller.user
+  if (!user) return sql<SqlBool>`1 = 0`
+  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedGroupIds(ctx.db, user.id, minLevel, today(ctx)))
+}

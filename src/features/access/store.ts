@@ -1,0 +1,104 @@
+import { sql, type SqlBool } from 'kysely'
+import type { Db } from '../../db/index.js'
+import { preparedQuery } from '../../db/prepared.js'
+
+/**
+ * A user's roles on one project: direct membership, and inherited ones from the groups above it (a
+ * group's traversal ids are a prefix of the project namespace's). Expired memberships count for nothing.
+ */
+export const findProjectRoles = preparedQuery((db: Db, userId: number, projectId: number, traversalIds: string, today: string) =>
+  db
+    .selectFrom('members as m')
+    .leftJoin('namespaces as n', 'n.id', 'm.namespace_id')
+    .select([
+      sql<number | null>`max(case when m.project_id = ${projectId} then m.access_level end)`.as('project_level'),
+      sql<number | null>`max(case when m.namespace_id is not null then m.access_level end)`.as('group_level'),
+    ])
+    .where('m.user_id', '=', userId)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+    .where((eb) => eb.or([eb('m.project_id', '=', projectId), sql<SqlBool>`${traversalIds} like (n.traversal_ids || '%')`])),
+)
+
+/** A user's role on a group: the highest of their memberships in it and in its ancestors. */
+export const findGroupRole = preparedQuery((db: Db, userId: number, traversalIds: string, today: string) =>
+  db
+    .selectFrom('members as m')
+    .innerJoin('namespaces as n', 'n.id', 'm.namespace_id')
+    .select(sql<number | null>`max(m.access_level)`.as('level'))
+    .where('m.user_id', '=', userId)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+    .where(sql<SqlBool>`${traversalIds} like (n.traversal_ids || '%')`),
+)
+
+/** Whether a user belongs to a subgroup of a group, or to a project anywhere below it. */
+export async function hasMembershipBelow(db: Db, userId: number, traversalIds: string, today: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('members as m')
+    .leftJoin('namespaces as n', 'n.id', 'm.namespace_id')
+    .leftJoin('projects as p', 'p.id', 'm.project_id')
+    .leftJoin('namespaces as pn', 'pn.id', 'p.namespace_id')
+    .select('m.id')
+    .where('m.user_id', '=', userId)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+    .where((eb) =>
+      eb.or([sql<SqlBool>`n.traversal_ids like ${traversalIds + '%'}`, sql<SqlBool>`pn.traversal_ids like ${traversalIds + '%'}`]),
+    )
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Ids of the groups where a user's own membership has at least `minLevel`, with every group below them. */
+export function selectAuthorizedGroupIds(db: Db, userId: number, minLevel: number, today: string) {
+  return db
+    .selectFrom('members as m')
+    .innerJoin('namespaces as g', 'g.id', 'm.namespace_id')
+    .innerJoin('namespaces as d', (join) => join.on(sql<SqlBool>`d.traversal_ids like (g.traversal_ids || '%')`))
+    .select('d.id')
+    .where('m.user_id', '=', userId)
+    .where('m.access_level', '>=', minLevel)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+}
+
+/**
+ * Ids of the projects where a user has at least `minLevel`: direct memberships, memberships of a group
+ * above the project, and projects of the user's personal namespace (always Owner).
+ */
+export function selectAuthorizedProjectIds(db: Db, userId: number, minLevel: number, today: string) {
+  const direct = db
+    .selectFrom('members as m')
+    .select('m.project_id as id')
+    .where('m.user_id', '=', userId)
+    .where('m.project_id', 'is not', null)
+    .where('m.access_level', '>=', minLevel)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+  const inGroups = db
+    .selectFrom('projects as p')
+    .select('p.id')
+    .where('p.namespace_id', 'in', selectAuthorizedGroupIds(db, userId, minLevel, today))
+  const personal = db
+    .selectFrom('projects as p')
+    .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
+    .select('p.id')
+    .where('n.owner_id', '=', userId)
+    .where('n.kind', '=', 'user')
+  return direct.union(inGroups).union(personal)
+}
+
+/** The ids of the groups above anything a user belongs to, which they may therefore see. */
+export function selectGroupIdsAboveMemberships(db: Db, userId: number, today: string) {
+  const below = db
+    .selectFrom('members as m')
+    .leftJoin('projects as p', 'p.id', 'm.project_id')
+    .innerJoin('namespaces as n', (join) =>
+      join.on((eb) => eb.or([eb('n.id', '=', eb.ref('m.namespace_id')), eb('n.id', '=', eb.ref('p.namespace_id'))])),
+    )
+    .select('n.traversal_ids')
+    .where('m.user_id', '=', userId)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+  return db
+    .selectFrom('namespaces as a')
+    .select('a.id')
+    .where('a.kind', '=', 'group')
+    .where((eb) => eb.exists(below.where(sql<SqlBool>`n.traversal_ids like (a.traversal_ids || '%')`)))
+}

@@ -1,0 +1,45 @@
+import { canRead } from '../../core/access.js'
+import type { Context } from '../../core/context.js'
+import { NotFound, ProjectMoved } from '../../core/errors.js'
+import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
+import { projectAccess, type ProjectAccess } from '../access/index.js'
+import { findNamespaceById, findRedirectedProjectId } from '../namespaces/index.js'
+import { findProjectByFullPath, findProjectById } from './store.js'
+
+/** A project with its namespace and what the caller may do there. */
+export interface LoadedProject {
+  project: ProjectRow
+  namespace: NamespaceRow
+  access: ProjectAccess
+}
+
+async function withAccess(ctx: Context, project: ProjectRow): Promise<LoadedProject> {
+  const [namespace] = await findNamespaceById(ctx.db, project.namespace_id)
+  return { project, namespace, access: await projectAccess(ctx, project, namespace) }
+}
+
+/**
+ * A project by id or full path as the caller may see it (GL helpers.rb `find_project!`): 404 "Project Not
+ * Found" when it does not exist or is hidden from them; a path it had before a move answers ProjectMoved.
+ */
+export async function findProject(ctx: Context, idOrPath: string | number): Promise<LoadedProject> {
+  const text = String(idOrPath)
+  let project: ProjectRow | undefined
+  if (/^\d+$/.test(text)) {
+    const id = Number(text)
+    project = Number.isSafeInteger(id) ? (await findProjectById(ctx.db, id))[0] : undefined
+  } else {
+    project = await findProjectByFullPath(ctx.db, text)
+    if (!project) {
+      const redirect = await findRedirectedProjectId(ctx.db, text)
+      const moved = redirect?.project_id ? (await findProjectById(ctx.db, redirect.project_id))[0] : undefined
+      if (moved && canRead((await withAccess(ctx, moved)).access)) throw new ProjectMoved(moved.id)
+    }
+  }
+  if (!project) throw new NotFound('Project')
+  const loaded = await withAccess(ctx, project)
+  if (!canRead(loaded.access)) throw new NotFound('Project')
+  return loaded
+}
+
+export { insertProject } from './store.js'
