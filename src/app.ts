@@ -24,6 +24,10 @@ import { Metrics } from './features/operations/metrics.js'
 import { registerOperationsRoutes } from './features/operations/routes.js'
 import { SettingsCache } from './features/settings/cache.js'
 import { registerSettingsRoutes } from './features/settings/routes.js'
+import { registerGroupRoutes } from './features/groups/routes.js'
+import { registerMemberRoutes } from './features/members/routes.js'
+import { registerNamespaceRoutes } from './features/namespaces/routes.js'
+import { registerProjectRoutes } from './features/projects/routes.js'
 import { tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
@@ -145,6 +149,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerUserRoutes(api)
   registerTokenRoutes(api)
   registerSettingsRoutes(api, settings)
+  registerNamespaceRoutes(api)
+  registerGroupRoutes(api)
+  registerProjectRoutes(api)
+  registerMemberRoutes(api)
 
   await fastify.ready()
   return {
