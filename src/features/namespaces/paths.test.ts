@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest'
+import { NAMESPACE_FORMAT_MESSAGE, PROJECT_PATH_FORMAT_MESSAGE, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
+
+describe('namespace paths', () => {
+  test.each(['group', 'my-group', 'my.group_1', 'a', '_x', 'x-'])('%s is accepted', (path) => {
+    expect(namespacePathErrors(path, { topLevel: true })).toEqual([])
+  })
+
+  test.each(['..', '.', '-group', 'group.', 'group.git', 'group.atom', 'gr oup', 'grüp', 'a/b'])('%s is malformed', (path) => {
+    expect(namespacePathErrors(path, { topLevel: true })).toEqual([NAMESPACE_FORMAT_MESSAGE])
+  })
+
+  test('instance routes are reserved at the top level only; project routes below it', () => {
+    expect(namespacePathErrors('API', { topLevel: true })).toEqual(['API is a reserved name'])
+    expect(namespacePathErrors('api', { topLevel: false })).toEqual([])
+    expect(namespacePathErrors('tree', { topLevel: false })).toEqual(['tree is a reserved name'])
+  })
+
+  test('blank and too long', () => {
+    expect(namespacePathErrors('', { topLevel: true })).toEqual(["can't be blank"])
+    expect(namespacePathErrors('a'.repeat(256), { topLevel: true })).toEqual(['is too long (maximum is 255 characters)'])
+  })
+})
+
+describe('project paths and names', () => {
+  test('formats', () => {
+    expect(projectPathErrors('.dotfiles')).toEqual([])
+    expect(projectPathErrors('..')).toEqual([PROJECT_PATH_FORMAT_MESSAGE])
+    expect(projectPathErrors('-x')).toEqual([PROJECT_PATH_FORMAT_MESSAGE])
+    expect(projectPathErrors('x.git')).toEqual([PROJECT_PATH_FORMAT_MESSAGE])
+    expect(projectPathErrors('blob')).toEqual(['blob is a reserved name'])
+  })
+
+  test('names', () => {
+    expect(nameErrors('My Project+ 1 🚀', 'project')).toEqual([])
+    expect(nameErrors('Team (core)', 'group')).toEqual([])
+    expect(nameErrors('-bad', 'project')).toHaveLength(1)
+    expect(nameErrors('a+b', 'group')).toHaveLength(1)
+    expect(nameErrors('   ', 'group')).toEqual(["can't be blank"])
+  })
+})
