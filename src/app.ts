@@ -28,6 +28,7 @@ import { registerGroupRoutes } from './features/groups/routes.js'
 import { registerMemberRoutes } from './features/members/routes.js'
 import { registerNamespaceRoutes } from './features/namespaces/routes.js'
 import { registerProjectRoutes } from './features/projects/routes.js'
+import { findMovedProjectLocation } from './features/projects/web-redirects.js'
 import { tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
@@ -49,6 +50,12 @@ export interface App {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** Rails' body for a redirect. */
+function movedPage(location: string): string {
+  const escaped = location.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  return `<html><body>You are being <a href="${escaped}">redirected</a>.</body></html>`
+}
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
@@ -111,8 +118,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   metrics.register(fastify)
 
   fastify.setErrorHandler((error, request, reply) => sendError(request, reply, error))
-  fastify.setNotFoundHandler((request, reply) => {
+  fastify.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/'
+    if ((request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/')) {
+      // Web sign-in does not exist yet, so web URLs are resolved as an anonymous visitor sees them.
+      const ctx: Context = { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
+      const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
+      if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(movedPage(location))
+    }
     const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
     if (allowed.length > 0) {
       if (request.method === 'OPTIONS')

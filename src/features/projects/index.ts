@@ -13,7 +13,7 @@ export interface LoadedProject {
   access: ProjectAccess
 }
 
-async function withAccess(ctx: Context, project: ProjectRow): Promise<LoadedProject> {
+export async function withAccess(ctx: Context, project: ProjectRow): Promise<LoadedProject> {
   const [namespace] = await findNamespaceById(ctx.db, project.namespace_id)
   return { project, namespace, access: await projectAccess(ctx, project, namespace) }
 }
