@@ -1,7 +1,8 @@
 // Measures svc against a bare node:http server replaying svc's own responses, plus cold start and memory.
 // Run with `npm run bench` (builds first). Prints figures only; always exits 0.
 import { spawn, execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
@@ -15,10 +16,57 @@ const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const token = `bench-${randomBytes(16).toString('hex')}`
+// A signed-in user who is no admin, so project reads go through visibility and membership checks.
+const userToken = `bench-user-${randomBytes(16).toString('hex')}`
+const SMALL = 1_000
+const LARGE = 100_000
+const keysetPath = (count) => `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=20&id_after=${count / 2}`
 const scenarios = [
   { name: 'GET /api/v4/version', path: '/api/v4/version', headers: { 'PRIVATE-TOKEN': token } },
   { name: 'GET /api/v4/user', path: '/api/v4/user', headers: { 'PRIVATE-TOKEN': token } },
+  { name: 'GET /api/v4/projects/:id', path: `/api/v4/projects/${SMALL / 2}`, headers: { 'PRIVATE-TOKEN': userToken } },
+  { name: 'GET /api/v4/projects?per_page=20', path: '/api/v4/projects?per_page=20', headers: { 'PRIVATE-TOKEN': userToken } },
+  { name: `GET keyset page, ${SMALL} projects`, path: keysetPath(SMALL), headers: { 'PRIVATE-TOKEN': userToken } },
 ]
+
+/** Fills a migrated SQLite data dir: a non-admin user with a token, and `count` public projects in a group they belong to. */
+function seedProjects(dataDir, count) {
+  const Database = createRequire(import.meta.url)(path.join(root, 'node_modules/better-sqlite3'))
+  const db = new Database(path.join(dataDir, 'svc.sqlite3'))
+  const at = new Date().toISOString()
+  db.transaction(() => {
+    const user = db
+      .prepare("insert into users (username, email, name, created_at, updated_at) values ('bench', 'bench@example.com', 'Bench', ?, ?)")
+      .run(at, at).lastInsertRowid
+    const personal = db
+      .prepare(
+        "insert into namespaces (kind, name, path, full_path, full_name, owner_id, visibility_level, created_at, updated_at) values ('user', 'Bench', 'bench', 'bench', 'Bench', ?, 20, ?, ?)",
+      )
+      .run(user, at, at).lastInsertRowid
+    db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${personal}/`, personal)
+    db.prepare(
+      "insert into personal_access_tokens (user_id, name, token_digest, scopes, created_at, updated_at) values (?, 'bench', ?, '[\"api\"]', ?, ?)",
+    ).run(user, createHash('sha256').update(userToken).digest('hex'), at, at)
+    const group = db
+      .prepare(
+        "insert into namespaces (kind, name, path, full_path, full_name, visibility_level, created_at, updated_at) values ('group', 'Team', 'team', 'team', 'Team', 20, ?, ?)",
+      )
+      .run(at, at).lastInsertRowid
+    db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${group}/`, group)
+    db.prepare('insert into members (user_id, namespace_id, access_level, created_at, updated_at) values (?, ?, 30, ?, ?)').run(
+      user,
+      group,
+      at,
+      at,
+    )
+    const project = db.prepare(
+      "insert into projects (namespace_id, name, path, full_path, full_name, description, visibility_level, creator_id, last_activity_at, created_at, updated_at) values (?, ?, ?, ?, ?, 'A project', 20, ?, ?, ?, ?)",
+    )
+    for (let n = 1; n <= count; n++)
+      project.run(group, `Project ${n}`, `project-${n}`, `team/project-${n}`, `Team / Project ${n}`, user, at, at, at)
+  })()
+  db.close()
+}
 // Node manages these per connection; everything else is replayed byte for byte.
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
 
@@ -129,6 +177,7 @@ async function main() {
     const first = await startSvc(env)
     console.log(`first start (fresh data dir, migrations): ${format(first.readyMs)} ms to ready`)
     await stop(first.child)
+    seedProjects(dataDir, SMALL)
 
     const coldStarts = []
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -199,7 +248,30 @@ async function main() {
     const widths = columns.map((_, column) => Math.max(...rows.map((row) => row[column].length)))
     for (const row of rows)
       console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
-    console.log('\ntargets: GET /api/v4/user svc/bare >= 0.5x; status is what svc answered (and bare replays)')
+    console.log(
+      '\ntargets: GET /api/v4/user svc/bare >= 0.5x; GET /projects/:id and GET /projects?per_page=20 >= 0.4x; status is what svc answered (and bare replays)',
+    )
+
+    // The same keyset page over a hundred times more projects: an index seek, so about the same speed.
+    const keysetSmall = await load(Number(env.SVC_PORT), scenarios[4])
+    await stop(svc)
+    svc = null
+    const largeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-large-'))
+    try {
+      const largeEnv = { ...env, SVC_DATA_DIR: largeDir }
+      await stop((await startSvc(largeEnv)).child)
+      seedProjects(largeDir, LARGE)
+      ;({ child: svc } = await startSvc(largeEnv))
+      const keysetLarge = await load(Number(env.SVC_PORT), { ...scenarios[4], path: keysetPath(LARGE) })
+      console.log(
+        `keyset page of GET /projects: ${format(keysetSmall.rps)} req/s with ${SMALL} projects, ${format(keysetLarge.rps)} req/s with ${LARGE}: ` +
+          `${format(keysetSmall.rps / keysetLarge.rps, 2)}x slower (target <= 1.5x; statuses ${keysetSmall.non2xx ? 'not all 2xx' : '2xx'} / ${keysetLarge.non2xx ? 'not all 2xx' : '2xx'})`,
+      )
+    } finally {
+      if (svc) await stop(svc)
+      svc = null
+      fs.rmSync(largeDir, { recursive: true, force: true })
+    }
   } catch (error) {
     console.log(`bench could not finish: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
