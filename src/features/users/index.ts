@@ -2,7 +2,11 @@ import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import { findUserById, findUserByUsername } from './store.js'
 
-export { findUserForAuthentication } from './store.js'
+export { findUserForAuthentication, findUsersByIds } from './store.js'
+
+export { presentUserBasic, type PresentOptions } from './present.js'
+
+export { UserBasicJson } from './schemas.js'
 
 export { createUser, type UserAttributes } from './service.js'
 
