@@ -1,7 +1,7 @@
 import { AccessLevel, MEMBER_ACCESS_LEVELS, tierIncludes } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
+import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { MemberRow, NamespaceRow } from '../../db/schema.js'
@@ -365,19 +365,26 @@ async function addOneMember(ctx: Context, source: MemberSource, input: AddMember
   // The user and an existing membership are checked before any permission (MembersHelpers#check_existing_membership).
   const user = await findInvitee(ctx, input)
   if (!user) throw new NotFound('User')
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const existing = await findMemberRow(trx, refOf(source), user.id)
-    const current = existing !== undefined && !isExpired(existing, today(ctx))
-    // A Minimal Access row is not among the group's `members`, so adding its user raises it instead.
-    if (current && !(source.kind === 'group' && existing.access_level === AccessLevel.MINIMAL_ACCESS)) {
-      throw new Conflict('Member already exists')
-    }
-    if (input.accessLevel === AccessLevel.OWNER && !canManageOwners(source)) throw new Forbidden()
-    if (!canManageMembers(source)) throw new Forbidden()
-    const errors = await validationErrors(ctx, trx, source, user.id, input.accessLevel, input.expiresAt)
-    if (hasErrors(errors)) throw new Invalid(errors)
-    return writeMembership(ctx, trx, source, user, current ? existing : undefined, existing, input)
-  })
+  const row = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const existing = await findMemberRow(trx, refOf(source), user.id)
+      const current = existing !== undefined && !isExpired(existing, today(ctx))
+      // A Minimal Access row is not among the group's `members`, so adding its user raises it instead.
+      if (current && !(source.kind === 'group' && existing.access_level === AccessLevel.MINIMAL_ACCESS)) {
+        throw new Conflict('Member already exists')
+      }
+      if (input.accessLevel === AccessLevel.OWNER && !canManageOwners(source)) throw new Forbidden()
+      if (!canManageMembers(source)) throw new Forbidden()
+      const errors = await validationErrors(ctx, trx, source, user.id, input.accessLevel, input.expiresAt)
+      if (hasErrors(errors)) throw new Invalid(errors)
+      return writeMembership(ctx, trx, source, user, current ? existing : undefined, existing, input)
+    })
+    .catch(async (error: unknown) => {
+      // Two requests adding the same user at once: the loser of the race hits the unique index.
+      const raced = !(error instanceof DomainError) && (await findCurrentMember(ctx, ctx.db, source, user.id)) !== undefined
+      throw raced ? new Conflict('Member already exists') : error
+    })
   return viewOf(ctx, row)
 }
 
@@ -439,20 +446,16 @@ async function inviteesOf(ctx: Context, input: AddMemberInput): Promise<{ count:
   return { count: items.length, users: [...byEmail, ...byId] }
 }
 
-/**
- * Several users at once (Members::CreateService): each is added, or changed when already a member; refusals and
- * validation failures are collected per user as "<username>: <messages>" and the others still saved.
- */
-async function addMembers(ctx: Context, source: MemberSource, input: AddMemberInput): Promise<BulkResult> {
-  if (input.accessLevel === AccessLevel.OWNER && !canManageOwners(source)) throw new Forbidden()
-  const { count, users } = await inviteesOf(ctx, input)
-  if (count === 0) return { message: 'No users specified.', status: 'error', reason: 'blank_invites_error' }
-  if (count > INVITE_LIMIT) {
-    return { message: `Too many users specified (limit is ${INVITE_LIMIT})`, status: 'error', reason: 'too_many_invites_error' }
-  }
-  const messages: string[] = []
-  let unauthorized = false
-  await ctx.db.transaction().execute(async (trx) => {
+/** Adds or changes each user's membership in one transaction, collecting "<username>: <messages>" for those refused. */
+async function writeMemberships(
+  ctx: Context,
+  source: MemberSource,
+  users: User[],
+  input: AddMemberInput,
+): Promise<{ messages: string[]; unauthorized: boolean }> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const messages: string[] = []
+    let unauthorized = false
     for (const user of users) {
       const stored = await findMemberRow(trx, refOf(source), user.id)
       const current = stored !== undefined && !isExpired(stored, today(ctx)) ? stored : undefined
@@ -474,6 +477,25 @@ async function addMembers(ctx: Context, source: MemberSource, input: AddMemberIn
       }
       messages.push(`${user.username}: ${toSentence(fullMessages(errors))}`)
     }
+    return { messages, unauthorized }
+  })
+}
+
+/**
+ * Several users at once (Members::CreateService): each is added, or changed when already a member; refusals and
+ * validation failures are collected per user as "<username>: <messages>" and the others still saved.
+ */
+async function addMembers(ctx: Context, source: MemberSource, input: AddMemberInput): Promise<BulkResult> {
+  if (input.accessLevel === AccessLevel.OWNER && !canManageOwners(source)) throw new Forbidden()
+  const { count, users } = await inviteesOf(ctx, input)
+  if (count === 0) return { message: 'No users specified.', status: 'error', reason: 'blank_invites_error' }
+  if (count > INVITE_LIMIT) {
+    return { message: `Too many users specified (limit is ${INVITE_LIMIT})`, status: 'error', reason: 'too_many_invites_error' }
+  }
+  // A request racing this one may add one of the users first; a second run then finds and changes that membership.
+  const { messages, unauthorized } = await writeMemberships(ctx, source, users, input).catch((error: unknown) => {
+    if (error instanceof DomainError) throw error
+    return writeMemberships(ctx, source, users, input)
   })
   if (messages.length === 0) return { status: 'success' }
   const result: BulkResult = { message: toSentence(messages), status: 'error' }

@@ -140,6 +140,30 @@ describe('POST .../members', () => {
     expect(await membershipsOf(server.database.db, developer.user.id)).toEqual(developerBefore)
   })
 
+  test('the same user added by concurrent requests becomes a member once', async () => {
+    const { project, owner } = await team()
+    const user = await newUser()
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => call('POST', `/projects/${project.id}/members`, owner.token, { user_id: user.id, access_level: 30 })),
+    )
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
+    expect(responses.filter((r) => r.status === 409).map((r) => r.body)).toEqual(Array(5).fill({ message: 'Member already exists' }))
+    expect(await membershipsOf(server.database.db, user.id)).toHaveLength(1)
+  })
+
+  test('several users added by concurrent requests become members once', async () => {
+    const { group, owner } = await team()
+    const [first, second] = [await newUser(), await newUser()]
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call('POST', `/groups/${group.id}/members`, owner.token, { user_id: `${first.id},${second.id}`, access_level: 30 }),
+      ),
+    )
+    expect(responses.map((r) => [r.status, r.body])).toEqual(Array(4).fill([201, { status: 'success' }]))
+    expect(await membershipsOf(server.database.db, first.id)).toHaveLength(1)
+    expect(await membershipsOf(server.database.db, second.id)).toHaveLength(1)
+  })
+
   test('an expiry of today is accepted', async () => {
     const { project, owner } = await team()
     const user = await newUser()
