@@ -74,7 +74,7 @@ export function canRead(access: Access): boolean {
   return false
 }
 
-/** A role the caller must hold (or be an admin), optionally only on a tier. */
+/** A role the caller must hold (or be an admin), optionally only on a tier; NONE asks only that they can see the resource. */
 export interface Requirement {
   level: number
   tier?: Tier
@@ -84,7 +84,7 @@ export interface Requirement {
 export function meets(access: Access, requirement: Requirement): boolean {
   if (requirement.tier && !tierIncludes(access.tier, requirement.tier)) return false
   if (!canRead(access)) return false
-  if (isAdmin(access.caller)) return true
+  if (requirement.level <= AccessLevel.NONE || isAdmin(access.caller)) return true
   return access.caller.user !== null && access.level >= requirement.level
 }
 
