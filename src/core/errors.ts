@@ -43,6 +43,9 @@ export class BadRequest extends DomainError {
   }
 }
 
+/** 400 `{"message":"<text>"}`: a refusal GitLab words whole (`render_api_error!(text, 400)`), e.g. "Transfer failed: …". */
+export class Rejected extends DomainError {}
+
 /** 400 `{"message":{"<attr>":["<msg>"]}}`: a model-level validation failure. */
 export class Invalid extends DomainError {
   constructor(readonly errors: Record<string, string[]>) {

@@ -13,6 +13,7 @@ import {
   PreconditionFailed,
   ProjectMoved,
   Refused,
+  Rejected,
   Throttled,
   Unauthorized,
   Unprocessable,
@@ -64,6 +65,7 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof BadRequest) {
     return { status: 400, body: { message: error.reason ? `400 Bad request - ${error.reason}` : '400 Bad request' } }
   }
+  if (error instanceof Rejected) return { status: 400, body: { message: error.message } }
   if (error instanceof MissingParam) return { status: 400, body: { message: `400 (Bad request) ${error.message}` } }
   if (error instanceof Invalid) return { status: 400, body: { message: error.errors } }
   if (error instanceof ParamError) return { status: 400, body: { error: error.message } }

@@ -156,6 +156,20 @@ export function visibleGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces
   ])
 }
 
+/**
+ * The groups the caller belongs to (directly or through a group above) and the groups above anything they
+ * belong to, whatever their visibility: GitLab's `authorized_groups.self_and_ancestors` (GroupsFinder).
+ */
+export function memberGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'): Expression<SqlBool> {
+  const user = ctx.caller.user
+  if (!user) return sql<SqlBool>`1 = 0`
+  const id = sql.ref(`${alias}.id`)
+  return eb.or([
+    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, user.id, AccessLevel.MINIMAL_ACCESS, today(ctx))),
+    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, user.id, today(ctx))),
+  ])
+}
+
 /** The condition for "the caller has at least `minLevel` here" (min_access_level filters). */
 export function projectsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'projects'): Expression<SqlBool> {
   const user = ctx.caller.user

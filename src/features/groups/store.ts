@@ -1,5 +1,7 @@
-import { sql } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
+import type { Database, NamespaceRow, NamespaceUpdate } from '../../db/schema.js'
+import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
 export function findGroupByIdOrFullPath(db: Db, idOrPath: string) {
   const query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group')
@@ -8,4 +10,168 @@ export function findGroupByIdOrFullPath(db: Db, idOrPath: string) {
     return Number.isSafeInteger(id) ? query.where('id', '=', id).executeTakeFirst() : Promise.resolve(undefined)
   }
   return query.where(sql`lower(full_path)`, '=', idOrPath.toLowerCase()).executeTakeFirst()
+}
+
+export function findGroupById(db: Db, id: number) {
+  return db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('id', '=', id).executeTakeFirst()
+}
+
+export async function findGroupsByIds(db: Db, ids: readonly number[]): Promise<NamespaceRow[]> {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('namespaces')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute()
+}
+
+// The list's conditions come from the access core, which builds them for a query over `namespaces`.
+export type GroupsEb = ExpressionBuilder<Database, 'namespaces'>
+export type GroupCondition = (eb: GroupsEb) => Expression<SqlBool>
+
+export type ParentFilter = { kind: 'children'; id: number } | { kind: 'descendants'; group: NamespaceRow } | { kind: 'top' }
+
+export interface GroupFilters {
+  /** Which groups the caller may list; null lists none. */
+  scope: GroupCondition | null
+  parent: ParentFilter | null
+  excludeIds: readonly number[]
+  visibilityLevel: number | null
+  /** `fullPath` matches full paths and full names (GL `include_parents`), otherwise paths and names. */
+  search: { terms: SearchTerms; fullPath: boolean } | null
+}
+
+function searchCondition(eb: GroupsEb, terms: SearchTerms, columns: readonly ['path' | 'full_path', 'name' | 'full_name']) {
+  return eb.or(
+    columns.map((column) => {
+      if (terms.kind === 'exact') return eb(column, '=', terms.text)
+      return eb.and(terms.words.map((word) => sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(word)} escape '\\'`))
+    }),
+  )
+}
+
+/** Groups matching the list filters, unordered. */
+export function selectGroups(db: Db, filters: GroupFilters) {
+  let query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group')
+  const { scope, parent, search } = filters
+  query = scope ? query.where((eb) => scope(eb)) : query.where(sql<SqlBool>`1 = 0`)
+  if (parent?.kind === 'top') query = query.where('parent_id', 'is', null)
+  if (parent?.kind === 'children') query = query.where('parent_id', '=', parent.id)
+  if (parent?.kind === 'descendants') {
+    query = query.where('traversal_ids', 'like', `${parent.group.traversal_ids}%`).where('id', '<>', parent.group.id)
+  }
+  if (filters.excludeIds.length > 0) query = query.where('id', 'not in', [...filters.excludeIds])
+  if (filters.visibilityLevel !== null) query = query.where('visibility_level', '=', filters.visibilityLevel)
+  if (search) {
+    const columns = search.fullPath ? (['full_path', 'full_name'] as const) : (['path', 'name'] as const)
+    query = query.where((eb) => searchCondition(eb, search.terms, columns))
+  }
+  return query
+}
+
+export type GroupQuery = ReturnType<typeof selectGroups>
+
+/** Just what similarity ordering needs of every match, up to `limit` of them. */
+export function fetchSimilarityCandidates(query: GroupQuery, limit: number) {
+  return query.clearSelect().select(['id', 'path', 'name', 'parent_id']).limit(limit).execute()
+}
+
+/** Ids of the groups a user owns directly (GL User#owned_groups): Owner memberships that have not expired. */
+export function ownedGroupIds(db: Db, userId: number, today: string) {
+  return db
+    .selectFrom('members')
+    .select('namespace_id')
+    .where('user_id', '=', userId)
+    .where('namespace_id', 'is not', null)
+    .where('access_level', '=', 50)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+}
+
+/** Whether another group under the same parent has this exact name (GL Namespace name uniqueness, scoped to the parent). */
+export async function isNameTakenInParent(db: Db, parentId: number, name: string, exceptId: number | null): Promise<boolean> {
+  let query = db.selectFrom('namespaces').select('id').where('parent_id', '=', parentId).where('name', '=', name)
+  if (exceptId !== null) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** Whether a group holds projects more visible than `level` (its own, not its subgroups'). */
+export async function hasProjectsAbove(db: Db, groupId: number, level: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('namespace_id', '=', groupId)
+    .where('visibility_level', '>', level)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Whether a group has direct subgroups more visible than `level`. */
+export async function hasSubgroupsAbove(db: Db, groupId: number, level: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('namespaces')
+    .select('id')
+    .where('parent_id', '=', groupId)
+    .where('visibility_level', '>', level)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export function updateGroupRow(db: Db, id: number, changes: NamespaceUpdate) {
+  return db.updateTable('namespaces').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Locks sharing in every group below a group (GL `force_share_with_group_lock_on_descendants`). */
+export async function lockSharingBelow(db: Db, group: NamespaceRow) {
+  await db
+    .updateTable('namespaces')
+    .set({ share_with_group_lock: 1 })
+    .where('traversal_ids', 'like', `${group.traversal_ids}%`)
+    .where('id', '<>', group.id)
+    .execute()
+}
+
+/** Lowers every group and project at or below a group to at most `level` (GL Groups::TransferService). */
+export async function capVisibilityOfSubtree(db: Db, group: NamespaceRow, level: number) {
+  const subtree = db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
+  await db
+    .updateTable('namespaces')
+    .set({ visibility_level: level })
+    .where('traversal_ids', 'like', `${group.traversal_ids}%`)
+    .where('visibility_level', '>', level)
+    .execute()
+  await db
+    .updateTable('projects')
+    .set({ visibility_level: level })
+    .where('namespace_id', 'in', subtree)
+    .where('visibility_level', '>', level)
+    .execute()
+}
+
+export async function countOwnerMembers(db: Db, groupId: number): Promise<number> {
+  const row = await db
+    .selectFrom('members')
+    .select(sql<number>`count(*)`.as('count'))
+    .where('namespace_id', '=', groupId)
+    .where('access_level', '=', 50)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Old paths at or below a full path now in use again go (GL Route#delete_conflicting_redirects). */
+export async function deleteRedirectsAtOrBelow(db: Db, fullPath: string) {
+  const lower = fullPath.toLowerCase()
+  await db
+    .deleteFrom('redirect_routes')
+    .where((eb) =>
+      eb.or([
+        eb(sql`lower(path)`, '=', lower),
+        sql<SqlBool>`lower(path) like ${`${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`} escape '\\'`,
+      ]),
+    )
+    .execute()
+}
+
+/** Removes a group; its subgroups, their projects and every membership go with it (foreign keys cascade). */
+export async function deleteGroupRow(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('namespaces').where('id', '=', id).execute()
 }

@@ -56,3 +56,6 @@ export async function isUsernameUsedByNamespace(db: Db, username: string, userId
   if (userId !== null) query = query.where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '<>', userId)]))
   return (await query.executeTakeFirst()) !== undefined
 }
+
+export { MAX_NAME_LENGTH, MAX_PATH_LENGTH, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
+export { containsPattern, parseSearch, trigramSimilarity, type SearchTerms } from './search.js'
