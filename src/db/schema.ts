@@ -185,6 +185,21 @@ export interface ProjectsTable {
   model_experiments_access_level: Generated<number>
   model_registry_access_level: Generated<number>
   requirements_access_level: Generated<number>
+  ci_delete_pipelines_in_seconds: number | null
+  ci_forward_deployment_rollback_allowed: Generated<Flag>
+  ci_separated_caches: Generated<Flag>
+  ci_allow_fork_pipelines_to_run_in_parent_project: Generated<Flag>
+  ci_push_repository_for_job_token_allowed: Generated<Flag>
+  ci_pipeline_variables_minimum_override_role: Generated<string>
+  /** JSON array of claim names. */
+  ci_id_token_sub_claim_components: Generated<string>
+  build_allow_git_fetch: Generated<Flag>
+  auto_cancel_pending_pipelines: Generated<string>
+  /** Null follows the instance, where Auto DevOps is on. */
+  auto_devops_enabled: Flag | null
+  auto_devops_deploy_strategy: Generated<string>
+  max_artifacts_size: number | null
+  show_diff_preview_in_email: Generated<Flag>
   last_activity_at: Timestamp
   created_at: Timestamp
   updated_at: Timestamp

@@ -113,3 +113,17 @@ export function setKeysetHeaders(request: FastifyRequest, reply: FastifyReply, e
   const cursor = Buffer.from(JSON.stringify([page.last.value, page.last.id])).toString('base64url')
   reply.header('link', `<${pageUrl(request, externalUrl, { cursor })}>; rel="next"`)
 }
+
+/**
+ * Column-style keyset pages (GL Gitlab::Pagination::Keyset, used by projects): the next page's Link is this
+ * request's URL with filters such as `id_after=<last id>`; absent when there is no next page.
+ */
+export function setColumnKeysetHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  externalUrl: string,
+  next: Record<string, string | number> | null,
+) {
+  if (!next) return
+  reply.header('link', `<${pageUrl(request, externalUrl, next)}>; rel="next"`)
+}

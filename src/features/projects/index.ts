@@ -4,6 +4,8 @@ import { NotFound, ProjectMoved } from '../../core/errors.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { projectAccess, type ProjectAccess } from '../access/index.js'
 import { findNamespaceById, findRedirectedProjectId } from '../namespaces/index.js'
+import { presentProject, type ProjectPresentOptions } from './present.js'
+import { listGroupDetailProjects } from './service.js'
 import { findProjectByFullPath, findProjectById } from './store.js'
 
 /** A project with its namespace and what the caller may do there. */
@@ -20,7 +22,8 @@ export async function withAccess(ctx: Context, project: ProjectRow): Promise<Loa
 
 /**
  * A project by id or full path as the caller may see it (GL helpers.rb `find_project!`): 404 "Project Not
- * Found" when it does not exist or is hidden from them; a path it had before a move answers ProjectMoved.
+ * Found" when it does not exist or is hidden from them. A path it had before a move, or its path written in
+ * other letter case, answers ProjectMoved (GL `project_moved?`).
  */
 export async function findProject(ctx: Context, idOrPath: string | number): Promise<LoadedProject> {
   const text = String(idOrPath)
@@ -39,7 +42,35 @@ export async function findProject(ctx: Context, idOrPath: string | number): Prom
   if (!project) throw new NotFound('Project')
   const loaded = await withAccess(ctx, project)
   if (!canRead(loaded.access)) throw new NotFound('Project')
+  if (text.includes('/') && project.full_path !== text) throw new ProjectMoved(project.id)
   return loaded
 }
 
+/** Presenter options for the caller of `ctx`. */
+export function projectPresentOptions(
+  ctx: Context,
+  options: { statistics?: boolean; withCustomAttributes?: boolean } = {},
+): ProjectPresentOptions {
+  return {
+    viewer: ctx.caller,
+    externalUrl: ctx.config.externalUrl,
+    now: ctx.now(),
+    statistics: options.statistics ?? false,
+    withCustomAttributes: options.withCustomAttributes ?? false,
+  }
+}
+
+/**
+ * The `projects` GET /groups/:id embeds (GL Entities::GroupDetail): the group's own projects the caller may see,
+ * newest first, at most 100, each as the Project entity.
+ */
+export async function listProjectsOfGroupForDetail(ctx: Context, group: NamespaceRow): Promise<unknown[]> {
+  const { views } = await listGroupDetailProjects(ctx, group)
+  const options = projectPresentOptions(ctx)
+  return views.map((view) => presentProject(view, options))
+}
+
 export { insertProject } from './store.js'
+
+/** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
+export { ProjectJson as ProjectEntitySchema } from './schemas.js'

@@ -1,5 +1,279 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { authorizeAdmin, isAdmin } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import { NotFound, ParamError } from '../../core/errors.js'
+import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
+import { findGroup } from '../groups/index.js'
+import { findUserByIdOrUsername, presentUserBasic, type PresentOptions } from '../users/index.js'
+import { createInputOf, updateInputOf } from './attributes.js'
+import { findProject, projectPresentOptions } from './index.js'
+import { presentBasicProject, presentProject, presentProjectDetails, presentProjectWithAccess } from './present.js'
+import {
+  CreateProjectParams,
+  CreateUserProjectParams,
+  DeleteProjectParams,
+  ListGroupProjectsParams,
+  ListProjectsParams,
+  ListUserProjectsParams,
+  ProjectIdParams,
+  ProjectListResponse,
+  ProjectResponse,
+  ProjectUsersParams,
+  ProjectUsersResponse,
+  ShowProjectParams,
+  StarrersParams,
+  StarrersResponse,
+  TransferProjectParams,
+  UPDATE_AT_LEAST_ONE_OF,
+  UpdateProjectParams,
+  type ListProjectsParams as ListParams,
+} from './schemas.js'
+import {
+  createProject,
+  deleteProject,
+  listProjects,
+  listProjectUsers,
+  listStarrers,
+  setArchived,
+  starProject,
+  transferProject,
+  unstarProject,
+  updateProject,
+  viewOfLoaded,
+  type ListProjectsInput,
+  type ProjectListResult,
+  type ProjectListScope,
+} from './service.js'
 
-export function registerProjectRoutes(router: ApiRouter) {
-  void router
+const PROJECT = '/projects/:id'
+
+function userOptions(ctx: Context): PresentOptions {
+  return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }
+}
+
+/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
+function unmodifiedSinceOf(header: string | undefined): Date | null {
+  if (!header) return null
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? null : new Date(at)
+}
+
+type FilterParams = Omit<ListParams, 'order_by' | 'statistics' | 'pagination' | 'simple' | 'with_custom_attributes' | 'page' | 'per_page'>
+
+function listInputOf(
+  ctx: Context,
+  input: FilterParams & { order_by: string; page: number; per_page: number; pagination?: string },
+  scope: ProjectListScope,
+  keysetAllowed: boolean,
+): ListProjectsInput {
+  const keyset = keysetAllowed && input.pagination === 'keyset'
+  return {
+    scope,
+    archived: input.archived,
+    visibility: input.visibility,
+    search: input.search,
+    searchNamespaces: input.search_namespaces,
+    owned: input.owned,
+    starred: input.starred,
+    imported: input.imported,
+    membership: input.membership,
+    withIssuesEnabled: input.with_issues_enabled,
+    withMergeRequestsEnabled: input.with_merge_requests_enabled,
+    withProgrammingLanguage: input.with_programming_language,
+    minAccessLevel: input.min_access_level,
+    idAfter: input.id_after,
+    idBefore: input.id_before,
+    lastActivityAfter: input.last_activity_after,
+    lastActivityBefore: input.last_activity_before,
+    repositoryStorage: input.repository_storage,
+    topics: input.topic,
+    topicId: input.topic_id,
+    updatedAfter: input.updated_after,
+    updatedBefore: input.updated_before,
+    orderBy: input.order_by as ListProjectsInput['orderBy'],
+    sort: input.sort,
+    // Project lists refuse offsets past the limit, as every keyset-capable type does (GL PaginationStrategies).
+    pagination: keyset
+      ? { kind: 'keyset', perPage: offsetWindow({ page: 1, per_page: input.per_page }, ctx.settings).perPage }
+      : { kind: 'offset', ...offsetWindow(input, ctx.settings, keysetAllowed ? 'Project' : null) },
+  }
+}
+
+function setListHeaders(request: FastifyRequest, reply: FastifyReply, ctx: Context, list: ProjectListResult) {
+  if (list.offset) setOffsetHeaders(request, reply, ctx.config.externalUrl, list.offset)
+  else setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, list.next ? { [list.next.param]: list.next.value } : null)
+}
+
+/** GET /projects and GET /users/:user_id/projects (GL `present_projects`): ProjectWithAccess, or BasicProjectDetails for `simple` and anonymous callers. */
+function presentList(
+  ctx: Context,
+  list: ProjectListResult,
+  input: { simple: boolean; statistics: boolean; with_custom_attributes: boolean },
+) {
+  const options = projectPresentOptions(ctx, {
+    statistics: input.statistics,
+    withCustomAttributes: input.with_custom_attributes && isAdmin(ctx.caller),
+  })
+  if (input.simple || !ctx.caller.user) return list.views.map((view) => presentBasicProject(view, options))
+  return list.views.map((view) =>
+    presentProjectWithAccess(view, options, list.permissions.get(view.project.id) ?? { projectLevel: null, groupLevel: null }),
+  )
+}
+
+export function registerProjectRoutes(api: ApiRouter) {
+  api.get(
+    '/projects',
+    { params: ListProjectsParams, authenticated: false, response: { 200: ProjectListResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const list = await listProjects(ctx, { ...listInputOf(ctx, input, { kind: 'all' }, true), pairUpdatedAt: true })
+      setListHeaders(request, reply, ctx, list)
+      return presentList(ctx, list, input)
+    },
+  )
+
+  api.get(
+    '/users/:user_id/projects',
+    { params: ListUserProjectsParams, authenticated: false, response: { 200: ProjectListResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const user = await findUserByIdOrUsername(ctx.db, input.user_id)
+      if (!user) throw new NotFound('User')
+      const list = await listProjects(ctx, listInputOf(ctx, input, { kind: 'user', user }, true))
+      setListHeaders(request, reply, ctx, list)
+      return presentList(ctx, list, input)
+    },
+  )
+
+  api.get(
+    '/groups/:id/projects',
+    { params: ListGroupProjectsParams, authenticated: false, response: { 200: ProjectListResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { group } = await findGroup(ctx, input.id)
+      const scope: ProjectListScope = {
+        kind: 'group',
+        group,
+        includeSubgroups: input.include_subgroups,
+        includeAncestors: input.include_ancestor_groups,
+      }
+      const list = await listProjects(ctx, listInputOf(ctx, input, scope, false))
+      setListHeaders(request, reply, ctx, list)
+      const options = projectPresentOptions(ctx, { withCustomAttributes: input.with_custom_attributes && isAdmin(ctx.caller) })
+      // GL groups.rb `present_projects`: the Project entity, or BasicProjectDetails for `simple`.
+      return list.views.map((view) => (input.simple ? presentBasicProject(view, options) : presentProject(view, options)))
+    },
+  )
+
+  api.post('/projects', { params: CreateProjectParams, response: { 201: ProjectResponse } }, async (request, reply) => {
+    const { ctx, input } = request
+    if (input.name === undefined && input.path === undefined) {
+      throw new ParamError('name, path are missing, at least one parameter must be provided')
+    }
+    const exclusive = (['import_url', 'template_name', 'template_project_id'] as const).filter((k) => input[k] !== undefined)
+    if (exclusive.length > 1) throw new ParamError(`${exclusive.join(', ')} are mutually exclusive`)
+    const view = await createProject(ctx, createInputOf(input))
+    return reply.code(201).send(presentProject(view, projectPresentOptions(ctx)))
+  })
+
+  api.post('/projects/user/:user_id', { params: CreateUserProjectParams, response: { 201: ProjectResponse } }, async (request, reply) => {
+    const { ctx, input } = request
+    const exclusive = (['import_url', 'template_name', 'template_project_id'] as const).filter((k) => input[k] !== undefined)
+    if (exclusive.length > 1) throw new ParamError(`${exclusive.join(', ')} are mutually exclusive`)
+    authorizeAdmin(ctx.caller)
+    const user = await findUserByIdOrUsername(ctx.db, String(input.user_id))
+    if (!user) throw new NotFound('User')
+    const view = await createProject(ctx, createInputOf(input), user)
+    return reply.code(201).send(presentProject(view, projectPresentOptions(ctx)))
+  })
+
+  api.get(PROJECT, { params: ShowProjectParams, authenticated: false, response: { 200: ProjectResponse } }, async (request) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    const view = await viewOfLoaded(ctx, loaded)
+    const options = projectPresentOptions(ctx, {
+      statistics: input.statistics,
+      withCustomAttributes: input.with_custom_attributes && isAdmin(ctx.caller),
+    })
+    // GL projects.rb: ProjectWithAccess for signed-in callers (roles over the whole group tree), ProjectDetails otherwise.
+    if (!ctx.caller.user) return presentProjectDetails(view, options)
+    return presentProjectWithAccess(view, options, { projectLevel: loaded.access.projectLevel, groupLevel: loaded.access.groupLevel })
+  })
+
+  api.put(PROJECT, { params: UpdateProjectParams, response: { 200: ProjectResponse } }, async (request) => {
+    const { ctx, input } = request
+    if (!UPDATE_AT_LEAST_ONE_OF.some((name) => (input as Record<string, unknown>)[name] !== undefined)) {
+      throw new ParamError(`${UPDATE_AT_LEAST_ONE_OF.join(', ')} are missing, at least one parameter must be provided`)
+    }
+    const loaded = await findProject(ctx, input.id)
+    const view = await updateProject(ctx, loaded, updateInputOf(input))
+    return presentProject(view, projectPresentOptions(ctx))
+  })
+
+  api.put(`${PROJECT}/transfer`, { params: TransferProjectParams, response: { 200: ProjectResponse } }, async (request) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    const view = await transferProject(ctx, loaded, input.namespace)
+    return presentProject(view, projectPresentOptions(ctx))
+  })
+
+  api.delete(PROJECT, { params: DeleteProjectParams }, async (request, reply) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    await deleteProject(ctx, loaded, unmodifiedSinceOf(request.headers['if-unmodified-since']))
+    return reply.code(202).type('application/json').send('{"message":"202 Accepted"}')
+  })
+
+  for (const [action, archived] of [
+    ['archive', true],
+    ['unarchive', false],
+  ] as const) {
+    api.post(`${PROJECT}/${action}`, { params: ProjectIdParams, response: { 201: ProjectResponse } }, async (request, reply) => {
+      const { ctx, input } = request
+      const view = await setArchived(ctx, await findProject(ctx, input.id), archived)
+      return reply.code(201).send(presentProject(view, projectPresentOptions(ctx)))
+    })
+  }
+
+  for (const [action, change] of [
+    ['star', starProject],
+    ['unstar', unstarProject],
+  ] as const) {
+    api.post(`${PROJECT}/${action}`, { params: ProjectIdParams, response: { 201: ProjectResponse } }, async (request, reply) => {
+      const { ctx, input } = request
+      const view = await change(ctx, await findProject(ctx, input.id))
+      // Already in the asked state: 304 without a body (GL `not_modified!`).
+      if (!view) return reply.code(304).send()
+      return reply.code(201).send(presentProject(view, projectPresentOptions(ctx)))
+    })
+  }
+
+  api.get(
+    `${PROJECT}/starrers`,
+    { params: StarrersParams, authenticated: false, response: { 200: StarrersResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { page, perPage } = offsetWindow(input, ctx.settings)
+      const loaded = await findProject(ctx, input.id)
+      const starrers = await listStarrers(ctx, loaded, { search: input.search, page, perPage })
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, starrers)
+      const options = userOptions(ctx)
+      return starrers.rows.map((s) => ({ starred_since: s.starredSince, user: presentUserBasic(s.user, options) }))
+    },
+  )
+
+  api.get(
+    `${PROJECT}/users`,
+    { params: ProjectUsersParams, authenticated: false, response: { 200: ProjectUsersResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { page, perPage } = offsetWindow(input, ctx.settings)
+      const loaded = await findProject(ctx, input.id)
+      const users = await listProjectUsers(ctx, loaded, { search: input.search, skipUsers: input.skip_users, page, perPage })
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, users)
+      const options = userOptions(ctx)
+      return users.rows.map((user) => presentUserBasic(user, options))
+    },
+  )
 }
