@@ -36,6 +36,13 @@ export class Forbidden extends DomainError {
 /** 403 `{"message":"<text>"}`: a refusal GitLab words whole, without the "403 Forbidden" prefix (`render_api_error!`). */
 export class Refused extends DomainError {}
 
+/** 403 `{"error":["<text>", …]}`: GitLab's `error!(model.errors[:attr], 403)`, e.g. the personal project limit. */
+export class RefusedWithErrors extends DomainError {
+  constructor(readonly messages: string[]) {
+    super(messages.join(', '))
+  }
+}
+
 /** 400 `{"message":"400 Bad request"}` or `"400 Bad request - <reason>"`. */
 export class BadRequest extends DomainError {
   constructor(readonly reason?: string) {

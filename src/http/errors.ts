@@ -13,6 +13,7 @@ import {
   PreconditionFailed,
   ProjectMoved,
   Refused,
+  RefusedWithErrors,
   Rejected,
   Throttled,
   Unauthorized,
@@ -62,6 +63,7 @@ export function renderError(error: unknown): Rendered {
     return { status: 403, body: { message: error.reason ? `403 Forbidden - ${error.reason}` : '403 Forbidden' } }
   }
   if (error instanceof Refused) return { status: 403, body: { message: error.message } }
+  if (error instanceof RefusedWithErrors) return { status: 403, body: { error: error.messages } }
   if (error instanceof BadRequest) {
     return { status: 400, body: { message: error.reason ? `400 Bad request - ${error.reason}` : '400 Bad request' } }
   }

@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely'
 import { AccessLevel, canRead, FeatureAccess, meets, visibilityLevel, visibilityName, Visibility, type Access } from '../../core/access.js'
 import { isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Forbidden, Invalid, NotAllowed, NotFound, PreconditionFailed, Rejected } from '../../core/errors.js'
+import { BadRequest, Forbidden, Invalid, NotAllowed, NotFound, PreconditionFailed, RefusedWithErrors, Rejected } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { COUNT_LIMIT, fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, UserRow } from '../../db/schema.js'
@@ -424,13 +424,6 @@ async function projectLimitError(ctx: Context, creator: User): Promise<string | 
   return `Your project limit is ${creator.projects_limit} projects! Please contact your administrator to increase it`
 }
 
-/** The personal project limit was reached: 403 from POST /projects (GL `error!(errors[:limit_reached], 403)`). */
-export class ProjectLimitReached extends Forbidden {
-  constructor(readonly messages: string[]) {
-    super(messages.join(', '))
-  }
-}
-
 function visibilityCappedBy(namespace: NamespaceRow, level: number): number {
   return namespace.kind === 'group' ? Math.min(level, namespace.visibility_level) : level
 }
@@ -497,7 +490,7 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
     const limit = await projectLimitError(acting, creator)
     if (limit) {
       if (forUser) throw new Invalid({ limit_reached: [limit] })
-      throw new ProjectLimitReached([limit])
+      throw new RefusedWithErrors([limit])
     }
   }
   if (!(await canCreateProjectIn(acting, namespace))) throw new Invalid({ namespace: ['is not valid'] })
