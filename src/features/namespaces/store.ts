@@ -1,7 +1,8 @@
-import { sql } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { preparedQuery } from '../../db/prepared.js'
-import type { NamespaceRow, NewNamespaceRow } from '../../db/schema.js'
+import type { Database, NamespaceRow, NewNamespaceRow } from '../../db/schema.js'
+import { containsPattern, type SearchTerms } from './search.js'
 
 export const findNamespaceById = preparedQuery((db: Db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id))
 
@@ -142,4 +143,133 @@ export async function relocateNamespace(
     .where('id', '=', namespace.id)
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The namespaces API (GL lib/api/namespaces.rb)
+
+/** A namespace with what its entity needs of its owner (user namespaces' avatar and web URL). */
+export type NamespaceWithOwner = NamespaceRow & { owner_username: string | null; owner_email: string | null }
+
+function selectWithOwner(db: Db) {
+  return db
+    .selectFrom('namespaces')
+    .leftJoin('users', 'users.id', 'namespaces.owner_id')
+    .selectAll('namespaces')
+    .select(['users.username as owner_username', 'users.email as owner_email'])
+}
+
+export interface NamespaceFilters {
+  /** null: every namespace; else the user's personal namespace and the groups they belong to directly. */
+  member: { userId: number; ownedOnly: boolean; today: string } | null
+  topLevelOnly: boolean
+  /** `fullPath` matches full paths and full names (`full_path_search`), otherwise paths and names. */
+  search: { terms: SearchTerms; fullPath: boolean } | null
+}
+
+/** Namespaces matching the list filters, by ascending id (GL User#namespaces, Namespace.search). */
+export function selectNamespaces(db: Db, filters: NamespaceFilters) {
+  let query = selectWithOwner(db)
+  const { member, search } = filters
+  if (member) {
+    const groups = db
+      .selectFrom('members')
+      .select('namespace_id')
+      .where('user_id', '=', member.userId)
+      .where('namespace_id', 'is not', null)
+      .where('access_level', member.ownedOnly ? '=' : '>=', member.ownedOnly ? 50 : 10)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', member.today)]))
+    query = query.where((eb) =>
+      eb.or([
+        eb.and([eb('namespaces.owner_id', '=', member.userId), eb('namespaces.kind', '=', 'user')]),
+        eb.and([eb('namespaces.kind', '=', 'group'), eb('namespaces.id', 'in', groups)]),
+      ]),
+    )
+  }
+  if (filters.topLevelOnly) query = query.where('namespaces.parent_id', 'is', null)
+  if (search) {
+    const columns = search.fullPath
+      ? (['namespaces.full_path', 'namespaces.full_name'] as const)
+      : (['namespaces.path', 'namespaces.name'] as const)
+    const { terms } = search
+    query = query.where((eb) =>
+      eb.or(
+        columns.map((column) =>
+          terms.kind === 'exact'
+            ? eb(column, '=', terms.text)
+            : eb.and(terms.words.map((word) => sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(word)} escape '\\'`)),
+        ),
+      ),
+    )
+  }
+  return query.orderBy('namespaces.id', 'asc')
+}
+
+/** A user namespace or group by id or full path (GL helpers.rb `find_namespace`; old paths do not redirect). */
+export function findNamespaceWithOwner(db: Db, idOrPath: string) {
+  const query = selectWithOwner(db)
+  if (/^\d+$/.test(idOrPath)) {
+    const id = Number(idOrPath)
+    return Number.isSafeInteger(id) ? query.where('namespaces.id', '=', id).executeTakeFirst() : Promise.resolve(undefined)
+  }
+  return query.where(sql`lower(namespaces.full_path)`, '=', idOrPath.toLowerCase()).executeTakeFirst()
+}
+
+/** Distinct members of each group and the groups below it (GL `users_with_descendants.count`). */
+export async function countMembersWithDescendants(db: Db, groups: readonly NamespaceRow[], today: string): Promise<Map<number, number>> {
+  if (groups.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('namespaces as g')
+    .innerJoin('namespaces as d', (join) => join.on(sql<SqlBool>`d.traversal_ids like (g.traversal_ids || '%')`))
+    .innerJoin('members as m', 'm.namespace_id', 'd.id')
+    .select(['g.id as id', sql<number>`count(distinct m.user_id)`.as('count')])
+    .where(
+      'g.id',
+      'in',
+      groups.map((g) => g.id),
+    )
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+    .groupBy('g.id')
+    .execute()
+  return new Map(rows.map((row) => [row.id, Number(row.count)]))
+}
+
+/** Projects in each group and the groups below it (GL `all_projects.count`). */
+export async function countProjectsWithDescendants(db: Db, groups: readonly NamespaceRow[]): Promise<Map<number, number>> {
+  if (groups.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('namespaces as g')
+    .innerJoin('namespaces as d', (join) => join.on(sql<SqlBool>`d.traversal_ids like (g.traversal_ids || '%')`))
+    .innerJoin('projects as p', 'p.namespace_id', 'd.id')
+    .select(['g.id as id', sql<number>`count(p.id)`.as('count')])
+    .where(
+      'g.id',
+      'in',
+      groups.map((g) => g.id),
+    )
+    .groupBy('g.id')
+    .execute()
+  return new Map(rows.map((row) => [row.id, Number(row.count)]))
+}
+
+/** Paths and names of the namespaces directly under a parent (the top level when null), for availability checks. */
+export function findSiblingPathsAndNames(db: Db, parentId: number | null) {
+  const query = db.selectFrom('namespaces').select(['path', 'name'])
+  return (parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId)).execute()
+}
+
+/** Which of `ids` meet a condition the access core builds for a query over `namespaces`. */
+export async function filterNamespaceIds(
+  db: Db,
+  ids: readonly number[],
+  condition: (eb: ExpressionBuilder<Database, 'namespaces'>) => Expression<SqlBool>,
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('namespaces')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .where((eb) => condition(eb))
+    .execute()
+  return new Set(rows.map((row) => row.id))
 }

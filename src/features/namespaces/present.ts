@@ -1,0 +1,32 @@
+import { avatarUrlOf } from '../users/index.js'
+import type { NamespaceJson } from './schemas.js'
+import type { NamespaceWithOwner } from './store.js'
+
+/** What the caller may see of a group's size: only those who administer it (GL `admin_request_for_group?`). */
+export interface NamespaceCounts {
+  members: number
+  projects: number
+}
+
+/** Entities::Namespace (NamespaceBasic first). */
+export function presentNamespace(namespace: NamespaceWithOwner, externalUrl: string, counts: NamespaceCounts | undefined): NamespaceJson {
+  const personal = namespace.kind === 'user'
+  const json: NamespaceJson = {
+    id: namespace.id,
+    name: namespace.name,
+    path: namespace.path,
+    kind: namespace.kind,
+    full_path: namespace.full_path,
+    parent_id: namespace.parent_id,
+    // A user namespace shows its owner's avatar; group avatars are not offered.
+    avatar_url: personal && namespace.owner_email !== null ? avatarUrlOf(namespace.owner_email) : null,
+    web_url: personal ? `${externalUrl}/${namespace.owner_username ?? namespace.path}` : `${externalUrl}/groups/${namespace.full_path}`,
+  }
+  if (counts) {
+    json.members_count_with_descendants = counts.members
+    // Storage is not measured yet, so no root storage statistics exist.
+    json.root_repository_size = null
+    json.projects_count = counts.projects
+  }
+  return json
+}
