@@ -112,7 +112,8 @@ export function presentGroupDetail(group: NamespaceRow, options: GroupPresentOpt
   // Registration tokens are disabled, as on new GitLab instances: administrators see null.
   if (extras.runnersToken) json.runners_token = null
   if (group.parent_id === null) json.prevent_sharing_groups_outside_hierarchy = false
-  if (extras.projects) json.projects = extras.projects
-  if (extras.sharedProjects) json.shared_projects = extras.sharedProjects
+  // Already presented by the projects feature as its Project entity.
+  if (extras.projects) json.projects = extras.projects as GroupDetailJson['projects']
+  if (extras.sharedProjects) json.shared_projects = extras.sharedProjects as GroupDetailJson['shared_projects']
   return json
 }

@@ -26,6 +26,8 @@ beforeAll(async () => {
   secretChild = await createTestGroup(db, { path: 'child', parent: secret, visibility: 'private' })
   inside = await createTestGroup(db, { path: 'inside', visibility: 'internal' })
   await createTestProject(db, { namespace: open, path: 'tool', visibility: 'public' })
+  await createTestProject(db, { namespace: open, path: 'internal-tool', visibility: 'private' })
+  await createTestProject(db, { namespace: middle, path: 'lower-tool', visibility: 'public' })
   const owner = await createTestUser(db)
   const childMember = await createTestUser(db)
   const outsider = await createTestUser(db)
@@ -90,6 +92,18 @@ describe('GET /groups/:id', () => {
         parent_id: middle.id,
       })
     }
+  })
+
+  test("projects: the group's own projects the caller may see, as Project entities", async () => {
+    const anonymous = await get(`/groups/${open.id}`)
+    expect(anonymous.body.projects.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual(['open/tool'])
+    const owner = await get(`/groups/${open.id}`, 'owner')
+    expect(owner.body.projects.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual([
+      'open/internal-tool',
+      'open/tool',
+    ])
+    expect(owner.body.projects[0]).toMatchObject({ namespace: { id: open.id, full_path: 'open' } })
+    expect((await get('/groups/open%2Fmiddle')).body.projects.map((p: { path: string }) => p.path)).toEqual(['lower-tool'])
   })
 
   test('with_projects=false leaves the project lists out', async () => {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { MEMBER_ACCESS_LEVELS } from '../../core/access.js'
 import { paginationParams } from '../../http/pagination.js'
 import { Nullable } from '../../http/schema.js'
+import { ProjectEntitySchema } from '../projects/index.js'
 
 // Request params (GL lib/api/groups.rb, lib/api/helpers/groups_helpers.rb).
 
@@ -174,9 +175,8 @@ export const GroupDetailJson = Type.Object({
   shared_with_groups: Type.Array(Type.Unknown()),
   runners_token: Type.Optional(NullableString),
   prevent_sharing_groups_outside_hierarchy: Type.Optional(Type.Boolean()),
-  // Project entities as the projects feature presents them.
-  projects: Type.Optional(Type.Array(Type.Unknown())),
-  shared_projects: Type.Optional(Type.Array(Type.Unknown())),
+  projects: Type.Optional(Type.Array(ProjectEntitySchema)),
+  shared_projects: Type.Optional(Type.Array(ProjectEntitySchema)),
 })
 export type GroupDetailJson = Static<typeof GroupDetailJson>
 

@@ -12,6 +12,7 @@ import {
   visibleGroupsCondition,
 } from '../access/index.js'
 import { insertMember } from '../members/index.js'
+import { listProjectsOfGroupForDetail } from '../projects/index.js'
 import { insertNamespace, isFullPathTaken, parseSearch, relocateNamespace, trigramSimilarity } from '../namespaces/index.js'
 import { findGroup, type LoadedGroup } from './index.js'
 import { canCreateSubgroup, canCreateTopLevelGroup, canReadAllGroups } from './policy.js'
@@ -188,10 +189,8 @@ export async function listChildGroups(ctx: Context, idOrPath: string, input: Lis
 
 /** The project lists of a GroupDetail (GL entities/group_detail.rb `projects`, `shared_projects`). */
 export async function groupDetailProjects(ctx: Context, group: NamespaceRow): Promise<{ projects: unknown[]; sharedProjects: unknown[] }> {
-  void ctx
-  void group
   // Sharing projects with groups is not offered, so no project is shared with a group.
-  return { projects: [], sharedProjects: [] }
+  return { projects: await listProjectsOfGroupForDetail(ctx, group), sharedProjects: [] }
 }
 
 /** GET /groups/:id: the group with what its detail shows this caller. */
