@@ -33,6 +33,7 @@ beforeAll(async () => {
   subgroup = await createTestGroup(db, { path: 'labs', parent: group, visibility: 'public' })
   await addTestMember(db, { user: anna, group, accessLevel: 50 })
   await addTestMember(db, { user: bert, group, accessLevel: 30 })
+  await addTestMember(db, { user: ext, group, accessLevel: 5 })
   const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`
   await project(
     'one',
@@ -137,6 +138,8 @@ describe('GET /projects: filters', () => {
     expect(await list('?membership=true', 'root')).toEqual([])
     expect(await list('?min_access_level=40', 'bert')).toEqual(['five'])
     expect(await list('?min_access_level=30', 'bert')).toEqual(['seven', 'five', 'four', 'three'])
+    // Minimal Access in a group gives no role on its projects.
+    expect(await list('?min_access_level=5', 'ext')).toEqual([])
     expect(await list('?membership=true')).toEqual([])
     const bad = await request('GET', '/api/v4/projects?min_access_level=25', { token: tokens.bert })
     expect(bad.status).toBe(400)

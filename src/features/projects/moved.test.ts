@@ -140,6 +140,20 @@ describe('a transferred project', () => {
 })
 
 describe('a project of a renamed group', () => {
+  test('moves when the group is renamed through the API; its old path redirects', async () => {
+    const db = server.database.db
+    const group = await createTestGroup(db, { path: 'squad', visibility: 'public' })
+    await addTestMember(db, { user: owner, group, accessLevel: 50 })
+    const project = await createTestProject(db, { namespace: group, path: 'kit', visibility: 'public' })
+    const renamedGroup = await request('PUT', `/api/v4/groups/${group.id}`, { token: ownerToken, body: { path: 'platoon' } })
+    expect(renamedGroup.status, renamedGroup.text).toBe(200)
+    expect((await request('GET', '/api/v4/projects/platoon%2Fkit')).body.id).toBe(project.id)
+    const old = await request('GET', '/api/v4/projects/squad%2Fkit/users')
+    expect(old.status).toBe(301)
+    expect(old.headers.location).toBe(`${server.url}/api/v4/projects/${project.id}/users`)
+    expect((await request('PUT', '/api/v4/projects/squad%2Fkit', { token: ownerToken, body: { description: 'x' } })).status).toBe(405)
+  })
+
   test('moves with the group; its old path redirects', async () => {
     const db = server.database.db
     const group = await createTestGroup(db, { path: 'team', visibility: 'public' })

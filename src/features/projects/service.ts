@@ -6,14 +6,7 @@ import { BadRequest, Forbidden, Invalid, NotAllowed, NotFound, PreconditionFaile
 import type { Db } from '../../db/index.js'
 import { COUNT_LIMIT, fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, UserRow } from '../../db/schema.js'
-import {
-  authorizeProject,
-  groupAccess,
-  projectsWithRoleCondition,
-  selectAuthorizedProjectIds,
-  visibleProjectsCondition,
-  type ProjectAccess,
-} from '../access/index.js'
+import { authorizeProject, groupAccess, projectsWithRoleCondition, visibleProjectsCondition, type ProjectAccess } from '../access/index.js'
 import { insertMember } from '../members/index.js'
 import {
   deleteRedirectsFrom,
@@ -254,10 +247,7 @@ function featureCondition(ctx: Context, column: 'issues_access_level' | 'merge_r
   return (eb) =>
     eb.or([
       eb(`projects.${column}`, '>=', FeatureAccess.ENABLED),
-      eb.and([
-        eb(`projects.${column}`, '=', FeatureAccess.PRIVATE),
-        eb('projects.id', 'in', selectAuthorizedProjectIds(ctx.db, user.id, minLevel, today(ctx))),
-      ]),
+      eb.and([eb(`projects.${column}`, '=', FeatureAccess.PRIVATE), projectsWithRoleCondition(ctx, eb, minLevel)]),
     ])
 }
 
@@ -273,10 +263,11 @@ async function filtersOf(ctx: Context, input: ListProjectsInput, similarity: boo
   const caller = ctx.caller
   const conditions: ProjectCondition[] = []
   const filters: ProjectFilters = { conditions }
+  // Minimal Access grants no role on projects (GL project authorizations start at Guest).
   const role =
     (level: number): ProjectCondition =>
     (eb) =>
-      projectsWithRoleCondition(ctx, eb, level)
+      projectsWithRoleCondition(ctx, eb, Math.max(level, AccessLevel.GUEST))
   const visible: ProjectCondition = (eb) => visibleProjectsCondition(ctx, eb)
   const { scope } = input
   if (scope.kind === 'all') {
