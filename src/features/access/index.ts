@@ -8,12 +8,12 @@ import {
   findGroupRole,
   findProjectRoles,
   hasMembershipBelow,
+  authorizedProjectsCondition,
   selectAuthorizedGroupIds,
-  selectAuthorizedProjectIds,
   selectGroupIdsAboveMemberships,
 } from './store.js'
 
-export { selectAuthorizedGroupIds, selectAuthorizedProjectIds } from './store.js'
+export { selectAuthorizedGroupIds } from './store.js'
 
 /** The access core: visibility × membership with inheritance × admin × tier; scopes are checked per route. */
 
@@ -137,7 +137,7 @@ export function visibleProjectsCondition(ctx: Context, eb: Eb, alias = 'projects
   const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
   return eb.or([
     eb(visibility, '>=', minimum),
-    eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedProjectIds(ctx.db, caller.user.id, AccessLevel.GUEST, today(ctx))),
+    authorizedProjectsCondition(ctx.db, eb, alias, caller.user.id, AccessLevel.GUEST, today(ctx)),
   ])
 }
 
@@ -174,7 +174,7 @@ export function memberGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'
 export function projectsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'projects'): Expression<SqlBool> {
   const user = ctx.caller.user
   if (!user) return sql<SqlBool>`1 = 0`
-  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedProjectIds(ctx.db, user.id, minLevel, today(ctx)))
+  return authorizedProjectsCondition(ctx.db, eb, alias, user.id, minLevel, today(ctx))
 }
 
 export function groupsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'namespaces'): Expression<SqlBool> {
