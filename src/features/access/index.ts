@@ -148,12 +148,7 @@ export function visibleGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces
   const visibility = sql.ref(`${alias}.visibility_level`)
   if (!caller.user) return eb(visibility, '>=', Visibility.PUBLIC)
   const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
-  const id = sql.ref(`${alias}.id`)
-  return eb.or([
-    eb(visibility, '>=', minimum),
-    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, caller.user.id, AccessLevel.MINIMAL_ACCESS, today(ctx))),
-    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, caller.user.id, today(ctx))),
-  ])
+  return eb.or([eb(visibility, '>=', minimum), memberGroupsCondition(ctx, eb, alias)])
 }
 
 /**
