@@ -27,8 +27,8 @@ export interface ProjectAccess extends Access {
 
 /** Project abilities by the role they need (GitLab ProjectPolicy). */
 export const ProjectAbility = {
-  read_project: { level: AccessLevel.GUEST },
-  read_project_member: { level: AccessLevel.GUEST },
+  read_project: { level: AccessLevel.NONE },
+  read_project_member: { level: AccessLevel.NONE },
   admin_project: { level: AccessLevel.MAINTAINER },
   admin_project_member: { level: AccessLevel.MAINTAINER },
   manage_owners: { level: AccessLevel.OWNER },
@@ -43,8 +43,8 @@ export type ProjectAbilityName = keyof typeof ProjectAbility
 
 /** Group abilities by the role they need (GitLab GroupPolicy). */
 export const GroupAbility = {
-  read_group: { level: AccessLevel.GUEST },
-  read_group_member: { level: AccessLevel.GUEST },
+  read_group: { level: AccessLevel.NONE },
+  read_group_member: { level: AccessLevel.NONE },
   admin_group: { level: AccessLevel.OWNER },
   admin_group_member: { level: AccessLevel.OWNER },
   remove_group: { level: AccessLevel.OWNER },
