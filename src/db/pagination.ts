@@ -1,5 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { Db } from './index.js'
+import { executeRows } from './prepared.js'
 
 /** Above this many matching rows, lists skip counting (GitLab: MAX_COUNT_LIMIT). */
 export const COUNT_LIMIT = 10_000
@@ -23,10 +24,7 @@ type AnyQuery<O> = SelectQueryBuilder<any, any, O>
 
 /** One page of an ordered query by offset, with a count capped at COUNT_LIMIT. */
 export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: number, perPage: number): Promise<OffsetPage<O>> {
-  const rows = await query
-    .limit(perPage + 1)
-    .offset((page - 1) * perPage)
-    .execute()
+  const rows = await executeRows(db, query.limit(perPage + 1).offset((page - 1) * perPage))
   const hasNext = rows.length > perPage
   if (hasNext) rows.pop()
   const capped = query

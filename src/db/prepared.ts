@@ -49,3 +49,15 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
     return result.rows
   }
 }
+
+/**
+ * Runs a query built per request (its shape varies) the way prepared queries run: directly on an idle SQLite
+ * connection with rows read as arrays, which halves the cost of wide rows; through Kysely otherwise.
+ */
+export async function executeRows<Row>(db: Db, query: Compilable<Row>): Promise<Row[]> {
+  const { sql, parameters } = query.compile()
+  const file = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
+  if (file) return readRows<Row>(file.prepare(sql), [...parameters])
+  const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, [...parameters]))
+  return result.rows
+}

@@ -48,6 +48,18 @@ export interface ProjectPresentOptions {
 /** Every member's notification level starts as `global` (GL NotificationSetting.levels). */
 const GLOBAL_NOTIFICATION_LEVEL = 3
 
+const urls = new Map<string, URL>()
+
+/** The instance URL, parsed once. */
+function instanceUrl(externalUrl: string): URL {
+  let url = urls.get(externalUrl)
+  if (!url) {
+    url = new URL(externalUrl)
+    urls.set(externalUrl, url)
+  }
+  return url
+}
+
 function flag(value: number): boolean {
   return value === 1
 }
@@ -131,7 +143,7 @@ export function presentBasicProject(view: ProjectView, options: ProjectPresentOp
   if (readCode) json.default_branch = defaultBranchOf(project)
   json.tag_list = topics
   json.topics = [...topics]
-  json.ssh_url_to_repo = `git@${new URL(options.externalUrl).hostname}:${project.full_path}.git`
+  json.ssh_url_to_repo = `git@${instanceUrl(options.externalUrl).hostname}:${project.full_path}.git`
   json.http_url_to_repo = `${webUrl}.git`
   json.web_url = webUrl
   if (readCode) {
@@ -162,7 +174,7 @@ export function presentProject(view: ProjectView, options: ProjectPresentOptions
   const api = `${options.externalUrl}/api/v4/projects/${project.id}`
   const admin = canAdminProject(access)
   const available = (feature: string) => isFeatureAvailable(access, project, feature)
-  json.container_registry_image_prefix = `${new URL(options.externalUrl).host}/${project.full_path.toLowerCase()}`
+  json.container_registry_image_prefix = `${instanceUrl(options.externalUrl).host}/${project.full_path.toLowerCase()}`
   const links: Record<string, string> = { self: api }
   if (available('issues')) links.issues = `${api}/issues`
   if (available('merge_requests')) links.merge_requests = `${api}/merge_requests`

@@ -349,7 +349,7 @@ export async function listProjects(ctx: Context, input: ListProjectsInput): Prom
   if (pagination.kind === 'keyset') {
     // Spec: Pagination, keyset table: projects page by id only.
     if (input.orderBy !== 'id') throw new NotAllowed('Keyset pagination is not yet available for this type of request')
-    const rows = await fetchProjects(orderProjects(query, 'id', input.sort), pagination.perPage)
+    const rows = await fetchProjects(ctx.db, orderProjects(query, 'id', input.sort), pagination.perPage)
     const last = rows.length === pagination.perPage ? rows[rows.length - 1] : undefined
     return {
       ...(await buildViews(ctx, rows)),
@@ -387,7 +387,7 @@ export async function listGroupDetailProjects(ctx: Context, group: NamespaceRow)
     conditions: [(eb) => visibleProjectsCondition(ctx, eb)],
     namespaces: { ids: [group.id], subtrees: [] },
   })
-  return buildViews(ctx, await fetchProjects(orderProjects(query, 'id', 'desc'), GROUP_DETAIL_PROJECTS_LIMIT))
+  return buildViews(ctx, await fetchProjects(ctx.db, orderProjects(query, 'id', 'desc'), GROUP_DETAIL_PROJECTS_LIMIT))
 }
 
 // ---------------------------------------------------------------------------------------------

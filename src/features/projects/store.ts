@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import { preparedQuery } from '../../db/prepared.js'
+import { executeRows, preparedQuery } from '../../db/prepared.js'
 import type { Database, NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
@@ -29,11 +29,13 @@ export async function deleteProjectRow(db: Db, id: number): Promise<void> {
 
 export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise<ProjectRow[]> {
   if (ids.length === 0) return []
-  return db
-    .selectFrom('projects')
-    .selectAll()
-    .where('id', 'in', [...new Set(ids)])
-    .execute()
+  return executeRows(
+    db,
+    db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)]),
+  )
 }
 
 export async function findNamespacesByIds(db: Db, ids: readonly number[]): Promise<NamespaceRow[]> {
@@ -202,8 +204,8 @@ export function orderProjects(query: ProjectQuery, column: OrderColumn, directio
 }
 
 /** The first `limit` rows of a query. */
-export function fetchProjects(query: ProjectQuery, limit: number): Promise<ProjectRow[]> {
-  return query.limit(limit).execute()
+export function fetchProjects(db: Db, query: ProjectQuery, limit: number): Promise<ProjectRow[]> {
+  return executeRows(db, query.limit(limit))
 }
 
 /** The searchable text of every matching project, for ranking by similarity. */
