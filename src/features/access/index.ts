@@ -57,17 +57,20 @@ function today(ctx: Context): string {
   return ctx.now().toISOString().slice(0, 10)
 }
 
-export async function projectAccess(ctx: Context, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectAccess> {
-  const user = ctx.caller.user
-  let projectLevel: number | null = null
-  let groupLevel: number | null = null
-  if (user) {
-    const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, today(ctx))
-    projectLevel = roles?.project_level ?? null
-    groupLevel = roles?.group_level ?? null
-    // The owner of a personal namespace owns its projects (GitLab ProjectPolicy `owner`).
-    if (namespace.kind === 'user' && namespace.owner_id === user.id) projectLevel = AccessLevel.OWNER
-  }
+/**
+ * A project's access from the caller's direct and inherited roles, however they were read (for one project,
+ * or for a page of them at once).
+ */
+export function projectAccessFrom(
+  ctx: Context,
+  project: ProjectRow,
+  namespace: NamespaceRow,
+  roles: { projectLevel: number | null; groupLevel: number | null },
+): ProjectAccess {
+  let { projectLevel } = roles
+  const { groupLevel } = roles
+  // The owner of a personal namespace owns its projects (GitLab ProjectPolicy `owner`).
+  if (namespace.kind === 'user' && ctx.caller.user && namespace.owner_id === ctx.caller.user.id) projectLevel = AccessLevel.OWNER
   return {
     caller: ctx.caller,
     tier: ctx.config.tier,
@@ -77,6 +80,13 @@ export async function projectAccess(ctx: Context, project: ProjectRow, namespace
     groupLevel,
     descendantAccess: false,
   }
+}
+
+export async function projectAccess(ctx: Context, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectAccess> {
+  const user = ctx.caller.user
+  if (!user) return projectAccessFrom(ctx, project, namespace, { projectLevel: null, groupLevel: null })
+  const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, today(ctx))
+  return projectAccessFrom(ctx, project, namespace, { projectLevel: roles?.project_level ?? null, groupLevel: roles?.group_level ?? null })
 }
 
 export async function groupAccess(ctx: Context, group: NamespaceRow): Promise<Access> {

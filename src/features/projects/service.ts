@@ -6,7 +6,14 @@ import { BadRequest, Forbidden, Invalid, NotAllowed, NotFound, PreconditionFaile
 import type { Db } from '../../db/index.js'
 import { COUNT_LIMIT, fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, UserRow } from '../../db/schema.js'
-import { authorizeProject, groupAccess, projectsWithRoleCondition, visibleProjectsCondition, type ProjectAccess } from '../access/index.js'
+import {
+  authorizeProject,
+  groupAccess,
+  projectAccessFrom,
+  projectsWithRoleCondition,
+  visibleProjectsCondition,
+  type ProjectAccess,
+} from '../access/index.js'
 import { insertMember } from '../members/index.js'
 import {
   deleteRedirectsFrom,
@@ -96,23 +103,13 @@ async function loadMemberships(ctx: Context, projectIds: number[]): Promise<Memb
 function accessFrom(ctx: Context, project: ProjectRow, namespace: NamespaceRow, memberships: Memberships | null): ProjectAccess {
   let projectLevel: number | null = null
   let groupLevel: number | null = null
-  const user = ctx.caller.user
-  if (user && memberships) {
+  if (memberships) {
     projectLevel = memberships.projects.get(project.id) ?? null
     for (const m of memberships.groups) {
       if (namespace.traversal_ids.startsWith(m.traversal_ids)) groupLevel = Math.max(groupLevel ?? 0, m.access_level)
     }
-    if (namespace.kind === 'user' && namespace.owner_id === user.id) projectLevel = AccessLevel.OWNER
   }
-  return {
-    caller: ctx.caller,
-    tier: ctx.config.tier,
-    visibilityLevel: project.visibility_level,
-    level: Math.max(projectLevel ?? 0, groupLevel ?? 0),
-    projectLevel,
-    groupLevel,
-    descendantAccess: false,
-  }
+  return projectAccessFrom(ctx, project, namespace, { projectLevel, groupLevel })
 }
 
 /** The caller's direct memberships in a list (GL ProjectWithAccess preloads the project's and its group's own members). */
