@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kyse
 import { AccessLevel, canRead, meets, Visibility, type Access, type Requirement } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import { Forbidden, NotFound } from '../../core/errors.js'
 import type { Database, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import {
@@ -53,10 +54,6 @@ export const GroupAbility = {
 } satisfies Record<string, Requirement>
 export type GroupAbilityName = keyof typeof GroupAbility
 
-function today(ctx: Context): string {
-  return ctx.now().toISOString().slice(0, 10)
-}
-
 /**
  * A project's access from the caller's direct and inherited roles, however they were read (for one project,
  * or for a page of them at once).
@@ -85,7 +82,7 @@ export function projectAccessFrom(
 export async function projectAccess(ctx: Context, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectAccess> {
   const user = ctx.caller.user
   if (!user) return projectAccessFrom(ctx, project, namespace, { projectLevel: null, groupLevel: null })
-  const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, today(ctx))
+  const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, isoDate(ctx.now()))
   return projectAccessFrom(ctx, project, namespace, { projectLevel: roles?.project_level ?? null, groupLevel: roles?.group_level ?? null })
 }
 
@@ -99,12 +96,12 @@ export async function groupAccess(ctx: Context, group: NamespaceRow): Promise<Ac
     descendantAccess: false,
   }
   if (!user) return access
-  const [role] = await findGroupRole(ctx.db, user.id, group.traversal_ids, today(ctx))
+  const [role] = await findGroupRole(ctx.db, user.id, group.traversal_ids, isoDate(ctx.now()))
   access.level = role?.level ?? 0
   // Minimal access, or membership of anything inside, lets a user see a group they cannot otherwise see.
   if (!canRead(access)) {
     access.descendantAccess =
-      access.level >= AccessLevel.MINIMAL_ACCESS || (await hasMembershipBelow(ctx.db, user.id, group.traversal_ids, today(ctx)))
+      access.level >= AccessLevel.MINIMAL_ACCESS || (await hasMembershipBelow(ctx.db, user.id, group.traversal_ids, isoDate(ctx.now())))
   }
   return access
 }
@@ -147,7 +144,7 @@ export function visibleProjectsCondition(ctx: Context, eb: Eb, alias = 'projects
   const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
   return eb.or([
     eb(visibility, '>=', minimum),
-    authorizedProjectsCondition(ctx.db, eb, alias, caller.user.id, AccessLevel.GUEST, today(ctx)),
+    authorizedProjectsCondition(ctx.db, eb, alias, caller.user.id, AccessLevel.GUEST, isoDate(ctx.now())),
   ])
 }
 
@@ -170,8 +167,8 @@ export function memberGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'
   if (!user) return sql<SqlBool>`1 = 0`
   const id = sql.ref(`${alias}.id`)
   return eb.or([
-    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, user.id, AccessLevel.MINIMAL_ACCESS, today(ctx))),
-    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, user.id, today(ctx))),
+    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, user.id, AccessLevel.MINIMAL_ACCESS, isoDate(ctx.now()))),
+    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, user.id, isoDate(ctx.now()))),
   ])
 }
 
@@ -179,11 +176,11 @@ export function memberGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'
 export function projectsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'projects'): Expression<SqlBool> {
   const user = ctx.caller.user
   if (!user) return sql<SqlBool>`1 = 0`
-  return authorizedProjectsCondition(ctx.db, eb, alias, user.id, minLevel, today(ctx))
+  return authorizedProjectsCondition(ctx.db, eb, alias, user.id, minLevel, isoDate(ctx.now()))
 }
 
 export function groupsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'namespaces'): Expression<SqlBool> {
   const user = ctx.caller.user
   if (!user) return sql<SqlBool>`1 = 0`
-  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedGroupIds(ctx.db, user.id, minLevel, today(ctx)))
+  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedGroupIds(ctx.db, user.id, minLevel, isoDate(ctx.now())))
 }

@@ -1,5 +1,6 @@
-import { AccessLevel, visibilityLevel, visibilityName, type Access, type VisibilityName } from '../../core/access.js'
+import { visibilityLevel, visibilityName, type Access, type VisibilityName } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import { BadRequest, Forbidden, Invalid, NotAllowed, Rejected } from '../../core/errors.js'
 import { COUNT_LIMIT, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, NamespaceUpdate, NewNamespaceRow } from '../../db/schema.js'
@@ -11,7 +12,7 @@ import {
   memberGroupsCondition,
   visibleGroupsCondition,
 } from '../access/index.js'
-import { insertMember } from '../members/index.js'
+import { replaceWithOwnerMember } from '../members/index.js'
 import { listProjectsOfGroupForDetail } from '../projects/index.js'
 import { insertNamespace, isFullPathTaken, parseSearch, relocateNamespace, trigramSimilarity } from '../namespaces/index.js'
 import { findGroup, type LoadedGroup } from './index.js'
@@ -42,10 +43,6 @@ import {
   type ParentFilter,
 } from './store.js'
 import { GroupErrors, NUMBER_OF_ANCESTORS_ALLOWED, groupPathErrors, splitNameErrors } from './validation.js'
-
-function today(ctx: Context): string {
-  return ctx.now().toISOString().slice(0, 10)
-}
 
 function flag(value: boolean): number {
   return value ? 1 : 0
@@ -94,7 +91,7 @@ function scopeOf(ctx: Context, input: ListGroupsInput): GroupCondition | null {
   const user = ctx.caller.user
   if (input.owned) {
     if (!user) return null
-    const owned = ownedGroupIds(ctx.db, user.id, today(ctx))
+    const owned = ownedGroupIds(ctx.db, user.id, isoDate(ctx.now()))
     return (eb) => eb('namespaces.id', 'in', owned)
   }
   const minLevel = input.minAccessLevel
@@ -370,16 +367,7 @@ export async function createGroup(ctx: Context, parentId: number | undefined, at
     return await ctx.db.transaction().execute(async (trx) => {
       await deleteRedirectsAtOrBelow(trx, fullPath)
       const group = await insertNamespace(trx, row, parent)
-      await insertMember(trx, {
-        user_id: user.id,
-        namespace_id: group.id,
-        project_id: null,
-        access_level: AccessLevel.OWNER,
-        expires_at: null,
-        created_by_id: null,
-        created_at: at,
-        updated_at: at,
-      })
+      await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
       return group
     })
   } catch (error) {
@@ -494,16 +482,7 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
       )
       // A group promoted to the top level keeps an Owner (GL TransferService#ensure_ownership).
       if (!newParent && (await countOwnerMembers(trx, group.id)) === 0) {
-        await insertMember(trx, {
-          user_id: user.id,
-          namespace_id: group.id,
-          project_id: null,
-          access_level: AccessLevel.OWNER,
-          expires_at: null,
-          created_by_id: null,
-          created_at: at,
-          updated_at: at,
-        })
+        await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
       }
       return moved
     })

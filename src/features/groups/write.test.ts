@@ -268,6 +268,18 @@ describe('POST /groups/:id/transfer', () => {
     expect(owners).toEqual([{ user_id: owner.id, access_level: 50 }])
   })
 
+  test('to the top level by an Owner who is also a direct member below Owner: their membership becomes Owner', async () => {
+    const db = server.database.db
+    const top = await createTestGroup(db, { path: 'promote-member' })
+    const crew = await createTestGroup(db, { path: 'crew', parent: top })
+    await addTestMember(db, { user: owner, group: top, accessLevel: 50 })
+    await addTestMember(db, { user: owner, group: crew, accessLevel: 30 })
+    const res = await send('POST', `/groups/${crew.id}/transfer`, 'owner')
+    expect(res.status).toBe(201)
+    const members = await db.selectFrom('members').select(['user_id', 'access_level']).where('namespace_id', '=', crew.id).execute()
+    expect(members).toEqual([{ user_id: owner.id, access_level: 50 }])
+  })
+
   test('into a less visible group: everything below becomes as private', async () => {
     const tree = await buildTree('loud')
     const quiet = await createTestGroup(server.database.db, { path: 'quiet', visibility: 'private' })

@@ -1,1 +1,1 @@
-export { insertMember } from './store.js'
+export { insertMember, replaceWithOwnerMember } from './store.js'

@@ -1,6 +1,7 @@
 import { AccessLevel, MEMBER_ACCESS_LEVELS, tierIncludes } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
@@ -69,10 +70,6 @@ export async function findMemberSource(ctx: Context, kind: 'project' | 'group', 
   return { kind, group, access }
 }
 
-function today(ctx: Context): string {
-  return ctx.now().toISOString().slice(0, 10)
-}
-
 function isExpired(row: MemberRow, day: string): boolean {
   return row.expires_at !== null && row.expires_at <= day
 }
@@ -104,7 +101,7 @@ function authorizeRead(source: MemberSource) {
  */
 async function findCurrentMember(ctx: Context, db: Db, source: MemberSource, userId: number): Promise<MemberRow | undefined> {
   const row = await findMemberRow(db, refOf(source), userId)
-  if (!row || isExpired(row, today(ctx))) return undefined
+  if (!row || isExpired(row, isoDate(ctx.now()))) return undefined
   if (row.access_level === AccessLevel.MINIMAL_ACCESS && !allowsMinimalAccess(source)) return undefined
   return row
 }
@@ -119,7 +116,7 @@ function usesSeat(ctx: Context, user: User, highestRole: number): boolean {
 async function viewsOf(ctx: Context, entries: { row: MemberRow; accessLevel: number }[], showSeatInfo: boolean): Promise<MemberView[]> {
   const ids = entries.flatMap(({ row }) => (row.created_by_id === null ? [row.user_id] : [row.user_id, row.created_by_id]))
   const users = new Map((await findUsersByIds(ctx.db, ids)).map((u) => [u.id, u]))
-  const roles = showSeatInfo ? await findHighestRoles(ctx.db, [...users.keys()], today(ctx)) : null
+  const roles = showSeatInfo ? await findHighestRoles(ctx.db, [...users.keys()], isoDate(ctx.now())) : null
   return entries.flatMap(({ row, accessLevel }) => {
     const user = users.get(row.user_id)
     if (!user) return []
@@ -168,7 +165,7 @@ function filtersOf(source: MemberSource, input: ListMembersInput): MemberFilters
 /** GET /:source/:id/members: direct members (GL `source_members`). */
 export async function listMembers(ctx: Context, source: MemberSource, input: ListMembersInput): Promise<MemberPage> {
   authorizeRead(source)
-  const query = selectDirectMembers(ctx.db, refOf(source), today(ctx), filtersOf(source, input))
+  const query = selectDirectMembers(ctx.db, refOf(source), isoDate(ctx.now()), filtersOf(source, input))
   const page = await fetchOffsetPage(ctx.db, query, input.page, input.perPage)
   const views = await viewsOf(
     ctx,
@@ -205,7 +202,7 @@ function reportedLevel(source: MemberSource, row: MemberRow & { effective_level:
 /** GET /:source/:id/members/all: direct and inherited members, one row per user (GL MembersFinder, GroupMembersFinder). */
 export async function listAllMembers(ctx: Context, source: MemberSource, input: ListMembersInput): Promise<MemberPage> {
   authorizeRead(source)
-  const query = selectAllMembers(ctx.db, inheritanceScopeOf(source), today(ctx), filtersOf(source, input))
+  const query = selectAllMembers(ctx.db, inheritanceScopeOf(source), isoDate(ctx.now()), filtersOf(source, input))
   const page = await fetchOffsetPage(ctx.db, query, input.page, input.perPage)
   const views = await viewsOf(
     ctx,
@@ -227,7 +224,7 @@ export async function showMember(ctx: Context, source: MemberSource, userId: num
 export async function showInheritedMember(ctx: Context, source: MemberSource, userId: number): Promise<MemberView> {
   authorizeRead(source)
   const filters: MemberFilters = { userIds: [userId], includeMinimalAccess: allowsMinimalAccess(source) }
-  const row = await selectAllMembers(ctx.db, inheritanceScopeOf(source), today(ctx), filters).executeTakeFirst()
+  const row = await selectAllMembers(ctx.db, inheritanceScopeOf(source), isoDate(ctx.now()), filters).executeTakeFirst()
   if (!row) throw new RecordNotFound()
   return viewOf(ctx, row, reportedLevel(source, row))
 }
@@ -256,9 +253,9 @@ async function validationErrors(
   const errors: ValidationErrors = {}
   const add = (attribute: string, message: string) => (errors[attribute] ??= []).push(message)
   // FutureDateValidator: today is allowed.
-  if (expiresAt !== null && expiresAt < today(ctx)) add('expires_at', 'cannot be a date in the past')
+  if (expiresAt !== null && expiresAt < isoDate(ctx.now())) add('expires_at', 'cannot be a date in the past')
   if (accessLevel !== null) {
-    const inherited = await findHighestGroupMembership(db, ancestorGroupIds(source), userId, today(ctx))
+    const inherited = await findHighestGroupMembership(db, ancestorGroupIds(source), userId, isoDate(ctx.now()))
     if (inherited && inherited.access_level > accessLevel) {
       const role = ROLE_NAMES[inherited.access_level] ?? String(inherited.access_level)
       add('access_level', `should be greater than or equal to ${role} inherited membership from group ${inherited.name}`)
@@ -300,7 +297,7 @@ function fullMessages(errors: ValidationErrors): string[] {
 async function isLastOwner(ctx: Context, db: Db, source: MemberSource, row: MemberRow): Promise<boolean> {
   if (source.kind !== 'group' || row.access_level !== AccessLevel.OWNER) return false
   const groupIds = source.group.parent_id === null ? [source.group.id] : traversalIdsOf(source.group)
-  return !(await hasOtherOwner(db, groupIds, { groupId: source.group.id, userId: row.user_id }, today(ctx)))
+  return !(await hasOtherOwner(db, groupIds, { groupId: source.group.id, userId: row.user_id }, isoDate(ctx.now())))
 }
 
 /** `update_<source>_member`: managers may, except on a namespace holder's or a group's last Owner's membership. */
@@ -369,7 +366,7 @@ async function addOneMember(ctx: Context, source: MemberSource, input: AddMember
     .transaction()
     .execute(async (trx) => {
       const existing = await findMemberRow(trx, refOf(source), user.id)
-      const current = existing !== undefined && !isExpired(existing, today(ctx))
+      const current = existing !== undefined && !isExpired(existing, isoDate(ctx.now()))
       // A Minimal Access row is not among the group's `members`, so adding its user raises it instead.
       if (current && !(source.kind === 'group' && existing.access_level === AccessLevel.MINIMAL_ACCESS)) {
         throw new Conflict('Member already exists')
@@ -458,7 +455,7 @@ async function writeMemberships(
     let unauthorized = false
     for (const user of users) {
       const stored = await findMemberRow(trx, refOf(source), user.id)
-      const current = stored !== undefined && !isExpired(stored, today(ctx)) ? stored : undefined
+      const current = stored !== undefined && !isExpired(stored, isoDate(ctx.now())) ? stored : undefined
       if (current && touchesProjectOwner(source, [current.access_level])) throw new Forbidden()
       const allowed = current ? await canUpdateMember(ctx, trx, source, current) : canManageMembers(source)
       let errors: ValidationErrors

@@ -239,3 +239,18 @@ export async function findUsersByEmails(db: Db, emails: string[]): Promise<UserR
     .orderBy('id')
     .execute()
 }
+
+/** Makes a user Owner of a group or project, replacing any direct membership they had there (one row per user and source). */
+export async function replaceWithOwnerMember(db: Db, source: SourceRef, userId: number, createdById: number | null, at: string) {
+  await db.deleteFrom('members').where(sourceColumn(source), '=', source.id).where('user_id', '=', userId).execute()
+  return insertMember(db, {
+    user_id: userId,
+    namespace_id: source.kind === 'group' ? source.id : null,
+    project_id: source.kind === 'project' ? source.id : null,
+    access_level: 50,
+    expires_at: null,
+    created_by_id: createdById,
+    created_at: at,
+    updated_at: at,
+  })
+}

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 import { AccessLevel } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import { NotFound, Unauthorized } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import { groupAccess, groupsWithRoleCondition } from '../access/index.js'
@@ -17,10 +18,6 @@ import {
   type NamespaceWithOwner,
 } from './store.js'
 
-function today(ctx: Context): string {
-  return ctx.now().toISOString().slice(0, 10)
-}
-
 /** Sizes of the groups among `namespaces` that the caller administers (Owner, or an administrator). */
 async function countsFor(ctx: Context, namespaces: readonly NamespaceWithOwner[]): Promise<Map<number, NamespaceCounts>> {
   const groups = namespaces.filter((n) => n.kind === 'group')
@@ -35,7 +32,7 @@ async function countsFor(ctx: Context, namespaces: readonly NamespaceWithOwner[]
         return groups.filter((g) => ids.has(g.id))
       })()
   const [members, projects] = await Promise.all([
-    countMembersWithDescendants(ctx.db, administered, today(ctx)),
+    countMembersWithDescendants(ctx.db, administered, isoDate(ctx.now())),
     countProjectsWithDescendants(ctx.db, administered),
   ])
   return new Map(administered.map((g) => [g.id, { members: members.get(g.id) ?? 0, projects: projects.get(g.id) ?? 0 }]))
@@ -62,7 +59,7 @@ export async function listNamespaces(
   if (!user) throw new Unauthorized()
   const terms = parseSearch(input.search)
   const query = selectNamespaces(ctx.db, {
-    member: isAdmin(ctx.caller) ? null : { userId: user.id, ownedOnly: input.ownedOnly, today: today(ctx) },
+    member: isAdmin(ctx.caller) ? null : { userId: user.id, ownedOnly: input.ownedOnly, today: isoDate(ctx.now()) },
     topLevelOnly: input.topLevelOnly,
     search: terms ? { terms, fullPath: input.fullPathSearch } : null,
   })

@@ -2,6 +2,7 @@ import { sql, type SqlBool } from 'kysely'
 import { AccessLevel, canRead, FeatureAccess, meets, visibilityLevel, visibilityName, Visibility, type Access } from '../../core/access.js'
 import { isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import { BadRequest, Forbidden, Invalid, NotAllowed, NotFound, PreconditionFailed, RefusedWithErrors, Rejected } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { COUNT_LIMIT, fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
@@ -14,7 +15,7 @@ import {
   visibleProjectsCondition,
   type ProjectAccess,
 } from '../access/index.js'
-import { insertMember } from '../members/index.js'
+import { replaceWithOwnerMember } from '../members/index.js'
 import {
   deleteRedirectsFrom,
   findNamespaceByFullPath,
@@ -73,10 +74,6 @@ const REPOSITORY_STORAGES = ['default']
 /** GitLab's GroupDetail embeds at most this many projects (GL GroupProjectsFinder limit). */
 export const GROUP_DETAIL_PROJECTS_LIMIT = 100
 
-function today(ctx: Context): string {
-  return ctx.now().toISOString().slice(0, 10)
-}
-
 function hasErrors(errors: ValidationErrors): boolean {
   return Object.keys(errors).length > 0
 }
@@ -93,8 +90,8 @@ async function loadMemberships(ctx: Context, projectIds: number[]): Promise<Memb
   const user = ctx.caller.user
   if (!user) return null
   const [groups, projects] = await Promise.all([
-    findGroupMembershipsOfUser(ctx.db, user.id, today(ctx)),
-    findProjectMembershipsOfUser(ctx.db, user.id, projectIds, today(ctx)),
+    findGroupMembershipsOfUser(ctx.db, user.id, isoDate(ctx.now())),
+    findProjectMembershipsOfUser(ctx.db, user.id, projectIds, isoDate(ctx.now())),
   ])
   return { groups, projects: new Map(projects.map((m) => [Number(m.project_id), m.access_level])) }
 }
@@ -526,16 +523,7 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await deleteRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
-        await insertMember(trx, {
-          user_id: namespace.owner_id,
-          project_id: inserted.id,
-          namespace_id: null,
-          access_level: AccessLevel.OWNER,
-          expires_at: null,
-          created_by_id: caller.id,
-          created_at: at,
-          updated_at: at,
-        })
+        await replaceWithOwnerMember(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
       }
       return inserted
     })
@@ -675,17 +663,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
     const row = await updateProjectRow(trx, project.id, changes)
     // A project moved into a personal namespace is owned by its owner (GL `ensure_personal_project_owner_membership`).
     if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      await trx.deleteFrom('members').where('project_id', '=', project.id).where('user_id', '=', namespace.owner_id).execute()
-      await insertMember(trx, {
-        user_id: namespace.owner_id,
-        project_id: project.id,
-        namespace_id: null,
-        access_level: AccessLevel.OWNER,
-        expires_at: null,
-        created_by_id: ctx.caller.user?.id ?? null,
-        created_at: at,
-        updated_at: at,
-      })
+      await replaceWithOwnerMember(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
     }
     return row
   })
@@ -768,7 +746,7 @@ export function listProjectUsers(
     traversalIds: loaded.namespace.kind === 'group' ? loaded.namespace.traversal_ids : '',
     search: input.search,
     skipUsers: input.skipUsers,
-    today: today(ctx),
+    today: isoDate(ctx.now()),
     minLevel: AccessLevel.GUEST,
   })
   return fetchOffsetPage(ctx.db, query, input.page, input.perPage)
