@@ -28,8 +28,6 @@ export interface ProjectAccess extends Access {
 
 /** Project abilities by the role they need (GitLab ProjectPolicy). */
 export const ProjectAbility = {
-  read_project: { level: AccessLevel.NONE },
-  read_project_member: { level: AccessLevel.NONE },
   admin_project: { level: AccessLevel.MAINTAINER },
   admin_project_member: { level: AccessLevel.MAINTAINER },
   manage_owners: { level: AccessLevel.OWNER },
@@ -37,20 +35,15 @@ export const ProjectAbility = {
   change_namespace: { level: AccessLevel.OWNER },
   archive_project: { level: AccessLevel.OWNER },
   remove_project: { level: AccessLevel.OWNER },
-  link_forked_project: { level: AccessLevel.OWNER },
-  remove_fork_project: { level: AccessLevel.OWNER },
 } satisfies Record<string, Requirement>
 export type ProjectAbilityName = keyof typeof ProjectAbility
 
 /** Group abilities by the role they need (GitLab GroupPolicy). */
 export const GroupAbility = {
-  read_group: { level: AccessLevel.NONE },
-  read_group_member: { level: AccessLevel.NONE },
   admin_group: { level: AccessLevel.OWNER },
   admin_group_member: { level: AccessLevel.OWNER },
   remove_group: { level: AccessLevel.OWNER },
   create_subgroup: { level: AccessLevel.MAINTAINER },
-  create_projects: { level: AccessLevel.DEVELOPER },
 } satisfies Record<string, Requirement>
 export type GroupAbilityName = keyof typeof GroupAbility
 

@@ -1,7 +1,7 @@
 import { AccessLevel, canRead, canUseFeature, FeatureAccess, meets, Visibility, type Access } from '../../core/access.js'
 import { isAdmin, type Caller } from '../../core/caller.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
+import { canProject, type ProjectAccess } from '../access/index.js'
 
 /** A group's `project_creation_level` (GL Gitlab::Access project creation levels). */
 export const ProjectCreationLevel = { NO_ONE: 0, MAINTAINER: 1, DEVELOPER: 2, ADMINISTRATOR: 3, OWNER: 4 } as const
@@ -33,7 +33,7 @@ export function canReadCode(access: ProjectAccess, project: ProjectRow): boolean
 
 /** GL `admin_project`: Maintainer. */
 export function canAdminProject(access: ProjectAccess): boolean {
-  return meets(access, { level: AccessLevel.MAINTAINER })
+  return canProject(access, 'admin_project')
 }
 
 /** GL `read_statistics`: Reporter. */
