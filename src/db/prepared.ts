@@ -41,13 +41,20 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
       compiled.set(isPostgres, query)
     }
     const { sql, parameters, slots } = query
-    const values = slots.map((slot, index) => (slot === null ? parameters[index] : args[slot]))
-    // A synchronous read on an idle SQLite connection is atomic; it skips Kysely's connection queue.
-    const file = isPostgres ? null : idleSqliteConnection(db)
-    if (file) return readRows<Row>(file.prepare(sql), values)
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
-    return result.rows
+    return runRows<Row>(
+      db,
+      sql,
+      slots.map((slot, index) => (slot === null ? parameters[index] : args[slot])),
+    )
   }
+}
+
+/** A synchronous read on an idle SQLite connection is atomic; it skips Kysely's connection queue. */
+async function runRows<Row>(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
+  const file = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
+  if (file) return readRows<Row>(file.prepare(sql), values)
+  const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
+  return result.rows
 }
 
 /**
@@ -56,8 +63,5 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
  */
 export async function executeRows<Row>(db: Db, query: Compilable<Row>): Promise<Row[]> {
   const { sql, parameters } = query.compile()
-  const file = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
-  if (file) return readRows<Row>(file.prepare(sql), [...parameters])
-  const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, [...parameters]))
-  return result.rows
+  return runRows<Row>(db, sql, [...parameters])
 }
