@@ -18,8 +18,8 @@ import {
   registerBodyParsers,
   rewriteUrl,
 } from './http/request-parsing.js'
-import { ApiRouter } from './http/route.js'
-import { enforceThrottle, MemoryCounter, RedisCounter, type WindowCounter } from './http/throttle.js'
+import { ApiRouter, type PlainRouteDeps } from './http/route.js'
+import { enforceProtectedPathThrottle, enforceThrottle, MemoryCounter, RedisCounter, type WindowCounter } from './http/throttle.js'
 import { Metrics } from './features/operations/metrics.js'
 import { registerOperationsRoutes } from './features/operations/routes.js'
 import { SettingsCache } from './features/settings/cache.js'
@@ -32,6 +32,15 @@ import { findMovedProjectLocation } from './features/projects/web-redirects.js'
 import { tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
+import { findUserForAuthentication } from './features/users/index.js'
+import { registerApplicationPages } from './features/applications/pages.js'
+import { registerApplicationRoutes } from './features/applications/routes.js'
+import { oauthLookups } from './features/oauth/index.js'
+import { registerOpenIdRoutes } from './features/oauth/openid.js'
+import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
+import { registerOAuthRoutes } from './features/oauth/routes.js'
+import { redirectBody, sessionLookups, WebRouter } from './features/sessions/index.js'
+import { registerSessionPages } from './features/sessions/routes.js'
 
 export interface AppDeps {
   config: Config
@@ -50,12 +59,6 @@ export interface App {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
-
-/** Rails' body for a redirect. */
-function movedPage(location: string): string {
-  const escaped = location.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-  return `<html><body>You are being <a href="${escaped}">redirected</a>.</body></html>`
-}
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
@@ -84,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   })
   await settings.listen()
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
-  const authenticator = new Authenticator(tokenLookups, config)
+  const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()
 
   // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
@@ -110,9 +113,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (!isWellFormedPath(request.raw.url ?? '/') || hasMalformedQuery(request.query)) throw new MalformedRequest()
   })
-  // GitLab answers `application/json` without a charset parameter; Fastify would add one.
-  fastify.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') reply.header('content-type', 'application/json')
+  // GitLab's API answers `application/json` without a charset parameter; Fastify would add one.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/api/') && reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      reply.header('content-type', 'application/json')
+    }
     return payload
   })
   metrics.register(fastify)
@@ -124,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       // Web sign-in does not exist yet, so web URLs are resolved as an anonymous visitor sees them.
       const ctx: Context = { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
       const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
-      if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(movedPage(location))
+      if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
     }
     const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
     if (allowed.length > 0) {
@@ -158,6 +163,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return { db: database.db, caller, config, settings: current, log: request.log, now: clock }
   })
 
+  const plain: PlainRouteDeps = {
+    async context(request) {
+      return { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
+    },
+    async throttleProtectedPath(request, ctx) {
+      await enforceProtectedPathThrottle(counter, ctx.caller, request.ip, ctx.settings, ctx.now(), request.log)
+    },
+  }
+  const web = new WebRouter(fastify, plain, async (ctx, userId) => (await findUserForAuthentication(ctx.db, userId))[0] ?? null)
+
   registerOperationsRoutes(fastify, api, { database, redis: deps.redis, metrics })
   registerUserRoutes(api)
   registerTokenRoutes(api)
@@ -166,6 +181,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGroupRoutes(api)
   registerProjectRoutes(api)
   registerMemberRoutes(api)
+  registerSessionPages(web)
+  registerApplicationRoutes(api)
+  registerApplicationPages(web)
+  registerOAuthRoutes(fastify, plain)
+  registerAuthorizePages(web)
+  registerOpenIdRoutes(fastify, plain)
 
   await fastify.ready()
   return {

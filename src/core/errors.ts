@@ -117,3 +117,44 @@ export class Throttled extends DomainError {
     super(text)
   }
 }
+
+/** Doorkeeper's descriptions of the RFC 6749 error codes (DK config/locales/en.yml, GitLab's overrides). */
+export const OAUTH_ERROR_DESCRIPTIONS = {
+  invalid_request: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalid_client:
+    'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+  invalid_grant:
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
+  invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
+  unauthorized_client: 'The client is not authorized to perform this request using this method.',
+  access_denied: 'The resource owner or authorization server denied the request.',
+  unsupported_response_type: 'The authorization server does not support this response type.',
+  invalid_redirect_uri: 'The redirect URI included is not valid.',
+  invalid_code_challenge_method: 'The code challenge method must be S256.',
+  invalid_token: 'The access token is invalid',
+  insufficient_scope: 'The request requires higher privileges than provided by the access token.',
+  server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
+  temporarily_unavailable:
+    'The authorization server is temporarily unable to handle the request due to a temporary overloading or maintenance of the server.',
+} as const
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERROR_DESCRIPTIONS
+
+/**
+ * An OAuth 2.0 error in RFC 6749 form, `{"error","error_description"}` with Doorkeeper's texts:
+ * 401 for `invalid_client`, `unauthorized_client` and `invalid_token`, 400 for the rest unless `status` says.
+ */
+export class OAuthError extends DomainError {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly options: { description?: string; status?: number; extra?: Record<string, string> } = {},
+  ) {
+    super(options.description ?? OAUTH_ERROR_DESCRIPTIONS[code])
+  }
+
+  get status(): number {
+    if (this.options.status) return this.options.status
+    return this.code === 'invalid_client' || this.code === 'unauthorized_client' || this.code === 'invalid_token' ? 401 : 400
+  }
+}

@@ -14,8 +14,12 @@ export interface Settings {
   default_project_visibility: VisibilityName
   default_projects_limit: number
   default_snippet_visibility: VisibilityName
+  /** Minutes an account stays locked after too many failed sign-ins; null means Devise's 10. */
+  failed_login_attempts_unlock_period_in_minutes: number | null
   /** GitLab keeps this in gitlab.yml; here it is a setting so every node sees one value. */
   impersonation_enabled: boolean
+  /** Failed sign-ins (web or OAuth password grant) that lock an account; null means Devise's 10. */
+  max_login_attempts: number | null
   /** Days; null means GitLab's default of 365. */
   max_personal_access_token_lifetime: number | null
   minimum_password_length: number
@@ -26,10 +30,18 @@ export interface Settings {
   /** Body of a throttled (429) response; null means `Retry later`. A newline is always appended. */
   rate_limiting_response_text: string | null
   require_personal_access_token_expiry: boolean
+  /** The OAuth password grant works without client credentials. */
+  ropc_without_client_credentials: boolean
+  /** Minutes a web session lives without being used. */
+  session_expire_delay: number
   signup_enabled: boolean
   throttle_authenticated_api_enabled: boolean
   throttle_authenticated_api_period_in_seconds: number
   throttle_authenticated_api_requests_per_period: number
+  /** POSTs to sign-in, the OAuth token endpoint and GitLab's other protected paths, per IP (or per user when signed in). */
+  throttle_protected_paths_enabled: boolean
+  throttle_protected_paths_period_in_seconds: number
+  throttle_protected_paths_requests_per_period: number
   throttle_unauthenticated_api_enabled: boolean
   throttle_unauthenticated_api_period_in_seconds: number
   throttle_unauthenticated_api_requests_per_period: number
@@ -48,7 +60,9 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   default_project_visibility: 'private',
   default_projects_limit: 100000,
   default_snippet_visibility: 'private',
+  failed_login_attempts_unlock_period_in_minutes: null,
   impersonation_enabled: true,
+  max_login_attempts: null,
   max_personal_access_token_lifetime: null,
   minimum_password_length: 8,
   offset_pagination_limit: 50000,
@@ -56,10 +70,15 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   password_authentication_enabled_for_web: true,
   rate_limiting_response_text: null,
   require_personal_access_token_expiry: true,
+  ropc_without_client_credentials: true,
+  session_expire_delay: 10080,
   signup_enabled: true,
   throttle_authenticated_api_enabled: false,
   throttle_authenticated_api_period_in_seconds: 3600,
   throttle_authenticated_api_requests_per_period: 7200,
+  throttle_protected_paths_enabled: true,
+  throttle_protected_paths_period_in_seconds: 60,
+  throttle_protected_paths_requests_per_period: 10,
   throttle_unauthenticated_api_enabled: false,
   throttle_unauthenticated_api_period_in_seconds: 3600,
   throttle_unauthenticated_api_requests_per_period: 3600,
@@ -109,7 +128,9 @@ export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]
   default_project_visibility: visibility,
   default_projects_limit: notNegative,
   default_snippet_visibility: visibility,
+  failed_login_attempts_unlock_period_in_minutes: { type: 'integer', nullable: true, greaterThan: 0 },
   impersonation_enabled: flag,
+  max_login_attempts: { type: 'integer', nullable: true, greaterThan: 0 },
   max_personal_access_token_lifetime: { type: 'integer', nullable: true, greaterThan: 0, lessThanOrEqualTo: 365 },
   minimum_password_length: { type: 'integer', greaterThanOrEqualTo: 8, lessThanOrEqualTo: 128 },
   offset_pagination_limit: notNegative,
@@ -117,10 +138,15 @@ export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]
   password_authentication_enabled_for_web: flag,
   rate_limiting_response_text: { type: 'string', nullable: true, maxLength: 255 },
   require_personal_access_token_expiry: flag,
+  ropc_without_client_credentials: flag,
+  session_expire_delay: notNegative,
   signup_enabled: flag,
   throttle_authenticated_api_enabled: flag,
   throttle_authenticated_api_period_in_seconds: greaterThanZero,
   throttle_authenticated_api_requests_per_period: greaterThanZero,
+  throttle_protected_paths_enabled: flag,
+  throttle_protected_paths_period_in_seconds: greaterThanZero,
+  throttle_protected_paths_requests_per_period: greaterThanZero,
   throttle_unauthenticated_api_enabled: flag,
   throttle_unauthenticated_api_period_in_seconds: greaterThanZero,
   throttle_unauthenticated_api_requests_per_period: greaterThanZero,

@@ -51,6 +51,8 @@ export interface UsersTable {
   locked_at: Timestamp | null
   /** A password set by an administrator expires at once: the user must choose a new one. */
   password_expires_at: Timestamp | null
+  /** Failed sign-ins since the last success; reaching the limit locks the account. */
+  failed_attempts: Generated<number>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -232,6 +234,74 @@ export interface ProjectStarsTable {
   created_at: Timestamp
 }
 
+/** A browser session: a visitor's until someone signs in in it. Found by the digest of the cookie's value. */
+export interface SessionsTable {
+  id: Generated<number>
+  session_digest: string
+  user_id: number | null
+  csrf_secret: string
+  /** Where to go after signing in (Devise's `user_return_to`). */
+  return_to: string | null
+  ip: string | null
+  user_agent: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  expires_at: Timestamp
+}
+
+export interface OAuthApplicationsTable {
+  id: Generated<number>
+  /** The Application ID, sent as client_id. */
+  uid: string
+  secret_digest: string
+  name: string
+  /** Registered redirect URIs, one per line. */
+  redirect_uri: string
+  /** Space-separated scope names. */
+  scopes: Generated<string>
+  confidential: Generated<Flag>
+  trusted: Generated<Flag>
+  owner_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface OAuthAccessGrantsTable {
+  id: Generated<number>
+  application_id: number
+  resource_owner_id: number
+  code_digest: string
+  redirect_uri: string
+  scopes: string
+  code_challenge: string | null
+  code_challenge_method: string | null
+  nonce: string | null
+  expires_in: number
+  created_at: Timestamp
+  revoked_at: Timestamp | null
+}
+
+export interface OAuthAccessTokensTable {
+  id: Generated<number>
+  application_id: number | null
+  resource_owner_id: number
+  token_digest: string
+  refresh_token_digest: string | null
+  scopes: string
+  expires_in: number | null
+  grant_id: number | null
+  previous_token_id: number | null
+  created_at: Timestamp
+  revoked_at: Timestamp | null
+}
+
+export interface OAuthSigningKeysTable {
+  id: Generated<number>
+  kid: string
+  private_jwk: string
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -241,6 +311,11 @@ export interface Database {
   redirect_routes: RedirectRoutesTable
   members: MembersTable
   project_stars: ProjectStarsTable
+  sessions: SessionsTable
+  oauth_applications: OAuthApplicationsTable
+  oauth_access_grants: OAuthAccessGrantsTable
+  oauth_access_tokens: OAuthAccessTokensTable
+  oauth_signing_keys: OAuthSigningKeysTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -256,3 +331,10 @@ export type NewProjectRow = Insertable<ProjectsTable>
 export type ProjectUpdate = Updateable<ProjectsTable>
 export type MemberRow = Selectable<MembersTable>
 export type NewMemberRow = Insertable<MembersTable>
+export type SessionRow = Selectable<SessionsTable>
+export type OAuthApplicationRow = Selectable<OAuthApplicationsTable>
+export type NewOAuthApplicationRow = Insertable<OAuthApplicationsTable>
+export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>
+export type NewOAuthGrantRow = Insertable<OAuthAccessGrantsTable>
+export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>
+export type NewOAuthTokenRow = Insertable<OAuthAccessTokensTable>

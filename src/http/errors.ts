@@ -9,6 +9,7 @@ import {
   MissingParam,
   NotAllowed,
   NotFound,
+  OAuthError,
   ParamError,
   PreconditionFailed,
   ProjectMoved,
@@ -53,8 +54,23 @@ function invalidTokenHeader(description: string): string {
   return `Bearer realm="${INVALID_TOKEN_REALM}", error="invalid_token", error_description="${description}"`
 }
 
+/** Doorkeeper's error response: JSON with a charset, never cached, and the error repeated in WWW-Authenticate. */
+function renderOAuthError(error: OAuthError): Rendered {
+  const body: Record<string, string> = { error: error.code, error_description: error.message, ...error.options.extra }
+  return {
+    status: error.status,
+    body,
+    contentType: 'application/json; charset=utf-8',
+    headers: {
+      'cache-control': 'no-store, no-cache',
+      'www-authenticate': `Bearer realm="Doorkeeper", error="${error.code}", error_description="${error.message}"`,
+    },
+  }
+}
+
 /** The one place an error becomes a GitLab response; anything unknown is a bare 500. */
 export function renderError(error: unknown): Rendered {
+  if (error instanceof OAuthError) return renderOAuthError(error)
   if (error instanceof NotFound) return { status: 404, body: { message: `404 ${error.message}` } }
   if (error instanceof Unauthorized) {
     return { status: 401, body: { message: error.reason ? `401 Unauthorized - ${error.reason}` : '401 Unauthorized' } }
@@ -132,5 +148,5 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (rendered.headers) reply.headers(rendered.headers)
   reply.code(rendered.status)
   if (rendered.text) return reply.type(rendered.contentType ?? 'text/plain; charset=utf-8').send(rendered.body)
-  return reply.type('application/json').send(JSON.stringify(rendered.body))
+  return reply.type(rendered.contentType ?? 'application/json').send(JSON.stringify(rendered.body))
 }

@@ -33,6 +33,14 @@ export type ApiHandler<P extends TObject> = (request: ApiRequest<P>, reply: Fast
 /** Builds the per-request Context; app.ts supplies it (authentication, throttling, settings). */
 export type ContextBuilder = (request: FastifyRequest, params: Record<string, unknown>, scopes: readonly string[]) => Promise<Context>
 
+/** What routes outside /api/v4 (pages, OAuth endpoints) need from the app. */
+export interface PlainRouteDeps {
+  /** The request's context as an anonymous caller (settings, clock, database). */
+  context(request: FastifyRequest): Promise<Context>
+  /** Enforces the protected-paths rate limit (sign-in, /oauth/token) for this caller; throws Throttled. */
+  throttleProtectedPath(request: FastifyRequest, ctx: Context): Promise<void>
+}
+
 const noParams = Type.Object({})
 
 /** A `before` step for administrators' resources (GL `before { authenticated_as_admin! }`): refusals come before param errors. */

@@ -109,6 +109,49 @@ export function throttledHeaders(name: string, limit: number, periodSeconds: num
 }
 
 /**
+ * Paths whose POSTs are limited hard because they take passwords or mint credentials: GitLab's default
+ * protected paths (ApplicationSettingImplementation::DEFAULT_PROTECTED_PATHS) and the OAuth token endpoint.
+ */
+export const PROTECTED_PATHS = [
+  '/users/password',
+  '/users/sign_in',
+  '/api/v3/session.json',
+  '/api/v3/session',
+  '/api/v4/session.json',
+  '/api/v4/session',
+  '/users',
+  '/users/confirmation',
+  '/unsubscribes/',
+  '/import/github/personal_access_token',
+  '/admin/session',
+  '/oauth/token',
+] as const
+
+/** GL Gitlab::RackAttack protected_paths throttles: per user when signed in, per IP otherwise. */
+function protectedPathThrottleFor(caller: Caller, ip: string, settings: Settings): Throttle | null {
+  if (!settings.throttle_protected_paths_enabled) return null
+  const user = caller.sudoFrom ?? caller.user
+  return {
+    name: user ? 'throttle_authenticated_protected_paths_web' : 'throttle_unauthenticated_protected_paths',
+    key: user ? `user:${user.id}` : `ip:${ip}`,
+    limit: settings.throttle_protected_paths_requests_per_period,
+    periodSeconds: settings.throttle_protected_paths_period_in_seconds,
+  }
+}
+
+/** The protected-paths limit for a POST to one of PROTECTED_PATHS. */
+export async function enforceProtectedPathThrottle(
+  counter: WindowCounter,
+  caller: Caller,
+  ip: string,
+  settings: Settings,
+  now: Date,
+  log?: Pick<Log, 'warn'>,
+) {
+  await enforce(counter, protectedPathThrottleFor(caller, ip, settings), settings, now, log)
+}
+
+/**
  * The API rate limits: per user when authenticated, per IP otherwise. A refused request gets 429 with
  * the body and headers GitLab's Rack::Attack sends (spec/gitlab-behaviour-auth.md 5.1). When the
  * counter cannot be reached the request goes through, as Rack::Attack does when its store fails.
@@ -121,7 +164,10 @@ export async function enforceThrottle(
   now: Date,
   log?: Pick<Log, 'warn'>,
 ) {
-  const throttle = throttleFor(caller, ip, settings)
+  await enforce(counter, throttleFor(caller, ip, settings), settings, now, log)
+}
+
+async function enforce(counter: WindowCounter, throttle: Throttle | null, settings: Settings, now: Date, log?: Pick<Log, 'warn'>) {
   if (!throttle || throttle.limit <= 0 || throttle.periodSeconds <= 0) return
   const nowSeconds = Math.floor(now.getTime() / 1000)
   const start = nowSeconds - (nowSeconds % throttle.periodSeconds)

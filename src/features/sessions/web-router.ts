@@ -1,0 +1,181 @@
+import { parseCookie, stringifySetCookie } from 'cookie'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Caller } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
+import { page, html, type Html, type PageOptions } from '../../web/html.js'
+import { csrfTokenOf, findSession, isValidCsrfToken, SESSION_COOKIE, startSession, type Session } from './service.js'
+
+export type WebMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** What a page handler gets besides the request: the visitor's context, session and form. */
+export interface WebRequest {
+  request: FastifyRequest
+  reply: FastifyReply
+  /** The caller is the signed-in user (credential kind 'session') or anonymous. */
+  ctx: Context
+  /** Query and form fields merged, body over query, path params over both. */
+  params: Record<string, unknown>
+  /** The session the cookie names, or null when the visitor has none yet. */
+  session: Session | null
+  /** The session, started now (cookie set) when the visitor has none. */
+  ensureSession(): Promise<Session>
+  /** Replaces the session, e.g. by a new one on sign-in so an old cookie cannot ride along (session fixation). */
+  replaceSession(next: { session: Session; cookieValue: string }): void
+  /** Ends the cookie. */
+  clearSession(): void
+  /** A CSRF token for a form on this page (starts a session when needed). */
+  csrfToken(): Promise<string>
+  /** Sends a page in the common layout, with the signed-in user in its header. */
+  render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
+  /** A 302 to a path of this instance or an absolute URL. */
+  redirect(location: string): FastifyReply
+}
+
+export type WebHandler = (web: WebRequest) => Promise<unknown>
+
+export interface WebRouteOptions {
+  /** POSTs count against the protected-paths rate limit (sign-in). */
+  protectedPath?: boolean
+}
+
+const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+/** Rails' page for a form without a valid authenticity token (ActionController::InvalidAuthenticityToken). */
+const REJECTED = html`<h1>The change you requested was rejected.</h1>
+  <p>Maybe you tried to change something you didn't have access to, or your session expired. Reload the page and try again.</p>`
+
+/** Rails' body for a redirect. */
+export function redirectBody(location: string): string {
+  return html`<html><body>You are being <a href="${location}">redirected</a>.</body></html>`.text
+}
+
+/** Cookies are sent only over HTTPS when the instance is reached by HTTPS. */
+function cookieOptions(ctx: Context) {
+  return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: ctx.config.externalUrl.startsWith('https:') }
+}
+
+function sessionCaller(session: Session | null, user: Caller['user']): Caller {
+  if (!session || !user) return { user: null, credential: null, sudoFrom: null }
+  return { user, credential: { kind: 'session', id: session.id, scopes: [] }, sudoFrom: null }
+}
+
+/**
+ * Server-rendered pages: the session from `_svc_session`, CSRF checked on every write (the
+ * `authenticity_token` field or an `X-CSRF-Token` header), and Rails' `_method` override so plain
+ * forms can PUT and DELETE.
+ */
+export class WebRouter {
+  private readonly handlers = new Map<string, Map<WebMethod, { handler: WebHandler; options: WebRouteOptions }>>()
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly deps: PlainRouteDeps,
+    private readonly findUser: (ctx: Context, userId: number) => Promise<Caller['user']>,
+  ) {}
+
+  get(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    this.route('GET', url, handler, options)
+  }
+  post(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    this.route('POST', url, handler, options)
+  }
+  put(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    this.route('PUT', url, handler, options)
+  }
+  delete(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    this.route('DELETE', url, handler, options)
+  }
+
+  route(method: WebMethod, url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    let byMethod = this.handlers.get(url)
+    if (!byMethod) {
+      byMethod = new Map()
+      this.handlers.set(url, byMethod)
+    }
+    const isNewWriteUrl = method !== 'GET' && ![...byMethod.keys()].some((known) => known !== 'GET')
+    byMethod.set(method, { handler, options })
+    const dispatch = (request: FastifyRequest, reply: FastifyReply) => this.dispatch(url, request, reply)
+    if (method === 'GET') this.app.route({ method: ['GET', 'HEAD'], url, handler: dispatch })
+    // Every write method of a URL shares one route per real method; POST also carries `_method` overrides.
+    else if (isNewWriteUrl) this.app.route({ method: [...WRITE_METHODS], url, handler: dispatch })
+  }
+
+  private async dispatch(url: string, request: FastifyRequest, reply: FastifyReply) {
+    const params = mergedParams(request)
+    const override = typeof params._method === 'string' ? params._method.toUpperCase() : null
+    const method = (request.method === 'POST' && override ? override : request.method === 'HEAD' ? 'GET' : request.method) as WebMethod
+    const route = this.handlers.get(url)?.get(method)
+    const baseContext = await this.deps.context(request)
+    const cookieValue = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE]
+    let session = await findSession(baseContext.db, cookieValue, baseContext.settings, baseContext.now())
+    let user = session?.user_id ? await this.findUser(baseContext, session.user_id) : null
+    // Blocked and deactivated users' sessions end with their access (Devise's active_for_authentication?).
+    if (user && user.state !== 'active') user = null
+    const ctx: Context = { ...baseContext, caller: sessionCaller(session, user) }
+    const web: WebRequest = {
+      request,
+      reply,
+      ctx,
+      params,
+      get session() {
+        return session
+      },
+      async ensureSession() {
+        if (session) return session
+        const started = await startSession(
+          ctx.db,
+          { userId: null, ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+          ctx.settings,
+          ctx.now(),
+        )
+        web.replaceSession(started)
+        return started.session
+      },
+      replaceSession(next) {
+        session = next.session
+        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, next.cookieValue, cookieOptions(ctx)))
+      },
+      clearSession() {
+        session = null
+        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, '', { ...cookieOptions(ctx), expires: new Date(0) }))
+      },
+      async csrfToken() {
+        return csrfTokenOf(await web.ensureSession())
+      },
+      async render(options, body, status = 200) {
+        const signedIn = ctx.caller.user
+        const csrfToken = signedIn && session ? csrfTokenOf(session) : undefined
+        const text = page({ ...options, signedInAs: signedIn?.username ?? null, csrfToken }, body)
+        return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(text)
+      },
+      redirect(location) {
+        return reply.code(302).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
+      },
+    }
+    if (!route)
+      return reply
+        .code(404)
+        .type('text/html; charset=utf-8')
+        .send(page({ title: 'Not Found' }, html`<h1>404: Page not found</h1>`))
+    if (method !== 'GET') {
+      if (route.options.protectedPath) await this.deps.throttleProtectedPath(request, ctx)
+      const token = params.authenticity_token ?? request.headers['x-csrf-token']
+      if (!session || !isValidCsrfToken(session, token)) return web.render({ title: 'Rejected' }, REJECTED, 422)
+    }
+    if (user === null && session?.user_id) {
+      // A session whose user can no longer sign in is over.
+      web.clearSession()
+    }
+    return route.handler(web)
+  }
+
+  /** Rails' body for a redirect. */
+  redirectBody(location: string): string {
+    return html`<html>
+      <body>
+        You are being <a href="${location}">redirected</a>.
+      </body>
+    </html>`.text
+  }
+}
