@@ -54,3 +54,15 @@ export async function revokeTokensOfGrant(db: Db, grantId: number, at: string) {
     .where('revoked_at', 'is', null)
     .execute()
 }
+
+/** The live (not revoked) tokens a user gave an application, newest first (DK `authorized_tokens_for`). */
+export function findAuthorizedTokens(db: Db, resourceOwnerId: number, applicationId: number) {
+  return db
+    .selectFrom('oauth_access_tokens')
+    .select(['id', 'scopes', 'created_at'])
+    .where('resource_owner_id', '=', resourceOwnerId)
+    .where('application_id', '=', applicationId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .execute()
+}
