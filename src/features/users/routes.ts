@@ -91,6 +91,7 @@ function attributesOf(input: CreateUserParams | UpdateUserParams): UserAttribute
     colorSchemeId: input.color_scheme_id,
     privateProfile: input.private_profile,
     note: input.note,
+    twoFactorEnabled: input.two_factor_enabled,
   }
 }
 

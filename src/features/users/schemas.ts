@@ -53,6 +53,8 @@ const optionalAttributes = {
   color_scheme_id: Type.Optional(Type.Integer()),
   private_profile: Type.Optional(Type.Boolean()),
   note: Type.Optional(Type.String()),
+  /** svc's own: marks the account as using a second factor (the OAuth password grant then refuses it). */
+  two_factor_enabled: Type.Optional(Type.Boolean()),
 }
 
 export const CreateUserParams = Type.Object({

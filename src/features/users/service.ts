@@ -54,6 +54,7 @@ export interface UserAttributes {
   colorSchemeId?: number
   privateProfile?: boolean
   note?: string
+  twoFactorEnabled?: boolean
 }
 
 /** Users created or changed, with the users named as their creators. */
@@ -222,6 +223,7 @@ function profileColumns(attributes: UserAttributes): UserUpdate {
   if (attributes.colorSchemeId !== undefined) columns.color_scheme_id = attributes.colorSchemeId
   if (attributes.privateProfile !== undefined) columns.private_profile = flag(attributes.privateProfile)
   if (attributes.note !== undefined) columns.note = attributes.note
+  if (attributes.twoFactorEnabled !== undefined) columns.two_factor_enabled = flag(attributes.twoFactorEnabled)
   return columns
 }
 
