@@ -21,7 +21,7 @@ export interface CredentialLookups {
   findAccessToken(db: Db, value: string): Promise<FoundToken | null>
   findOAuthToken?(db: Db, value: string): Promise<FoundToken | null>
   findJobToken?(db: Db, value: string): Promise<FoundToken | null>
-  findSessionUser?(db: Db, request: FastifyRequest): Promise<User | null>
+  findSessionUser?(db: Db, request: FastifyRequest, settings: Settings, now: Date): Promise<User | null>
   findUserByIdOrUsername(db: Db, value: string): Promise<User | null>
   /** Called once a token passed its expiry and revocation checks; may record last use and the client IP. */
   recordTokenUse(db: Db, token: FoundToken, now: Date, ip: string): Promise<void>
@@ -114,7 +114,7 @@ export class Authenticator {
       user = token.user
       credential = { kind: token.kind, id: token.id, scopes: token.scopes }
     } else if (this.lookups.findSessionUser) {
-      user = await this.lookups.findSessionUser(db, request)
+      user = await this.lookups.findSessionUser(db, request, settings, now)
       if (user) credential = { kind: 'session', id: 0, scopes: [] }
     }
     if (!user) {

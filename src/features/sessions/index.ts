@@ -1,7 +1,35 @@
+import { parseCookie } from 'cookie'
+import type { FastifyRequest } from 'fastify'
 import type { CredentialLookups } from '../../http/authenticate.js'
+import { mergedParams } from '../../http/route.js'
+import { findUserForAuthentication } from '../users/index.js'
+import { findSession, isValidCsrfToken, SESSION_COOKIE } from './service.js'
 
 export { redirectBody, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
-export { SESSION_COOKIE, type Session } from './service.js'
+export { SESSION_COOKIE, setReturnTo, type Session } from './service.js'
+export { authenticateWithPassword } from './password.js'
 
-/** How the API finds a session's user (`_svc_session`): reads only, or writes with a valid CSRF token. */
-export const sessionLookups: Pick<CredentialLookups, 'findSessionUser'> = {}
+/** Rails also takes the token from the `authenticity_token` parameter (form_authenticity_param). */
+function formToken(request: FastifyRequest): unknown {
+  return mergedParams(request).authenticity_token
+}
+
+/**
+ * How the API finds a session's user (`_svc_session`): for GET and HEAD, or for other methods only with the
+ * session's CSRF token in `X-CSRF-Token` or the `authenticity_token` parameter; otherwise the request is
+ * anonymous (spec/gitlab-behaviour-auth.md §2.1 item 4; GL api_guard.rb find_user_from_warden,
+ * verified_request?). A session whose user can no longer sign in counts for nobody, as on the web pages.
+ */
+export const sessionLookups: Pick<CredentialLookups, 'findSessionUser'> = {
+  async findSessionUser(db, request, settings, now) {
+    const cookieValue = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE]
+    if (!cookieValue) return null
+    const session = await findSession(db, cookieValue, settings, now)
+    if (!session || session.user_id === null) return null
+    const isRead = request.method === 'GET' || request.method === 'HEAD'
+    const verified = isValidCsrfToken(session, request.headers['x-csrf-token']) || isValidCsrfToken(session, formToken(request))
+    if (!isRead && !verified) return null
+    const [user] = await findUserForAuthentication(db, session.user_id)
+    return user && user.state === 'active' ? user : null
+  },
+}

@@ -20,8 +20,11 @@ export interface WebRequest {
   session: Session | null
   /** The session, started now (cookie set) when the visitor has none. */
   ensureSession(): Promise<Session>
-  /** Replaces the session, e.g. by a new one on sign-in so an old cookie cannot ride along (session fixation). */
-  replaceSession(next: { session: Session; cookieValue: string }): void
+  /**
+   * Replaces the session, e.g. by a new one on sign-in so an old cookie cannot ride along (session fixation).
+   * A persistent cookie ("remember me") outlives the browser until the session's expiry.
+   */
+  replaceSession(next: { session: Session; cookieValue: string }, options?: { persistent?: boolean }): void
   /** Ends the cookie. */
   clearSession(): void
   /** A CSRF token for a form on this page (starts a session when needed). */
@@ -132,9 +135,10 @@ export class WebRouter {
         web.replaceSession(started)
         return started.session
       },
-      replaceSession(next) {
+      replaceSession(next, options = {}) {
         session = next.session
-        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, next.cookieValue, cookieOptions(ctx)))
+        const expires = options.persistent ? { expires: new Date(next.session.expires_at) } : {}
+        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, next.cookieValue, { ...cookieOptions(ctx), ...expires }))
       },
       clearSession() {
         session = null

@@ -2,7 +2,14 @@ import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import { findUserById, findUserByUsername } from './store.js'
 
-export { findUserForAuthentication, findUsersByIds } from './store.js'
+export {
+  findUserByLogin,
+  findUserForAuthentication,
+  findUsersByIds,
+  incrementFailedAttempts,
+  lockUserAccess,
+  updateUserRow,
+} from './store.js'
 
 export { presentUserBasic, type PresentOptions } from './present.js'
 

@@ -26,6 +26,33 @@ export function findUserByEmail(db: Db, email: string) {
     .executeTakeFirst()
 }
 
+/** The user a sign-in form names by username or e-mail, case-insensitively (GL User.find_for_database_authentication). */
+export function findUserByLogin(db: Db, login: string) {
+  const value = login.trim().toLowerCase()
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb(sql`lower(username)`, '=', value), eb(sql`lower(email)`, '=', value)]))
+    .orderBy('id')
+    .executeTakeFirst()
+}
+
+/** One more failed sign-in, counted in the database so concurrent attempts all count; the new count. */
+export async function incrementFailedAttempts(db: Db, id: number, at: string): Promise<number> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: at }))
+    .where('id', '=', id)
+    .returning('failed_attempts')
+    .executeTakeFirst()
+  return row?.failed_attempts ?? 0
+}
+
+/** Locks the account unless it is already locked (the first lock's time stands). */
+export async function lockUserAccess(db: Db, id: number, at: string) {
+  await db.updateTable('users').set({ locked_at: at }).where('id', '=', id).where('locked_at', 'is', null).execute()
+}
+
 export async function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
   if (ids.length === 0) return []
   return db
