@@ -1,6 +1,9 @@
 import type { Db } from '../../db/index.js'
 import { preparedQuery } from '../../db/prepared.js'
 import type { NewOAuthGrantRow, NewOAuthTokenRow, OAuthGrantRow, OAuthTokenRow } from '../../db/schema.js'
+import { PostgresAdapter, sql, type Insertable, type Selectable } from 'kysely'
+import type { OAuthSigningKeysTable } from '../../db/schema.js'
+import { selectAuthorizedGroupIds } from '../access/index.js'
 
 export async function insertGrant(db: Db, row: NewOAuthGrantRow): Promise<OAuthGrantRow> {
   return db.insertInto('oauth_access_grants').values(row).returningAll().executeTakeFirstOrThrow()
@@ -66,3 +69,67 @@ export function findAuthorizedTokens(db: Db, resourceOwnerId: number, applicatio
     .orderBy('id', 'desc')
     .execute()
 }
+
+/** The key that signs ID tokens: the first one stored, so every node picks the same one. */
+export function findFirstSigningKey(db: Db) {
+  return db.selectFrom('oauth_signing_keys').selectAll().orderBy('id').limit(1).executeTakeFirst()
+}
+
+/**
+ * Stores a new signing key unless one exists, and returns the first key. PostgreSQL serialises concurrent first
+ * uses with a transaction lock; on SQLite one statement checks and inserts under the file's write lock.
+ */
+export async function insertFirstSigningKey(db: Db, row: Insertable<OAuthSigningKeysTable>): Promise<Selectable<OAuthSigningKeysTable>> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${SIGNING_KEY_LOCK})`.execute(trx)
+      const existing = await findFirstSigningKey(trx)
+      if (existing) return existing
+      return trx.insertInto('oauth_signing_keys').values(row).returningAll().executeTakeFirstOrThrow()
+    })
+  }
+  await db
+    .insertInto('oauth_signing_keys')
+    .columns(['kid', 'private_jwk', 'created_at'])
+    .expression(
+      db
+        .selectNoFrom((eb) => [
+          eb.val(row.kid).as('kid'),
+          eb.val(row.private_jwk).as('private_jwk'),
+          eb.val(row.created_at).as('created_at'),
+        ])
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_signing_keys').select('id')))),
+    )
+    .execute()
+  return (await findFirstSigningKey(db))!
+}
+
+// Any constant that no other advisory lock of the application uses.
+const SIGNING_KEY_LOCK = 731_905_211
+
+/** Full paths of the groups a user belongs to directly (Guest or above), with the role, oldest group first. */
+export function selectDirectGroupMemberships(db: Db, userId: number, today: string) {
+  return db
+    .selectFrom('members as m')
+    .innerJoin('namespaces as n', 'n.id', 'm.namespace_id')
+    .select(['n.full_path', 'm.access_level'])
+    .where('m.user_id', '=', userId)
+    .where('n.kind', '=', 'group')
+    .where('m.access_level', '>=', GUEST_LEVEL)
+    .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', today)]))
+    .orderBy('n.id')
+    .execute()
+}
+
+/** Full paths of the groups a user belongs to directly and of every group below them, oldest first. */
+export async function selectMembershipGroupPaths(db: Db, userId: number, today: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('namespaces')
+    .select('full_path')
+    .where('id', 'in', selectAuthorizedGroupIds(db, userId, GUEST_LEVEL, today))
+    .orderBy('id')
+    .execute()
+  return rows.map((row) => row.full_path)
+}
+
+const GUEST_LEVEL = 10
