@@ -1,4 +1,29 @@
 import type { CredentialLookups } from '../../http/authenticate.js'
+import { digestToken } from '../../core/secrets.js'
+import { tokenLookups } from '../tokens/index.js'
+import { findUserForAuthentication } from '../users/index.js'
+import { parseScopes } from './scopes.js'
+import { findAccessTokenByDigest } from './store.js'
+import { tokenExpiresAt } from './token.js'
 
 /** How the API finds OAuth access tokens (Bearer header or `access_token`). */
-export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {}
+export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken' | 'recordTokenUse'> = {
+  async findOAuthToken(db, value) {
+    const [row] = await findAccessTokenByDigest(db, digestToken(value))
+    if (!row) return null
+    const [user] = await findUserForAuthentication(db, row.resource_owner_id)
+    if (!user) return null
+    return {
+      kind: 'oauth_token',
+      id: row.id,
+      user,
+      scopes: parseScopes(row.scopes),
+      expiresAt: tokenExpiresAt(row)?.toISOString() ?? null,
+      revoked: row.revoked_at !== null,
+    }
+  },
+  // OAuth tokens keep no record of their use; the personal tokens' recorder would write another table's row of the same id.
+  async recordTokenUse(db, token, now, ip) {
+    if (token.kind !== 'oauth_token') await tokenLookups.recordTokenUse(db, token, now, ip)
+  },
+}
