@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 import { insertApplication } from '../applications/store.js'
 import { createIdToken } from './id-token.js'
 import { insertAccessToken } from './store.js'
+import { callbackParameters, createTestApplication, createTestGrant, insecure, REDIRECT_URI } from './token-fixtures.js'
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} }
 
@@ -151,9 +152,22 @@ describe('OpenID Connect', () => {
       expect(as.userinfo_endpoint).toBe(`${server.url}/oauth/userinfo`)
     })
 
-    it('answers HEAD', async () => {
+    it('answers HEAD, and cross-origin reads and preflights for GET and HEAD only', async () => {
       const head = await request('HEAD', '/.well-known/openid-configuration')
       expect(head.status).toBe(200)
+      const get = await request('GET', '/.well-known/openid-configuration', { headers: { origin: 'https://rp.example.com' } })
+      expect(get.headers['access-control-allow-origin']).toBe('*')
+      expect(get.headers['access-control-allow-methods']).toBe('GET, HEAD')
+      const preflight = await request('OPTIONS', '/oauth/discovery/keys', {
+        headers: { origin: 'https://rp.example.com', 'access-control-request-method': 'GET' },
+      })
+      expect(preflight.status).toBe(200)
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD')
+      const post = await request('OPTIONS', '/oauth/discovery/keys', {
+        headers: { origin: 'https://rp.example.com', 'access-control-request-method': 'POST' },
+      })
+      expect(post.status).toBe(200)
+      expect(post.headers['access-control-allow-origin']).toBeUndefined()
     })
 
     it('answers WebFinger with the issuer, and refuses a request without a resource', async () => {
@@ -254,6 +268,62 @@ describe('OpenID Connect', () => {
         await second.close()
         await first.close()
       }
+    })
+  })
+
+  describe('through a client', () => {
+    it('discovers, exchanges a code for an ID token that verifies with the keys, and reads userinfo with the access token', async () => {
+      const db = server.database.db
+      const user = await createTestUser(db, { name: 'Relying Party User' })
+      const group = await createTestGroup(db)
+      await addTestMember(db, { user, group, accessLevel: 40 })
+      const app = await createTestApplication(db)
+      const nonce = oauth.generateRandomNonce()
+      const grant = await createTestGrant(db, app, user, { scopes: 'openid profile email', nonce })
+
+      const issuer = new URL(server.url)
+      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }))
+      const rp: oauth.Client = { client_id: app.clientId }
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        rp,
+        oauth.ClientSecretBasic(app.secret),
+        callbackParameters(server, app.clientId, grant.code),
+        REDIRECT_URI,
+        oauth.nopkce,
+        insecure,
+      )
+      const result = await oauth.processAuthorizationCodeResponse(as, rp, response, { expectedNonce: nonce })
+      const claims = oauth.getValidatedIdTokenClaims(result)!
+      expect(claims).toMatchObject({
+        iss: server.url,
+        sub: String(user.id),
+        aud: app.clientId,
+        nonce,
+        email: user.email,
+        email_verified: true,
+      })
+      expect(claims.groups_direct).toEqual([group.full_path])
+
+      const keys = createRemoteJWKSet(new URL(as.jwks_uri!))
+      const { payload } = await jwtVerify(result.id_token!, keys, { issuer: as.issuer, audience: app.clientId })
+      expect(payload.sub).toBe(String(user.id))
+
+      const info = await oauth.processUserInfoResponse(
+        as,
+        rp,
+        claims.sub,
+        await oauth.userInfoRequest(as, rp, result.access_token, insecure),
+      )
+      expect(info).toMatchObject({
+        sub: String(user.id),
+        name: 'Relying Party User',
+        email: user.email,
+        email_verified: true,
+        groups: [group.full_path],
+        [ROLE_CLAIMS[1]]: [group.full_path],
+      })
+      expect(info.sub_legacy).toBe(claims.sub_legacy)
     })
   })
 
@@ -408,6 +478,29 @@ describe('OpenID Connect', () => {
       const response = await request('GET', '/oauth/userinfo', { headers: { authorization: `Bearer ${value}` } })
       expect(response.status).toBe(401)
       expect(response.body.error).toBe('invalid_token')
+    })
+
+    it('answers cross-origin calls and preflights for GET, HEAD and POST with an Authorization header', async () => {
+      const user = await createTestUser(server.database.db)
+      const { value } = await createOAuthToken(server, user)
+      const response = await request('GET', '/oauth/userinfo', {
+        headers: { authorization: `Bearer ${value}`, origin: 'https://rp.example.com' },
+      })
+      expect(response.headers['access-control-allow-origin']).toBe('*')
+      expect(response.headers['access-control-allow-methods']).toBe('GET, HEAD, POST')
+      const refused = await request('GET', '/oauth/userinfo', { headers: { origin: 'https://rp.example.com' } })
+      expect(refused.status).toBe(401)
+      expect(refused.headers['access-control-allow-origin']).toBe('*')
+      const preflight = await request('OPTIONS', '/oauth/userinfo', {
+        headers: {
+          origin: 'https://rp.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization',
+        },
+      })
+      expect(preflight.status).toBe(200)
+      expect(preflight.headers['access-control-allow-headers']).toBe('authorization')
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET, HEAD, POST')
     })
   })
 })

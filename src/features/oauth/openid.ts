@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { MissingParam } from '../../core/errors.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { SUPPORTED_CLAIMS } from './claims.js'
+import { OAUTH_USERINFO_CORS, OPENID_DISCOVERY_CORS, registerCrossOriginRoute } from './cors.js'
 import { OAUTH_SCOPES } from './scopes.js'
 import { loadSigningKey, SIGNING_ALGORITHM } from './signing-key.js'
 import { MissingScope, userInfo } from './userinfo.js'
@@ -55,9 +56,9 @@ function presentedToken(request: FastifyRequest): string | null {
   return stringParam(params, 'bearer_token')
 }
 
-/** OpenID Connect: discovery, signing keys and userinfo. */
+/** OpenID Connect: discovery, signing keys and userinfo, open to cross-origin callers as GitLab's rack-cors rules say. */
 export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
-  app.route({
+  registerCrossOriginRoute(app, OPENID_DISCOVERY_CORS, {
     method: 'GET',
     url: '/.well-known/openid-configuration',
     handler: async (request, reply) => {
@@ -66,7 +67,7 @@ export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps)
     },
   })
 
-  app.route({
+  registerCrossOriginRoute(app, OPENID_DISCOVERY_CORS, {
     method: 'GET',
     url: '/.well-known/webfinger',
     handler: async (request, reply) => {
@@ -77,7 +78,7 @@ export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps)
     },
   })
 
-  app.route({
+  registerCrossOriginRoute(app, OPENID_DISCOVERY_CORS, {
     method: 'GET',
     url: '/oauth/discovery/keys',
     handler: async (request, reply) => {
@@ -87,7 +88,7 @@ export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps)
     },
   })
 
-  app.route({
+  registerCrossOriginRoute(app, OAUTH_USERINFO_CORS, {
     method: ['GET', 'POST'],
     url: '/oauth/userinfo',
     handler: async (request, reply) => {
