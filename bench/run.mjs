@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { benchOAuth } from './oauth.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
@@ -280,6 +281,8 @@ async function main() {
     fs.rmSync(dataDir, { recursive: true, force: true })
     fs.rmSync(workDir, { recursive: true, force: true })
   }
+  // The OAuth token endpoint against oidc-provider, and password-grant latency (bench/oauth.mjs).
+  await benchOAuth()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
