@@ -1,13 +1,12 @@
 import type { CredentialLookups } from '../../http/authenticate.js'
 import { digestToken } from '../../core/secrets.js'
-import { tokenLookups } from '../tokens/index.js'
 import { findUserForAuthentication } from '../users/index.js'
 import { parseScopes } from './scopes.js'
 import { findAccessTokenByDigest } from './store.js'
 import { tokenExpiresAt } from './token.js'
 
 /** How the API finds OAuth access tokens (Bearer header or `access_token`). */
-export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken' | 'recordTokenUse'> = {
+export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {
   async findOAuthToken(db, value) {
     const [row] = await findAccessTokenByDigest(db, digestToken(value))
     if (!row) return null
@@ -21,9 +20,5 @@ export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken' | 'recordTok
       expiresAt: tokenExpiresAt(row)?.toISOString() ?? null,
       revoked: row.revoked_at !== null,
     }
-  },
-  // OAuth tokens keep no record of their use; the personal tokens' recorder would write another table's row of the same id.
-  async recordTokenUse(db, token, now, ip) {
-    if (token.kind !== 'oauth_token') await tokenLookups.recordTokenUse(db, token, now, ip)
   },
 }

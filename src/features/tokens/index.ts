@@ -42,6 +42,8 @@ export const tokenLookups: CredentialLookups = {
   },
   findUserByIdOrUsername,
   async recordTokenUse(db, token, now, ip) {
+    // Only personal and impersonation tokens keep a record of their use; ids of other kinds name other tables' rows.
+    if (token.kind !== 'personal_access_token' && token.kind !== 'impersonation_token') return
     const record = useRecords.get(token) ?? { lastUsedAt: null, ips: [] }
     const sinceLastUseMs = record.lastUsedAt === null ? Infinity : now.getTime() - Date.parse(record.lastUsedAt)
     const changes: { last_used_at?: string; last_used_ips?: string } = {}
