@@ -126,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/'
     if ((request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/')) {
-      // Web sign-in does not exist yet, so web URLs are resolved as an anonymous visitor sees them.
+      // Moved web URLs are resolved as an anonymous visitor sees them: a private project's old path is not revealed.
       const ctx: Context = { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
       const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
       if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
+import { closeBrowser, launchBrowser } from '../../testing/browser.js'
 import { createTestUser } from '../../testing/factories.js'
 import { client, type TestResponse } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -127,21 +128,10 @@ describe('a browser on another origin', () => {
     })
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve))
     pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-gpu',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchBrowser()
   })
   afterAll(async () => {
-    await browser?.close()
+    await closeBrowser(browser)
     await new Promise((resolve) => page.close(resolve))
   })
 
