@@ -4,6 +4,7 @@ import type { Context } from '../../core/context.js'
 import { OAUTH_ERROR_DESCRIPTIONS, type OAuthErrorCode } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
 import { findApplication, type Application } from '../applications/index.js'
+import { stringParam } from './params.js'
 import { DEFAULT_SCOPE, formatScopes, OAUTH_SCOPES, parseScopes } from './scopes.js'
 import { findAuthorizedTokens, insertGrant } from './store.js'
 
@@ -63,10 +64,6 @@ export interface AuthorizationError {
 }
 
 export type PreAuthorizationResult = { ok: true; preAuthorization: PreAuthorization } | { ok: false; error: AuthorizationError }
-
-function stringParam(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null
-}
 
 function refusal(
   code: OAuthErrorCode,
@@ -161,26 +158,26 @@ function areValidScopes(scope: string | null, scopes: string[], application: App
  * the redirect URI is known good are never sent to it.
  */
 export async function preAuthorize(ctx: Context, params: AuthorizationParams): Promise<PreAuthorizationResult> {
-  const clientId = stringParam(params.client_id)
+  const clientId = stringParam(params, 'client_id')
   if (clientId === null) return refusal('invalid_request', { description: 'Missing required parameter: client_id.' })
   const application = await findApplication(ctx.db, clientId)
   if (!application) return refusal('invalid_client')
-  const redirectUri = stringParam(params.redirect_uri)
+  const redirectUri = stringParam(params, 'redirect_uri')
   if (redirectUri === null || !isRegisteredRedirectUri(redirectUri, application.redirect_uri)) return refusal('invalid_redirect_uri')
 
-  const state = stringParam(params.state)
-  const responseType = stringParam(params.response_type)
+  const state = stringParam(params, 'state')
+  const responseType = stringParam(params, 'response_type')
   // DK `response_on_fragment?`: an implicit-grant request hears back in the fragment, as its client listens there.
   const back = { redirectUri, state, inFragment: responseType === 'token' }
   if (responseType === null) return refusal('invalid_request', { ...back, description: 'Missing required parameter: response_type.' })
   if (responseType !== CODE_RESPONSE_TYPE) return refusal('unsupported_response_type', back)
 
-  const scope = stringParam(params.scope)
+  const scope = stringParam(params, 'scope')
   const scopes = requestedScopes(scope, application)
   if (!areValidScopes(scope, scopes, application)) return refusal('invalid_scope', back)
 
-  const codeChallenge = stringParam(params.code_challenge)
-  const codeChallengeMethod = stringParam(params.code_challenge_method)
+  const codeChallenge = stringParam(params, 'code_challenge')
+  const codeChallengeMethod = stringParam(params, 'code_challenge_method')
   // A challenge needs its method (DK `validate_code_challenge_method`); only S256 is offered, so `plain` is refused too.
   if (codeChallenge !== null && codeChallengeMethod !== S256) return refusal('invalid_code_challenge_method', back)
   // A challenge that cannot be an S256 digest could never match a verifier: refused now rather than at the token endpoint.
@@ -196,7 +193,7 @@ export async function preAuthorize(ctx: Context, params: AuthorizationParams): P
       state,
       codeChallenge,
       codeChallengeMethod: codeChallenge === null ? null : codeChallengeMethod,
-      nonce: stringParam(params.nonce),
+      nonce: stringParam(params, 'nonce'),
     },
   }
 }

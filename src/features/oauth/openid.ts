@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { MissingParam } from '../../core/errors.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { SUPPORTED_CLAIMS } from './claims.js'
 import { OAUTH_USERINFO_CORS, OPENID_DISCOVERY_CORS, registerCrossOriginRoute } from './cors.js'
+import { presentedAccessToken, stringParam } from './params.js'
 import { OAUTH_SCOPES } from './scopes.js'
 import { loadSigningKey, SIGNING_ALGORITHM } from './signing-key.js'
 import { MissingScope, userInfo } from './userinfo.js'
@@ -36,24 +37,6 @@ function discoveryDocument(base: string) {
     // Only S256 (spec: OAuth 2.0 provider, code_challenge_method).
     code_challenge_methods_supported: ['S256'],
   }
-}
-
-function stringParam(params: Record<string, unknown>, name: string): string | null {
-  const value = params[name]
-  return typeof value === 'string' && value !== '' ? value : null
-}
-
-/** The OAuth token of a request, where GitLab's Doorkeeper looks: `access_token`, `Authorization: Bearer`, `bearer_token`. */
-function presentedToken(request: FastifyRequest): string | null {
-  const params = mergedParams(request)
-  const fromParam = stringParam(params, 'access_token')
-  if (fromParam) return fromParam
-  const authorization = request.headers.authorization
-  if (typeof authorization === 'string' && /^Bearer /i.test(authorization)) {
-    const value = authorization.replace(/^Bearer /i, '')
-    if (value !== '') return value
-  }
-  return stringParam(params, 'bearer_token')
 }
 
 /** OpenID Connect: discovery, signing keys and userinfo, open to cross-origin callers as GitLab's rack-cors rules say. */
@@ -94,7 +77,7 @@ export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps)
     handler: async (request, reply) => {
       const ctx = await deps.context(request)
       try {
-        return reply.send(await userInfo(ctx, presentedToken(request)))
+        return reply.send(await userInfo(ctx, presentedAccessToken(request)))
       } catch (error) {
         if (!(error instanceof MissingScope)) throw error
         // DK ForbiddenTokenResponse: invalid_scope, 403, and no WWW-Authenticate header.

@@ -1,7 +1,8 @@
 import type { Context } from '../../core/context.js'
 import { digestToken } from '../../core/secrets.js'
+import { findApplicationById } from '../applications/index.js'
 import { authenticateClient, type ClientCredentials } from './client-authentication.js'
-import { findAccessTokenByDigest, findAccessTokenByRefreshDigest, findIssuingApplication, revokeAccessToken } from './store.js'
+import { findAccessTokenByDigest, findAccessTokenByRefreshDigest, revokeAccessToken } from './store.js'
 
 /** How a revocation request ends: done (also for unknown or already dead tokens), or refused to this client. */
 export type Revocation = 'revoked' | 'refused'
@@ -22,7 +23,7 @@ export async function revokeToken(ctx: Context, value: string | null, credential
   const token = byAccessToken ?? (await findAccessTokenByRefreshDigest(ctx.db, digest))
   if (!token) return 'revoked'
   if (token.application_id !== null) {
-    const issuer = await findIssuingApplication(ctx.db, token.application_id)
+    const issuer = await findApplicationById(ctx.db, token.application_id)
     if (issuer?.confidential === 1 && application?.id !== issuer.id) return 'refused'
   }
   if (token.revoked_at === null) await revokeAccessToken(ctx.db, token.id, ctx.now().toISOString())

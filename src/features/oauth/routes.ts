@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { readClientCredentials } from './client-authentication.js'
 import { OAUTH_TOKEN_CORS, registerCrossOriginRoute } from './cors.js'
-import { stringParam } from './params.js'
+import { presentedAccessToken, stringParam } from './params.js'
 import { presentTokenInfo, presentTokenResponse } from './present.js'
 import { revokeToken } from './revoke.js'
 import { issueToken } from './service.js'
@@ -16,16 +16,6 @@ const REVOKE_REFUSED = { error: 'unauthorized_client', error_description: 'You a
 
 function sendJson(reply: FastifyReply, status: number, body: unknown) {
   return reply.code(status).type(JSON_TYPE).send(JSON.stringify(body))
-}
-
-/** The token a token-info request presents (GL doorkeeper.rb access_token_methods: param, Bearer header, bearer_token). */
-function presentedToken(request: FastifyRequest): string | null {
-  const params = mergedParams(request)
-  const fromParam = stringParam(params, 'access_token')
-  if (fromParam !== null) return fromParam
-  const authorization = request.headers.authorization
-  const bearer = typeof authorization === 'string' && /^Bearer /i.test(authorization) ? authorization.replace(/^Bearer /i, '') : ''
-  return bearer !== '' ? bearer : stringParam(params, 'bearer_token')
 }
 
 /** POST /oauth/token, POST /oauth/revoke, GET /oauth/token/info, with CORS. */
@@ -57,7 +47,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: PlainRouteDeps) 
 
   app.get('/oauth/token/info', async (request, reply) => {
     const ctx = await deps.context(request)
-    const info = await describeToken(ctx, presentedToken(request))
+    const info = await describeToken(ctx, presentedAccessToken(request))
     return sendJson(reply, 200, presentTokenInfo(info))
   })
 }

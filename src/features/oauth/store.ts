@@ -41,11 +41,6 @@ export function findGrantById(db: Db, id: number) {
   return db.selectFrom('oauth_access_grants').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-/** The application that issued a token: its client_id (token info) and whether it is confidential (revocation). */
-export function findIssuingApplication(db: Db, applicationId: number) {
-  return db.selectFrom('oauth_applications').select(['id', 'uid', 'confidential']).where('id', '=', applicationId).executeTakeFirst()
-}
-
 /** Revokes one token (its access and refresh halves); false when it already was. */
 export async function revokeAccessToken(db: Db, id: number, at: string): Promise<boolean> {
   const result = await db

@@ -1,8 +1,9 @@
 import type { Context } from '../../core/context.js'
 import { OAuthError } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
+import { findApplicationById } from '../applications/index.js'
 import type { OAuthTokenRow } from '../../db/schema.js'
-import { findAccessTokenByDigest, findIssuingApplication } from './store.js'
+import { findAccessTokenByDigest } from './store.js'
 import { isTokenAccessible, tokenExpiresAt } from './token.js'
 
 export interface TokenInfo {
@@ -21,7 +22,7 @@ export async function describeToken(ctx: Context, value: string | null): Promise
   const [row] = value === null ? [] : await findAccessTokenByDigest(ctx.db, digestToken(value))
   const now = ctx.now()
   if (!row || !isTokenAccessible(row, now)) throw new OAuthError('invalid_token', { extra: { state: 'unauthorized' } })
-  const application = row.application_id === null ? undefined : await findIssuingApplication(ctx.db, row.application_id)
+  const application = row.application_id === null ? undefined : await findApplicationById(ctx.db, row.application_id)
   const expiresAt = tokenExpiresAt(row)
   const expiresInSeconds = expiresAt === null ? null : Math.max(0, Math.round((expiresAt.getTime() - now.getTime()) / 1000))
   return { row, applicationUid: application?.uid ?? null, expiresInSeconds }

@@ -5,6 +5,7 @@ import { findUserForAuthentication } from '../users/index.js'
 import { userClaims } from './claims.js'
 import { parseScopes } from './scopes.js'
 import { findAccessTokenByDigest } from './store.js'
+import { tokenExpiresAt } from './token.js'
 
 // Doorkeeper's invalid_token texts by reason (DK config/locales/en.yml doorkeeper.errors.messages.invalid_token).
 const INVALID = 'The access token is invalid'
@@ -31,10 +32,10 @@ export async function userInfo(ctx: Context, tokenValue: string | null): Promise
   if (tokenValue === null) throw invalidToken(INVALID)
   const [token] = await findAccessTokenByDigest(ctx.db, digestToken(tokenValue))
   if (!token) throw invalidToken(INVALID)
-  const now = ctx.now().getTime()
   // Revoked, then expired: the order of DK InvalidTokenResponse.from_access_token.
   if (token.revoked_at !== null) throw invalidToken(REVOKED)
-  if (token.expires_in !== null && now >= Date.parse(token.created_at) + token.expires_in * 1000) throw invalidToken(EXPIRED)
+  const expiresAt = tokenExpiresAt(token)
+  if (expiresAt !== null && ctx.now().getTime() >= expiresAt.getTime()) throw invalidToken(EXPIRED)
   const scopes = parseScopes(token.scopes)
   if (!scopes.includes('openid')) throw new MissingScope(['openid'])
   // GL resource_owner_from_access_token: User.active.find_by(id:); nobody else has userinfo.
