@@ -32,7 +32,6 @@ import { findMovedProjectLocation } from './features/projects/web-redirects.js'
 import { tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
-import { findUserForAuthentication } from './features/users/index.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
 import { oauthLookups } from './features/oauth/index.js'
@@ -171,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await enforceProtectedPathThrottle(counter, ctx.caller, request.ip, ctx.settings, ctx.now(), request.log)
     },
   }
-  const web = new WebRouter(fastify, plain, async (ctx, userId) => (await findUserForAuthentication(ctx.db, userId))[0] ?? null)
+  const web = new WebRouter(fastify, plain)
 
   registerOperationsRoutes(fastify, api, { database, redis: deps.redis, metrics })
   registerUserRoutes(api)

@@ -5,7 +5,6 @@ import type { OAuthApplicationRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { OAUTH_SCOPES, parseScopes } from '../oauth/scopes.js'
 import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
-import { setReturnTo } from '../sessions/service.js'
 import { canRegisterApplications } from './policy.js'
 import {
   createOwnApplication,
@@ -22,7 +21,6 @@ import {
 import { splitRedirectUris } from './validation.js'
 
 const LIST_PATH = '/-/user_settings/applications'
-const SIGN_IN_PATH = '/users/sign_in'
 
 function applicationPath(id: number): string {
   return `${LIST_PATH}/${id}`
@@ -61,26 +59,15 @@ function takeNotice(w: WebRequest): Flash {
   return Object.hasOwn(NOTICES, code) ? { kind: 'notice', text: NOTICES[code as NoticeCode] } : null
 }
 
-function renderNotFound(w: WebRequest) {
-  return w.render({ title: 'Not Found' }, html`<h1>404: Page not found</h1>`, 404)
-}
-
-/** Devise's authenticate_user!: to the sign-in page, and back here afterwards when this was a page view. */
-async function redirectToSignIn(w: WebRequest) {
-  const session = await w.ensureSession()
-  if (w.request.method === 'GET' || w.request.method === 'HEAD') await setReturnTo(w.ctx.db, session, w.request.url)
-  return w.redirect(SIGN_IN_PATH)
-}
-
 /** Signed-in users only; another user's application is a 404 page; a refused change returns to the list (GL redirects away). */
 function signedIn(handler: (w: WebRequest, user: User) => Promise<unknown>): WebHandler {
   return async (w) => {
     const user = w.ctx.caller.user
-    if (!user) return redirectToSignIn(w)
+    if (!user) return w.redirectToSignIn()
     try {
       return await handler(w, user)
     } catch (error) {
-      if (error instanceof NotFound) return renderNotFound(w)
+      if (error instanceof NotFound) return w.notFound()
       if (error instanceof Forbidden) return w.redirect(LIST_PATH)
       throw error
     }

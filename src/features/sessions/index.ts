@@ -1,11 +1,9 @@
-import { parseCookie } from 'cookie'
 import type { FastifyRequest } from 'fastify'
 import type { CredentialLookups } from '../../http/authenticate.js'
 import { mergedParams } from '../../http/route.js'
-import { findUserForAuthentication } from '../users/index.js'
-import { findSession, isValidCsrfToken, SESSION_COOKIE } from './service.js'
+import { findRequestSession, isValidCsrfToken } from './service.js'
 
-export { redirectBody, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
+export { redirectBody, SIGN_IN_PATH, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
 export { SESSION_COOKIE, setReturnTo, type Session } from './service.js'
 export { authenticateWithPassword } from './password.js'
 
@@ -22,14 +20,11 @@ function formToken(request: FastifyRequest): unknown {
  */
 export const sessionLookups: Pick<CredentialLookups, 'findSessionUser'> = {
   async findSessionUser(db, request, settings, now) {
-    const cookieValue = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE]
-    if (!cookieValue) return null
-    const session = await findSession(db, cookieValue, settings, now)
-    if (!session || session.user_id === null) return null
+    if (!request.headers.cookie) return null
+    const { session, user } = await findRequestSession(db, request.headers.cookie, settings, now)
+    if (!session || !user) return null
     const isRead = request.method === 'GET' || request.method === 'HEAD'
-    const verified = isValidCsrfToken(session, request.headers['x-csrf-token']) || isValidCsrfToken(session, formToken(request))
-    if (!isRead && !verified) return null
-    const [user] = await findUserForAuthentication(db, session.user_id)
-    return user && user.state === 'active' ? user : null
+    if (isRead || isValidCsrfToken(session, request.headers['x-csrf-token']) || isValidCsrfToken(session, formToken(request))) return user
+    return null
   },
 }

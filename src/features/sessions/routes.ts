@@ -1,9 +1,7 @@
 import { csrfField, html } from '../../web/html.js'
 import { signInWithPassword } from './password.js'
 import { endSession, setReturnTo, startSession } from './service.js'
-import type { WebRequest, WebRouter } from './web-router.js'
-
-const SIGN_IN_PATH = '/users/sign_in'
+import { SIGN_IN_PATH, type WebRequest, type WebRouter } from './web-router.js'
 
 function hasControlCharacter(text: string): boolean {
   return [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)

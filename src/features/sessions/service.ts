@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import Tokens from '@fastify/csrf'
+import { parseCookie } from 'cookie'
+import type { User } from '../../core/caller.js'
 import { digestToken } from '../../core/secrets.js'
 import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 import type { SessionRow } from '../../db/schema.js'
+import { findUserForAuthentication } from '../users/index.js'
 import { deleteExpiredSessions, deleteSession, findSessionByDigest, insertSession, updateSession } from './store.js'
 
 /** The session cookie (spec: Authentication). */
@@ -35,6 +38,22 @@ export async function findSession(db: Db, cookieValue: string | undefined, setti
     session.expires_at = expiresAt
   }
   return session
+}
+
+/**
+ * The session a request's Cookie header names, and its user, who counts only while active: blocked and
+ * deactivated users' sessions end with their access (Devise's active_for_authentication?).
+ */
+export async function findRequestSession(
+  db: Db,
+  cookieHeader: string | undefined,
+  settings: Settings,
+  now: Date,
+): Promise<{ session: Session | null; user: User | null }> {
+  const session = await findSession(db, parseCookie(cookieHeader ?? '')[SESSION_COOKIE], settings, now)
+  if (!session?.user_id) return { session, user: null }
+  const [user] = await findUserForAuthentication(db, session.user_id)
+  return { session, user: user?.state === 'active' ? user : null }
 }
 
 export interface NewSession {

@@ -1,10 +1,10 @@
-import { parseCookie, stringifySetCookie } from 'cookie'
+import { stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { page, html, type Html, type PageOptions } from '../../web/html.js'
-import { csrfTokenOf, findSession, isValidCsrfToken, SESSION_COOKIE, startSession, type Session } from './service.js'
+import { csrfTokenOf, findRequestSession, isValidCsrfToken, SESSION_COOKIE, setReturnTo, startSession, type Session } from './service.js'
 
 export type WebMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -33,7 +33,16 @@ export interface WebRequest {
   render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
   /** A 302 to a path of this instance or an absolute URL. */
   redirect(location: string): FastifyReply
+  /** Devise's authenticate_user!: a 302 to sign in, coming back to this page afterwards when it was a page view. */
+  redirectToSignIn(): Promise<FastifyReply>
+  /** The 404 page. */
+  notFound(): Promise<FastifyReply>
 }
+
+/** Where people sign in. */
+export const SIGN_IN_PATH = '/users/sign_in'
+
+const NOT_FOUND = html`<h1>404: Page not found</h1>`
 
 export type WebHandler = (web: WebRequest) => Promise<unknown>
 
@@ -74,7 +83,6 @@ export class WebRouter {
   constructor(
     private readonly app: FastifyInstance,
     private readonly deps: PlainRouteDeps,
-    private readonly findUser: (ctx: Context, userId: number) => Promise<Caller['user']>,
   ) {}
 
   get(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
@@ -110,11 +118,9 @@ export class WebRouter {
     const method = (request.method === 'POST' && override ? override : request.method === 'HEAD' ? 'GET' : request.method) as WebMethod
     const route = this.handlers.get(url)?.get(method)
     const baseContext = await this.deps.context(request)
-    const cookieValue = parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE]
-    let session = await findSession(baseContext.db, cookieValue, baseContext.settings, baseContext.now())
-    let user = session?.user_id ? await this.findUser(baseContext, session.user_id) : null
-    // Blocked and deactivated users' sessions end with their access (Devise's active_for_authentication?).
-    if (user && user.state !== 'active') user = null
+    const found = await findRequestSession(baseContext.db, request.headers.cookie, baseContext.settings, baseContext.now())
+    let session = found.session
+    const user = found.user
     const ctx: Context = { ...baseContext, caller: sessionCaller(session, user) }
     const web: WebRequest = {
       request,
@@ -156,12 +162,15 @@ export class WebRouter {
       redirect(location) {
         return reply.code(302).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
       },
+      async redirectToSignIn() {
+        if (method === 'GET') await setReturnTo(ctx.db, await web.ensureSession(), request.url)
+        return web.redirect(SIGN_IN_PATH)
+      },
+      notFound() {
+        return web.render({ title: 'Not Found' }, NOT_FOUND, 404)
+      },
     }
-    if (!route)
-      return reply
-        .code(404)
-        .type('text/html; charset=utf-8')
-        .send(page({ title: 'Not Found' }, html`<h1>404: Page not found</h1>`))
+    if (!route) return web.notFound()
     if (method !== 'GET') {
       if (route.options.protectedPath) await this.deps.throttleProtectedPath(request, ctx)
       const token = params.authenticity_token ?? request.headers['x-csrf-token']

@@ -1,6 +1,5 @@
 import type { User } from '../../../core/caller.js'
 import { csrfField, html, type Html } from '../../../web/html.js'
-import { setReturnTo } from '../../sessions/service.js'
 import type { WebRequest, WebRouter } from '../../sessions/index.js'
 import {
   canSkipConsent,
@@ -17,7 +16,6 @@ import {
 import { formatScopes } from '../scopes.js'
 import { describeScope } from './scope-descriptions.js'
 
-const SIGN_IN_PATH = '/users/sign_in'
 const AUTHORIZE_PATH = '/oauth/authorize'
 
 /**
@@ -132,8 +130,7 @@ async function renderConsent(w: WebRequest, user: User, preAuthorization: PreAut
 async function authorizingUser(w: WebRequest): Promise<User | null> {
   const user = w.ctx.caller.user
   if (!user) {
-    if (w.request.method === 'GET' || w.request.method === 'HEAD') await setReturnTo(w.ctx.db, await w.ensureSession(), w.request.url)
-    w.redirect(SIGN_IN_PATH)
+    await w.redirectToSignIn()
     return null
   }
   const unconfirmed = refuseUnconfirmedUser(user)
