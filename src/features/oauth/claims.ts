@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { AccessLevel } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
@@ -8,10 +9,6 @@ import { selectDirectGroupMemberships, selectMembershipGroupPaths } from './stor
 
 /** Where a claim is given: the ID token, the userinfo answer, or both (doorkeeper-openid_connect `response:`). */
 export type ClaimResponse = 'id_token' | 'user_info'
-
-const OWNER = 50
-const MAINTAINER = 40
-const DEVELOPER = 30
 
 /** The claim naming the groups where the user has one role; svc's name for https://gitlab.org/claims/groups/<role>. */
 const roleClaim = (role: string) => `https://svc.org/claims/groups/${role}`
@@ -88,9 +85,9 @@ export async function userClaims(
     picture: avatarUrlOf(user.email),
     groups: membership,
     groups_direct: direct.map((row) => row.full_path),
-    [roleClaim('owner')]: withRole(OWNER),
-    [roleClaim('maintainer')]: withRole(MAINTAINER),
-    [roleClaim('developer')]: withRole(DEVELOPER),
+    [roleClaim('owner')]: withRole(AccessLevel.OWNER),
+    [roleClaim('maintainer')]: withRole(AccessLevel.MAINTAINER),
+    [roleClaim('developer')]: withRole(AccessLevel.DEVELOPER),
   }
   const claims: Record<string, unknown> = {}
   for (const name of wanted) {
