@@ -40,6 +40,13 @@ import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
 import { redirectBody, sessionLookups, WebRouter } from './features/sessions/index.js'
 import { registerSessionPages } from './features/sessions/routes.js'
+import { registerEventRoutes } from './features/events/routes.js'
+import { registerIssueRoutes } from './features/issues/routes.js'
+import { registerLabelRoutes } from './features/labels/routes.js'
+import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
+import { registerMilestoneRoutes } from './features/milestones/routes.js'
+import { registerNoteRoutes } from './features/notes/routes.js'
+import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
 
 export interface AppDeps {
   config: Config
@@ -180,6 +187,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerGroupRoutes(api)
   registerProjectRoutes(api)
   registerMemberRoutes(api)
+  registerIssueRoutes(api)
+  registerMergeRequestRoutes(api)
+  registerNoteRoutes(api)
+  registerMilestoneRoutes(api)
+  registerLabelRoutes(api)
+  registerEventRoutes(api)
+  registerNotificationSettingRoutes(api)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web)

@@ -53,6 +53,8 @@ export interface UsersTable {
   password_expires_at: Timestamp | null
   /** Failed sign-ins since the last success; reaching the limit locks the account. */
   failed_attempts: Generated<number>
+  /** Where notifications go; null means the primary e-mail. */
+  notification_email: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -302,6 +304,180 @@ export interface OAuthSigningKeysTable {
   created_at: Timestamp
 }
 
+/** The last iid handed out per project and kind ('issues', 'merge_requests', 'milestones', …). */
+export interface InternalIdsTable {
+  project_id: number
+  usage: string
+  last_value: number
+}
+
+export interface MilestonesTable {
+  id: Generated<number>
+  project_id: number
+  iid: number
+  title: string
+  description: string | null
+  /** 'active' or 'closed'. */
+  state: Generated<string>
+  start_date: string | null
+  due_date: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface IssuesTable {
+  id: Generated<number>
+  project_id: number
+  iid: number
+  author_id: number
+  title: string
+  description: string | null
+  /** 'opened' or 'closed'. */
+  state: Generated<string>
+  /** 'issue' or 'incident'. */
+  issue_type: Generated<string>
+  confidential: Generated<Flag>
+  discussion_locked: Generated<Flag>
+  due_date: string | null
+  weight: number | null
+  relative_position: number | null
+  milestone_id: number | null
+  closed_by_id: number | null
+  updated_by_id: number | null
+  closed_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface IssueAssigneesTable {
+  issue_id: number
+  user_id: number
+}
+
+export interface MergeRequestsTable {
+  id: Generated<number>
+  /** The target project. */
+  project_id: number
+  iid: number
+  source_project_id: number | null
+  author_id: number
+  title: string
+  description: string | null
+  /** 'opened', 'closed', 'merged' or 'locked'. */
+  state: Generated<string>
+  source_branch: string
+  target_branch: string
+  draft: Generated<Flag>
+  discussion_locked: Generated<Flag>
+  squash: Generated<Flag>
+  remove_source_branch: Generated<Flag>
+  milestone_id: number | null
+  merge_commit_sha: string | null
+  merged_by_id: number | null
+  closed_by_id: number | null
+  updated_by_id: number | null
+  merged_at: Timestamp | null
+  closed_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface MergeRequestAssigneesTable {
+  merge_request_id: number
+  user_id: number
+}
+
+/** A project label (project_id set) or a group label (group_id set). */
+export interface LabelsTable {
+  id: Generated<number>
+  title: string
+  color: string
+  description: string | null
+  project_id: number | null
+  group_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface IssueLabelsTable {
+  issue_id: number
+  label_id: number
+}
+
+export interface MergeRequestLabelsTable {
+  merge_request_id: number
+  label_id: number
+}
+
+/** A label's priority in one project. */
+export interface LabelPrioritiesTable {
+  project_id: number
+  label_id: number
+  priority: number
+}
+
+/** A user's subscription to a label, for one project or (project_id null) everywhere the label is. */
+export interface LabelSubscriptionsTable {
+  id: Generated<number>
+  user_id: number
+  label_id: number
+  project_id: number | null
+  created_at: Timestamp
+}
+
+/** A comment or system note on exactly one of an issue or a merge request. */
+export interface NotesTable {
+  id: Generated<number>
+  project_id: number
+  issue_id: number | null
+  merge_request_id: number | null
+  author_id: number
+  body: string
+  system: Generated<Flag>
+  internal: Generated<Flag>
+  updated_by_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A contribution event; the target is named by type and id and may no longer exist. */
+export interface EventsTable {
+  id: Generated<number>
+  project_id: number | null
+  author_id: number
+  action: number
+  /** 'Issue', 'MergeRequest', 'Note', 'Milestone', … or null. */
+  target_type: string | null
+  target_id: number | null
+  created_at: Timestamp
+}
+
+/** Global (no source), group ('Namespace') or project ('Project') notification settings of a user. */
+export interface NotificationSettingsTable {
+  id: Generated<number>
+  user_id: number
+  source_type: 'Namespace' | 'Project' | null
+  source_id: number | null
+  level: number
+  /** JSON object of event name to boolean; events never set are absent. */
+  events: Generated<string>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface SpamLogsTable {
+  id: Generated<number>
+  user_id: number
+  /** 'Issue' or 'Note'. */
+  noteable_type: string
+  title: string | null
+  description: string | null
+  source_ip: string | null
+  user_agent: string | null
+  recaptcha_verified: Generated<Flag>
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -316,6 +492,21 @@ export interface Database {
   oauth_access_grants: OAuthAccessGrantsTable
   oauth_access_tokens: OAuthAccessTokensTable
   oauth_signing_keys: OAuthSigningKeysTable
+  internal_ids: InternalIdsTable
+  milestones: MilestonesTable
+  issues: IssuesTable
+  issue_assignees: IssueAssigneesTable
+  merge_requests: MergeRequestsTable
+  merge_request_assignees: MergeRequestAssigneesTable
+  labels: LabelsTable
+  issue_labels: IssueLabelsTable
+  merge_request_labels: MergeRequestLabelsTable
+  label_priorities: LabelPrioritiesTable
+  label_subscriptions: LabelSubscriptionsTable
+  notes: NotesTable
+  events: EventsTable
+  notification_settings: NotificationSettingsTable
+  spam_logs: SpamLogsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -338,3 +529,19 @@ export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>
 export type NewOAuthGrantRow = Insertable<OAuthAccessGrantsTable>
 export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>
 export type NewOAuthTokenRow = Insertable<OAuthAccessTokensTable>
+export type MilestoneRow = Selectable<MilestonesTable>
+export type NewMilestoneRow = Insertable<MilestonesTable>
+export type IssueRow = Selectable<IssuesTable>
+export type NewIssueRow = Insertable<IssuesTable>
+export type IssueUpdate = Updateable<IssuesTable>
+export type MergeRequestRow = Selectable<MergeRequestsTable>
+export type NewMergeRequestRow = Insertable<MergeRequestsTable>
+export type MergeRequestUpdate = Updateable<MergeRequestsTable>
+export type LabelRow = Selectable<LabelsTable>
+export type NewLabelRow = Insertable<LabelsTable>
+export type NoteRow = Selectable<NotesTable>
+export type NewNoteRow = Insertable<NotesTable>
+export type EventRow = Selectable<EventsTable>
+export type NewEventRow = Insertable<EventsTable>
+export type NotificationSettingRow = Selectable<NotificationSettingsTable>
+export type SpamLogRow = Selectable<SpamLogsTable>

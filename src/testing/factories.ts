@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { User } from '../core/caller.js'
 import { digestToken, generateToken, hashPassword } from '../core/secrets.js'
 import type { Db } from '../db/index.js'
-import type { NamespaceRow, NewUserRow, ProjectRow, TokenRow } from '../db/schema.js'
+import { allocateInternalId } from '../db/internal-ids.js'
+import type { IssueRow, LabelRow, MergeRequestRow, MilestoneRow, NamespaceRow, NewUserRow, ProjectRow, TokenRow } from '../db/schema.js'
 import { insertToken } from '../features/tokens/store.js'
 import { visibilityLevel, type VisibilityName } from '../core/access.js'
 import { insertMember } from '../features/members/index.js'
@@ -145,5 +146,143 @@ export async function addTestMember(
     expires_at: options.expiresAt ?? null,
     created_at: at,
     updated_at: at,
+  })
+}
+
+/** A label of a project or a group. */
+export async function createTestLabel(
+  db: Db,
+  options: { project?: ProjectRow; group?: NamespaceRow; title?: string; color?: string; description?: string | null },
+): Promise<LabelRow> {
+  sequence += 1
+  const at = new Date().toISOString()
+  return db
+    .insertInto('labels')
+    .values({
+      title: options.title ?? `label${sequence}`,
+      color: options.color ?? '#6699cc',
+      description: options.description ?? null,
+      project_id: options.project?.id ?? null,
+      group_id: options.group?.id ?? null,
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** A project milestone with the next iid. */
+export async function createTestMilestone(
+  db: Db,
+  options: { project: ProjectRow; title?: string; state?: 'active' | 'closed'; dueDate?: string | null },
+): Promise<MilestoneRow> {
+  sequence += 1
+  const at = new Date().toISOString()
+  return db.transaction().execute(async (trx) =>
+    trx
+      .insertInto('milestones')
+      .values({
+        project_id: options.project.id,
+        iid: await allocateInternalId(trx, options.project.id, 'milestones'),
+        title: options.title ?? `milestone${sequence}`,
+        description: null,
+        state: options.state ?? 'active',
+        due_date: options.dueDate ?? null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  )
+}
+
+/** An issue with the next iid, its labels and assignees; opened unless told. */
+export async function createTestIssue(
+  db: Db,
+  options: {
+    project: ProjectRow
+    author: Pick<User, 'id'>
+    title?: string
+    description?: string | null
+    state?: 'opened' | 'closed'
+    confidential?: boolean
+    issueType?: 'issue' | 'incident'
+    labels?: LabelRow[]
+    assignees?: Pick<User, 'id'>[]
+    milestone?: MilestoneRow
+    createdAt?: Date
+  },
+): Promise<IssueRow> {
+  sequence += 1
+  const at = (options.createdAt ?? new Date()).toISOString()
+  return db.transaction().execute(async (trx) => {
+    const issue = await trx
+      .insertInto('issues')
+      .values({
+        project_id: options.project.id,
+        iid: await allocateInternalId(trx, options.project.id, 'issues'),
+        author_id: options.author.id,
+        title: options.title ?? `Issue ${sequence}`,
+        description: options.description ?? null,
+        state: options.state ?? 'opened',
+        confidential: options.confidential ? 1 : 0,
+        issue_type: options.issueType ?? 'issue',
+        milestone_id: options.milestone?.id ?? null,
+        closed_at: options.state === 'closed' ? at : null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    for (const label of options.labels ?? [])
+      await trx.insertInto('issue_labels').values({ issue_id: issue.id, label_id: label.id }).execute()
+    for (const user of options.assignees ?? [])
+      await trx.insertInto('issue_assignees').values({ issue_id: issue.id, user_id: user.id }).execute()
+    return issue
+  })
+}
+
+/** A merge request inside one project with the next iid and its labels; opened unless told. */
+export async function createTestMergeRequest(
+  db: Db,
+  options: {
+    project: ProjectRow
+    author: Pick<User, 'id'>
+    title?: string
+    state?: 'opened' | 'closed' | 'merged' | 'locked'
+    sourceBranch?: string
+    targetBranch?: string
+    labels?: LabelRow[]
+    assignees?: Pick<User, 'id'>[]
+    createdAt?: Date
+  },
+): Promise<MergeRequestRow> {
+  sequence += 1
+  const at = (options.createdAt ?? new Date()).toISOString()
+  return db.transaction().execute(async (trx) => {
+    const mergeRequest = await trx
+      .insertInto('merge_requests')
+      .values({
+        project_id: options.project.id,
+        source_project_id: options.project.id,
+        iid: await allocateInternalId(trx, options.project.id, 'merge_requests'),
+        author_id: options.author.id,
+        title: options.title ?? `Merge request ${sequence}`,
+        description: null,
+        state: options.state ?? 'opened',
+        source_branch: options.sourceBranch ?? `feature-${sequence}`,
+        target_branch: options.targetBranch ?? 'main',
+        merged_at: options.state === 'merged' ? at : null,
+        closed_at: options.state === 'closed' ? at : null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    for (const label of options.labels ?? [])
+      await trx.insertInto('merge_request_labels').values({ merge_request_id: mergeRequest.id, label_id: label.id }).execute()
+    for (const user of options.assignees ?? [])
+      await trx.insertInto('merge_request_assignees').values({ merge_request_id: mergeRequest.id, user_id: user.id }).execute()
+    return mergeRequest
   })
 }

@@ -3,6 +3,7 @@ import * as m20261123T0800 from './20261123T0800_create_users_tokens_settings.js
 import * as m20261123T1130 from './20261123T1130_create_namespaces_projects_members.js'
 import * as m20261123T1347 from './20261123T1347_project_settings_and_list_indexes.js'
 import * as m20261123T1440 from './20261123T1440_create_sessions_and_oauth.js'
+import * as m20261123T1730 from './20261123T1730_create_issues_labels_events.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1130_create_namespaces_projects_members': m20261123T1130,
   '20261123T1347_project_settings_and_list_indexes': m20261123T1347,
   '20261123T1440_create_sessions_and_oauth': m20261123T1440,
+  '20261123T1730_create_issues_labels_events': m20261123T1730,
 }

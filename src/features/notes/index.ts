@@ -1,0 +1,24 @@
+import type { Db } from '../../db/index.js'
+import type { NoteRow } from '../../db/schema.js'
+import { insertNote } from './store.js'
+
+/** What a note is attached to. */
+export type Noteable = { type: 'Issue'; id: number; projectId: number } | { type: 'MergeRequest'; id: number; projectId: number }
+
+/**
+ * A system note (`system: true`) recording a change to an issue or merge request, such as
+ * "added ~3 label" or "closed"; call it inside the transaction of the change.
+ */
+export function createSystemNote(trx: Db, noteable: Noteable, authorId: number, body: string, at: Date): Promise<NoteRow> {
+  const now = at.toISOString()
+  return insertNote(trx, {
+    project_id: noteable.projectId,
+    issue_id: noteable.type === 'Issue' ? noteable.id : null,
+    merge_request_id: noteable.type === 'MergeRequest' ? noteable.id : null,
+    author_id: authorId,
+    body,
+    system: 1,
+    created_at: now,
+    updated_at: now,
+  })
+}
