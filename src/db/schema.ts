@@ -416,6 +416,17 @@ export interface LabelPrioritiesTable {
   priority: number
 }
 
+/** How many issues and merge requests of one project carry a label, kept by triggers (migration 20261123T1847). */
+export interface LabelCountsTable {
+  label_id: number
+  project_id: number
+  open_issues: number
+  closed_issues: number
+  open_confidential_issues: number
+  closed_confidential_issues: number
+  open_merge_requests: number
+}
+
 /** A user's subscription to a label, for one project or (project_id null) everywhere the label is. */
 export interface LabelSubscriptionsTable {
   id: Generated<number>
@@ -503,6 +514,7 @@ export interface Database {
   merge_request_labels: MergeRequestLabelsTable
   label_priorities: LabelPrioritiesTable
   label_subscriptions: LabelSubscriptionsTable
+  label_counts: LabelCountsTable
   notes: NotesTable
   events: EventsTable
   notification_settings: NotificationSettingsTable

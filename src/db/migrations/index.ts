@@ -4,6 +4,7 @@ import * as m20261123T1130 from './20261123T1130_create_namespaces_projects_memb
 import * as m20261123T1347 from './20261123T1347_project_settings_and_list_indexes.js'
 import * as m20261123T1440 from './20261123T1440_create_sessions_and_oauth.js'
 import * as m20261123T1730 from './20261123T1730_create_issues_labels_events.js'
+import * as m20261123T1847 from './20261123T1847_create_label_counts.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1347_project_settings_and_list_indexes': m20261123T1347,
   '20261123T1440_create_sessions_and_oauth': m20261123T1440,
   '20261123T1730_create_issues_labels_events': m20261123T1730,
+  '20261123T1847_create_label_counts': m20261123T1847,
 }
