@@ -17,6 +17,8 @@ export interface Config {
   rootToken: string | null
   logLevel: LogLevel
   smtpUrl: string | null
+  /** Where reCAPTCHA answers are verified (the v2 siteverify protocol). */
+  recaptchaVerifyUrl: string
 }
 
 /** A bad environment variable; main.ts prints the message alone and exits non-zero. */
@@ -77,5 +79,8 @@ export function loadConfig(env: Env = process.env): Config {
     rootToken,
     logLevel: readEnum(env, 'SVC_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     smtpUrl: readUrl(env, 'SVC_SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'),
+    recaptchaVerifyUrl:
+      readUrl(env, 'SVC_RECAPTCHA_VERIFY_URL', ['http:', 'https:'], 'an http:// or https:// URL') ??
+      'https://www.google.com/recaptcha/api/siteverify',
   }
 }

@@ -77,6 +77,28 @@ export class Conflict extends DomainError {
   }
 }
 
+/** 400 `{"message":{"error":"Your <entity> has been recognized as spam and has been discarded."}}` (spec: Errors). */
+export class SpamDiscarded extends DomainError {
+  /** `entity` is the snake-case model name: `issue`, `note`. */
+  constructor(readonly entity: string) {
+    super(`Your ${entity} has been recognized as spam and has been discarded.`)
+  }
+}
+
+/**
+ * 409 `{"needs_captcha_response":true,"spam_log_id":…,"captcha_site_key":…,"message":{"error":…}}`: spam that a
+ * solved CAPTCHA may let through (spec: Errors; spec/README.md decides the status).
+ */
+export class SpamNeedsCaptcha extends DomainError {
+  constructor(
+    readonly entity: string,
+    readonly spamLogId: number,
+    readonly captchaSiteKey: string,
+  ) {
+    super(`Your ${entity} has been recognized as spam. Please, change the content or solve the reCAPTCHA to proceed.`)
+  }
+}
+
 /** 412 `{"message":"412 Precondition Failed"}`: the resource changed after the client's `If-Unmodified-Since`. */
 export class PreconditionFailed extends DomainError {}
 

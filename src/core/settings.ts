@@ -29,12 +29,23 @@ export interface Settings {
   password_authentication_enabled_for_web: boolean
   /** Body of a throttled (429) response; null means `Retry later`. A newline is always appended. */
   rate_limiting_response_text: string | null
+  /** Writes flagged as spam may go through once the author solves a reCAPTCHA (v2) instead of being discarded. */
+  recaptcha_enabled: boolean
+  /** The reCAPTCHA secret, sent to the verifier with each answer. */
+  recaptcha_private_key: string | null
+  /** The reCAPTCHA site key, handed to clients in the needs-CAPTCHA answer. */
+  recaptcha_site_key: string | null
   require_personal_access_token_expiry: boolean
   /** The OAuth password grant works without client credentials. */
   ropc_without_client_credentials: boolean
   /** Minutes a web session lives without being used. */
   session_expire_delay: number
   signup_enabled: boolean
+  /**
+   * svc's rule-based spam check: one case-insensitive regular expression per line, matched against the title
+   * and description of issues and notes written by non-administrators; null or blank lines only turn it off.
+   */
+  spam_check_patterns: string | null
   throttle_authenticated_api_enabled: boolean
   throttle_authenticated_api_period_in_seconds: number
   throttle_authenticated_api_requests_per_period: number
@@ -69,10 +80,14 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   password_authentication_enabled_for_git: true,
   password_authentication_enabled_for_web: true,
   rate_limiting_response_text: null,
+  recaptcha_enabled: false,
+  recaptcha_private_key: null,
+  recaptcha_site_key: null,
   require_personal_access_token_expiry: true,
   ropc_without_client_credentials: true,
   session_expire_delay: 10080,
   signup_enabled: true,
+  spam_check_patterns: null,
   throttle_authenticated_api_enabled: false,
   throttle_authenticated_api_period_in_seconds: 3600,
   throttle_authenticated_api_requests_per_period: 7200,
@@ -101,6 +116,8 @@ export interface StringRule {
   /** Grape `values:`; anything else is `does not have a valid value`. */
   values?: readonly string[]
   maxLength?: number
+  /** A model validation of the value: the error message, or null when it is valid. */
+  check?: (value: string) => string | null
 }
 
 export type SettingRule = { type: 'boolean' } | ((IntegerRule | StringRule) & { nullable?: boolean })
@@ -114,6 +131,39 @@ type RuleFor<T> = [T] extends [boolean]
       : [T] extends [string]
         ? StringRule & { nullable?: false }
         : StringRule & { nullable: true }
+
+/** Flags of the spam-check patterns: case-insensitive, with Unicode case folding. */
+export const SPAM_CHECK_PATTERN_FLAGS = 'iu'
+
+/** The patterns of `spam_check_patterns`, one a line; blank lines are skipped. */
+export function spamCheckPatternLines(text: string | null): string[] {
+  return (text ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+}
+
+function spamCheckPatternsError(text: string): string | null {
+  for (const line of spamCheckPatternLines(text)) {
+    try {
+      new RegExp(line, SPAM_CHECK_PATTERN_FLAGS)
+    } catch {
+      return `has an invalid regular expression: ${line}`
+    }
+  }
+  return null
+}
+
+/** Validations that join several settings, as ApplicationSetting's conditional ones do: the error messages by setting. */
+export function settingsRecordErrors(settings: Settings): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  // validates :recaptcha_site_key / :recaptcha_private_key, presence: true, if: :recaptcha_enabled (app/models/application_setting.rb)
+  if (settings.recaptcha_enabled) {
+    if (!settings.recaptcha_site_key?.trim()) errors.recaptcha_site_key = ["can't be blank"]
+    if (!settings.recaptcha_private_key?.trim()) errors.recaptcha_private_key = ["can't be blank"]
+  }
+  return errors
+}
 
 const greaterThanZero = { type: 'integer', greaterThan: 0 } as const
 const notNegative = { type: 'integer', greaterThanOrEqualTo: 0 } as const
@@ -137,10 +187,14 @@ export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]
   password_authentication_enabled_for_git: flag,
   password_authentication_enabled_for_web: flag,
   rate_limiting_response_text: { type: 'string', nullable: true, maxLength: 255 },
+  recaptcha_enabled: flag,
+  recaptcha_private_key: { type: 'string', nullable: true, maxLength: 255 },
+  recaptcha_site_key: { type: 'string', nullable: true, maxLength: 255 },
   require_personal_access_token_expiry: flag,
   ropc_without_client_credentials: flag,
   session_expire_delay: notNegative,
   signup_enabled: flag,
+  spam_check_patterns: { type: 'string', nullable: true, maxLength: 10000, check: spamCheckPatternsError },
   throttle_authenticated_api_enabled: flag,
   throttle_authenticated_api_period_in_seconds: greaterThanZero,
   throttle_authenticated_api_requests_per_period: greaterThanZero,

@@ -16,6 +16,8 @@ import {
   Refused,
   RefusedWithErrors,
   Rejected,
+  SpamDiscarded,
+  SpamNeedsCaptcha,
   Throttled,
   Unauthorized,
   Unprocessable,
@@ -87,6 +89,17 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof MissingParam) return { status: 400, body: { message: `400 (Bad request) ${error.message}` } }
   if (error instanceof Invalid) return { status: 400, body: { message: error.errors } }
   if (error instanceof ParamError) return { status: 400, body: { error: error.message } }
+  if (error instanceof SpamDiscarded) return { status: 400, body: { message: { error: error.message } } }
+  if (error instanceof SpamNeedsCaptcha) {
+    // GitLab's rest_api_actions_support.rb: the spam fields, then the model's errors as one sentence.
+    const body = {
+      needs_captcha_response: true,
+      spam_log_id: error.spamLogId,
+      captcha_site_key: error.captchaSiteKey,
+      message: { error: error.message },
+    }
+    return { status: 409, body }
+  }
   if (error instanceof Conflict) return { status: 409, body: { message: error.message } }
   if (error instanceof PreconditionFailed) return { status: 412, body: { message: '412 Precondition Failed' } }
   if (error instanceof Unprocessable) return { status: 422, body: { message: error.message } }

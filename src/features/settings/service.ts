@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js'
 import { Invalid } from '../../core/errors.js'
-import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '../../core/settings.js'
+import { SETTING_NAMES, settingRules, settingsRecordErrors, type SettingRule, type Settings } from '../../core/settings.js'
 import { isoTimestamp } from '../../core/time.js'
 import type { SettingsCache } from './cache.js'
 import { authorizeAdmin } from '../../core/caller.js'
@@ -21,6 +21,7 @@ function violation(value: unknown, rule: SettingRule): string | null {
   if (rule.type === 'string' && typeof value === 'string' && rule.maxLength !== undefined && [...value].length > rule.maxLength) {
     return `is too long (maximum is ${rule.maxLength} characters)`
   }
+  if (rule.type === 'string' && typeof value === 'string' && rule.check) return rule.check(value)
   return null
 }
 
@@ -48,6 +49,8 @@ export async function updateSettings(ctx: Context, cache: SettingsCache, input: 
     const message = violation(value, settingRules[name as keyof Settings])
     if (message) errors[name] = [message]
   }
+  const recordErrors = settingsRecordErrors({ ...(await readSettings(ctx.db)), ...changes })
+  for (const [name, messages] of Object.entries(recordErrors)) errors[name] ??= messages
   if (Object.keys(errors).length > 0) throw new Invalid(errors)
   const settings = await ctx.db.transaction().execute(async (trx) => {
     await upsertSettingRows(trx, changes, isoTimestamp(ctx.now()))

@@ -1,4 +1,5 @@
 import type { Context } from '../../core/context.js'
+import { runSpamCheck } from './service.js'
 
 /** What a retried write carries after a CAPTCHA (spec: Spam handling on write requests), and who sent it. */
 export interface SpamRequest {
@@ -37,4 +38,8 @@ export function spamRequestOf(headers: Record<string, string | string[] | undefi
  * needs-CAPTCHA error when a CAPTCHA is configured and the request does not carry a solved one. Call it before
  * the write's transaction, once the caller may make the write.
  */
-export async function checkSpam(_ctx: Context, _request: SpamRequest, _spammable: Spammable): Promise<void> {}
+export async function checkSpam(ctx: Context, request: SpamRequest, spammable: Spammable): Promise<void> {
+  await runSpamCheck(ctx, request, spammable)
+}
+
+export { SPAM_CHECKERS, type SpamChecker } from './checkers.js'
