@@ -1,25 +1,11 @@
+import type { Context } from '../../core/context.js'
 import type { Db } from '../../db/index.js'
-import { insertEvent } from './store.js'
+import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
+import { removeExpiredEvents } from './service.js'
+import { findProjectMembershipsBelow, insertEvent, insertEvents } from './store.js'
 
-/** Event actions and their stored numbers (GitLab Event::ACTIONS). */
-export const EventAction = {
-  created: 1,
-  updated: 2,
-  closed: 3,
-  reopened: 4,
-  pushed: 5,
-  commented: 6,
-  merged: 7,
-  joined: 8,
-  left: 9,
-  destroyed: 10,
-  expired: 11,
-  approved: 12,
-} as const
-export type EventActionName = keyof typeof EventAction
-
-/** Target types as stored and shown (GitLab's class names). */
-export type EventTargetType = 'Issue' | 'MergeRequest' | 'Note' | 'Milestone' | 'Project' | 'Snippet' | 'User'
+export { EventAction, type EventActionName, type EventTargetType } from './actions.js'
+export { removeExpiredEvents } from './service.js'
 
 export interface NewEvent {
   projectId: number | null
@@ -39,4 +25,59 @@ export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
     target_id: event.target?.id ?? null,
     created_at: event.at.toISOString(),
   })
+}
+
+/**
+ * Records that a user leaves every project below a group whose membership goes with theirs in the group
+ * (GL ProjectMember#post_destroy_hook: "left", or "expired" for a membership past its date). Call it in the
+ * removal's transaction, before the memberships are deleted.
+ */
+export async function recordProjectsLeftBelow(trx: Db, group: { traversal_ids: string }, userId: number, at: Date): Promise<void> {
+  const today = at.toISOString().slice(0, 10)
+  const memberships = await findProjectMembershipsBelow(trx, group.traversal_ids, userId)
+  await insertEvents(
+    trx,
+    memberships.map((m) => ({
+      project_id: Number(m.project_id),
+      author_id: userId,
+      action: m.expires_at !== null && m.expires_at <= today ? EventAction.expired : EventAction.left,
+      target_type: null,
+      target_id: null,
+      created_at: at.toISOString(),
+    })),
+  )
+}
+
+/** How often the periodic retention run removes events past the retention period. */
+export const EVENT_RETENTION_INTERVAL_MS = 60 * 60 * 1000
+
+/**
+ * Runs `removeExpiredEvents` now and then every `intervalMs` until stopped; the timer never keeps the process
+ * alive, and a failed run is logged and retried at the next tick.
+ */
+export function startEventRetention(context: () => Context, intervalMs = EVENT_RETENTION_INTERVAL_MS): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null
+  const run = () => {
+    if (running) return
+    const ctx = context()
+    running = removeExpiredEvents(ctx)
+      .then((removed) => {
+        if (removed > 0) ctx.log.info({ removed }, 'removed events past the retention period')
+      })
+      .catch((error: unknown) => ctx.log.error({ err: error }, 'event retention run failed'))
+      .finally(() => {
+        running = null
+      })
+  }
+  const timer = setInterval(run, intervalMs)
+  timer.unref()
+  const first = setTimeout(run, 0)
+  first.unref()
+  return {
+    async stop() {
+      clearInterval(timer)
+      clearTimeout(first)
+      await running
+    },
+  }
 }

@@ -6,6 +6,7 @@ import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { MemberRow, NamespaceRow } from '../../db/schema.js'
+import { recordEvent, recordProjectsLeftBelow } from '../events/index.js'
 import { findGroup } from '../groups/index.js'
 import { findProject } from '../projects/index.js'
 import { findUsersByIds } from '../users/index.js'
@@ -407,6 +408,10 @@ async function writeMembership(
   }
   if (stored) await deleteMemberRow(db, stored.id)
   const ref = refOf(source)
+  // GL ProjectMember#post_create_hook: a new project member "joined", unless they hold the project's personal namespace.
+  if (source.kind === 'project' && !isPersonalNamespaceHolder(source, user.id)) {
+    await recordEvent(db, { projectId: source.project.id, authorId: user.id, action: 'joined', target: null, at: ctx.now() })
+  }
   return insertMember(db, {
     user_id: user.id,
     namespace_id: ref.kind === 'group' ? ref.id : null,
@@ -541,6 +546,12 @@ export async function removeMember(ctx: Context, source: MemberSource, userId: n
     if (!(await canDestroyMember(ctx, trx, source, member))) throw new Forbidden()
     if (touchesProjectOwner(source, [member.access_level])) throw new Forbidden()
     await deleteMemberRow(trx, member.id)
-    if (source.kind === 'group' && !input.skipSubresources) await deleteMembershipsBelow(trx, source.group, userId)
+    // GL ProjectMember#post_destroy_hook: the user "left" each project membership that goes.
+    if (source.kind === 'project')
+      await recordEvent(trx, { projectId: source.project.id, authorId: userId, action: 'left', target: null, at: ctx.now() })
+    if (source.kind === 'group' && !input.skipSubresources) {
+      await recordProjectsLeftBelow(trx, source.group, userId, ctx.now())
+      await deleteMembershipsBelow(trx, source.group, userId)
+    }
   })
 }

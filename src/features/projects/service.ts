@@ -15,6 +15,7 @@ import {
   visibleProjectsCondition,
   type ProjectAccess,
 } from '../access/index.js'
+import { recordEvent } from '../events/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
 import {
   deleteRedirectsFrom,
@@ -525,6 +526,8 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
         await replaceWithOwnerMember(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
       }
+      // GL EventCreateService#create_project: "created", by the user the project is created for, without a target.
+      await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created', target: null, at: new Date(at) })
       return inserted
     })
   } catch (error) {
