@@ -1,6 +1,44 @@
+import { sql } from 'kysely'
 import type { Db } from '../../db/index.js'
 import type { NewNoteRow, NoteRow } from '../../db/schema.js'
+import type { Noteable } from './index.js'
 
 export function insertNote(db: Db, row: NewNoteRow): Promise<NoteRow> {
   return db.insertInto('notes').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+function noteableColumn(noteable: Noteable) {
+  return noteable.type === 'Issue' ? ('issue_id' as const) : ('merge_request_id' as const)
+}
+
+export interface NoteOrder {
+  column: 'created_at' | 'updated_at'
+  direction: 'asc' | 'desc'
+  /** 'user' for comments only, 'system' for activity only, null for both. */
+  kind: 'user' | 'system' | null
+}
+
+/** The notes of an issue or merge request in the asked order, id breaking ties the same way (GL `order_options_with_tie_breaker`). */
+export function selectNotesOf(db: Db, noteable: Noteable, order: NoteOrder) {
+  let query = db.selectFrom('notes').selectAll().where(noteableColumn(noteable), '=', noteable.id)
+  if (order.kind !== null) query = query.where('system', '=', order.kind === 'system' ? 1 : 0)
+  return query.orderBy(sql.ref(order.column), order.direction).orderBy('id', order.direction)
+}
+
+export function findNoteOf(db: Db, noteable: Noteable, noteId: number): Promise<NoteRow | undefined> {
+  return db.selectFrom('notes').selectAll().where(noteableColumn(noteable), '=', noteable.id).where('id', '=', noteId).executeTakeFirst()
+}
+
+export function updateNoteRow(db: Db, noteId: number, changes: { body: string; updated_by_id: number; updated_at: string }) {
+  return db.updateTable('notes').set(changes).where('id', '=', noteId).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function deleteNoteRow(db: Db, noteId: number): Promise<void> {
+  await db.deleteFrom('notes').where('id', '=', noteId).execute()
+}
+
+/** A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). */
+export async function touchNoteable(db: Db, noteable: Noteable, at: string): Promise<void> {
+  if (noteable.type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', noteable.id).execute()
+  else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', noteable.id).execute()
 }

@@ -1,0 +1,29 @@
+import { presentUserBasic, type PresentOptions } from '../users/index.js'
+import type { NoteJson } from './schemas.js'
+import type { NoteView } from './service.js'
+
+/** GL Entities::Note for a comment or system note on an issue or merge request. */
+export function presentNote(view: NoteView, options: PresentOptions): NoteJson {
+  const { row, author, noteable } = view
+  const internal = row.internal === 1
+  return {
+    id: row.id,
+    type: null,
+    body: row.body,
+    attachment: null,
+    author: presentUserBasic(author, options),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    system: row.system === 1,
+    noteable_id: noteable.noteable.id,
+    noteable_type: noteable.noteable.type,
+    project_id: row.project_id,
+    resolvable: false,
+    confidential: internal,
+    internal,
+    imported: false,
+    imported_from: 'none',
+    noteable_iid: noteable.iid,
+    commands_changes: {},
+  }
+}

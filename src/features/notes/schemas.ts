@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { paginationParams } from '../../http/pagination.js'
+import { Nullable } from '../../http/schema.js'
+import { UserBasicJson } from '../users/index.js'
+
+// Request params (GL lib/api/notes.rb). The noteable is named by iid in the path under the name `noteable_id`,
+// as GitLab declares it, so its type errors read "noteable_id is invalid".
+
+/** Ids and iids as Grape's Integer reads them; ones beyond any stored row are simply not found. */
+const RecordId = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })
+
+export const ListNotesParams = Type.Object({
+  id: Type.String(),
+  noteable_id: RecordId,
+  order_by: Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { default: 'created_at' }),
+  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+  activity_filter: Type.Union([Type.Literal('all_notes'), Type.Literal('only_comments'), Type.Literal('only_activity')], {
+    default: 'all_notes',
+  }),
+  ...paginationParams,
+})
+export type ListNotesParams = Static<typeof ListNotesParams>
+
+export const NoteParams = Type.Object({
+  id: Type.String(),
+  noteable_id: RecordId,
+  note_id: RecordId,
+})
+
+export const CreateNoteParams = Type.Object({
+  id: Type.String(),
+  noteable_id: RecordId,
+  body: Type.String(),
+  confidential: Type.Optional(Type.Boolean()),
+  internal: Type.Optional(Type.Boolean()),
+  created_at: Type.Optional(Type.String()),
+  merge_request_diff_head_sha: Type.Optional(Type.String()),
+})
+export type CreateNoteParams = Static<typeof CreateNoteParams>
+
+export const UpdateNoteParams = Type.Object({
+  id: Type.String(),
+  noteable_id: RecordId,
+  note_id: RecordId,
+  body: Type.Optional(Type.String()),
+  confidential: Type.Optional(Type.Boolean()),
+})
+export type UpdateNoteParams = Static<typeof UpdateNoteParams>
+
+// Response entity (GL lib/api/entities/note.rb), in its field order. Plain comments and system notes have no
+// `type`, no attachment and are not resolvable, so the resolved_* and DiffNote fields never appear.
+
+export const NoteJson = Type.Object({
+  id: Type.Integer(),
+  type: Nullable(Type.String()),
+  body: Type.String(),
+  attachment: Nullable(Type.String()),
+  author: UserBasicJson,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  system: Type.Boolean(),
+  noteable_id: Type.Integer(),
+  noteable_type: Type.String(),
+  project_id: Type.Integer(),
+  resolvable: Type.Boolean(),
+  confidential: Type.Boolean(),
+  internal: Type.Boolean(),
+  imported: Type.Boolean(),
+  imported_from: Type.String(),
+  noteable_iid: Nullable(Type.Integer()),
+  commands_changes: Type.Object({}, { additionalProperties: true }),
+})
+export type NoteJson = Static<typeof NoteJson>
+
+export const NoteListResponse = Type.Array(NoteJson)
