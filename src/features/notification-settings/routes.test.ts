@@ -167,6 +167,11 @@ describe('notification settings (free tier)', () => {
       body: { notification_email: 'someone-else@example.com', level: 'watch' },
     })
     expect([response.status, response.text]).toEqual([400, '{"message":{"notification_email":["must be an email you have verified"]}}'])
+    response = await f.request('PUT', '/api/v4/notification_settings', {
+      token: f.token,
+      body: { notification_email: 'x@example.com', level: '' },
+    })
+    expect([response.status, response.text]).toEqual([400, '{"message":{"notification_email":["must be an email you have verified"]}}'])
     // Unlike GitLab, the level sent with a refused e-mail is not saved.
     expect((await settingRows(f))[0]!.level).toBe(LEVEL_NUMBERS.mention)
 

@@ -142,7 +142,8 @@ export async function updateGlobalNotificationSetting(
   changes: GlobalNotificationSettingChanges,
 ): Promise<GlobalNotificationSetting> {
   const user = currentUser(ctx)
-  if (changes.level !== undefined) levelNumberOf(changes.level)
+  // GitLab's order: the enum raises on an unknown level, then the user's errors, then the setting's (a blank level).
+  if (changes.level !== undefined && changes.level.trim() !== '') levelNumberOf(changes.level)
   const email = changes.notificationEmail
   if (email !== undefined && email.trim() !== '') {
     const verified = verifiedEmailsOf(ctx, await findUserEmails(ctx.db, user.id))
