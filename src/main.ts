@@ -7,6 +7,9 @@ import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
 import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
+import { startEventRetention } from './features/events/index.js'
+import { anonymous } from './core/caller.js'
+import { defaultSettings } from './core/settings.js'
 
 const HELP = `Usage: svc [command] [options]
 
@@ -31,6 +34,15 @@ async function serve(config: Config) {
   if (redis) await redis.connect()
   const app = await buildApp({ config, database, redis })
   await app.fastify.listen({ host: config.host, port: config.port })
+  // Events older than 3 years go (spec § Limits); the run is idempotent, so every node may run it.
+  const retention = startEventRetention(() => ({
+    db: database.db,
+    caller: anonymous,
+    config,
+    settings: defaultSettings,
+    log,
+    now: () => new Date(),
+  }))
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -39,6 +51,7 @@ async function serve(config: Config) {
     log.info({ signal }, 'shutting down')
     // In-flight requests finish; new connections are refused; then storage closes.
     await app.close()
+    await retention.stop()
     await database.close()
     if (redis) await redis.quit()
     log.info('stopped')
