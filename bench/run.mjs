@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { benchOAuth } from './oauth.mjs'
+import { benchEvents } from './events.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
@@ -283,6 +284,8 @@ async function main() {
   }
   // The OAuth token endpoint against oidc-provider, and password-grant latency (bench/oauth.mjs).
   await benchOAuth()
+  // Keyset pages of project events over 1,000 and 1,000,000 events (bench/events.mjs).
+  await benchEvents()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
