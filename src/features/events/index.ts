@@ -1,4 +1,5 @@
 import type { Context } from '../../core/context.js'
+import { isoDate } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
 import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
 import { removeExpiredEvents } from './service.js'
@@ -33,7 +34,7 @@ export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
  * removal's transaction, before the memberships are deleted.
  */
 export async function recordProjectsLeftBelow(trx: Db, group: { traversal_ids: string }, userId: number, at: Date): Promise<void> {
-  const today = at.toISOString().slice(0, 10)
+  const today = isoDate(at)
   const memberships = await findProjectMembershipsBelow(trx, group.traversal_ids, userId)
   await insertEvents(
     trx,
