@@ -1,0 +1,38 @@
+export {
+  applyMetadata,
+  assigneeChangeNote,
+  dueDateChangeNote,
+  issuableFilterConditions,
+  labelChangeNote,
+  labelTitlesOf,
+  milestoneChangeNote,
+  readableFeatureCondition,
+  recordCreation,
+  recordStateChange,
+  resolveMetadata,
+  type IssuableFilters,
+  type IssuableLinks,
+  type MetadataChange,
+  type MetadataInput,
+} from './service.js'
+export {
+  findAssigneesOf,
+  findLabelsOf,
+  findMilestonesByIds,
+  findProjectsByIdList,
+  findUserNotesCounts,
+  findUsersByIdList,
+  hasNoteBy,
+  type IssuableType,
+} from './store.js'
+export { NO_TIME_STATS, presentLabels, presentMilestone, referencesOf, taskCompletionOf } from './present.js'
+export {
+  issuableFilterParams,
+  IdListParam,
+  LabelListParam,
+  LabelsJson,
+  MilestoneJson,
+  ReferencesJson,
+  TaskCompletionJson,
+  TimeStatsJson,
+} from './schemas.js'
