@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { benchLabels } from './labels.mjs'
 import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 
@@ -284,6 +285,8 @@ async function main() {
   }
   // The OAuth token endpoint against oidc-provider, and password-grant latency (bench/oauth.mjs).
   await benchOAuth()
+  // Label lists with counts (bench/labels.mjs).
+  await benchLabels()
   // Keyset pages of project events over 1,000 and 1,000,000 events (bench/events.mjs).
   await benchEvents()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
