@@ -1,8 +1,46 @@
-import type { ProjectRow } from '../../db/schema.js'
+import { AccessLevel } from '../../core/access.js'
+import { isAdmin } from '../../core/caller.js'
+import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { isFeatureAvailable } from '../projects/policy.js'
+import { canCreateMergeRequestIn, isFeatureAvailable } from '../projects/policy.js'
 
 /** GL `read_merge_request`: the project's merge requests feature is available to the caller. */
 export function canReadMergeRequests(access: ProjectAccess, project: ProjectRow): boolean {
   return isFeatureAvailable(access, project, 'merge_requests')
+}
+
+function isDeveloper(access: ProjectAccess): boolean {
+  return isAdmin(access.caller) || (access.caller.user !== null && access.level >= AccessLevel.DEVELOPER)
+}
+
+/** GL `create_merge_request_from` and `create_merge_request_in` on one project: a Developer who may push there. */
+export function canCreateMergeRequest(access: ProjectAccess, project: ProjectRow): boolean {
+  return isDeveloper(access) && canCreateMergeRequestIn(access, project) && canReadMergeRequests(access, project)
+}
+
+/** GL `update_merge_request`: Developers and up, or the author or an assignee who can read it. */
+export function canUpdateMergeRequest(
+  access: ProjectAccess,
+  project: ProjectRow,
+  mergeRequest: MergeRequestRow,
+  assigneeIds: readonly number[],
+): boolean {
+  const user = access.caller.user
+  if (!user || !canReadMergeRequests(access, project)) return false
+  return isDeveloper(access) || mergeRequest.author_id === user.id || assigneeIds.includes(user.id)
+}
+
+/** GL `set_merge_request_metadata` (`admin_merge_request`): Developers and up. */
+export function canSetMergeRequestMetadata(access: ProjectAccess, project: ProjectRow): boolean {
+  return canReadMergeRequests(access, project) && isDeveloper(access)
+}
+
+/** GL MergeRequest#can_be_merged_by?: may push to the target branch (Developers and up, branches unprotected). */
+export function canMerge(access: ProjectAccess, project: ProjectRow): boolean {
+  return canReadMergeRequests(access, project) && isDeveloper(access)
+}
+
+/** GL `destroy_merge_request`: the project's Owner, or an administrator. */
+export function canDestroyMergeRequest(access: ProjectAccess): boolean {
+  return isAdmin(access.caller) || (access.caller.user !== null && access.level >= AccessLevel.OWNER)
 }

@@ -1,5 +1,163 @@
+import type { Context } from '../../core/context.js'
+import { ParamError, Unauthorized } from '../../core/errors.js'
+import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
+import { findGroup } from '../groups/index.js'
+import { findProject } from '../projects/index.js'
+import { findMergeRequest } from './index.js'
+import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
+import {
+  CreateMergeRequestParams,
+  ListMergeRequestsParams,
+  MergeRequestJson,
+  MergeRequestListResponse,
+  MergeRequestParams,
+  UPDATE_MERGE_REQUEST_ANY_OF,
+  UpdateMergeRequestParams,
+  type ListMergeRequestsParams as ListInput,
+  type MergeRequestOrder,
+  type UpdateMergeRequestParams as UpdateInput,
+} from './schemas.js'
+import {
+  createMergeRequest,
+  deleteMergeRequest,
+  listGroupMergeRequests,
+  listMergeRequests,
+  listProjectMergeRequests,
+  mergeRequestViewsOf,
+  showMergeRequest,
+  updateMergeRequest,
+  type ListMergeRequestsInput,
+  type MergeRequestInput,
+} from './service.js'
+
+function listInputOf(ctx: Context, input: ListInput): ListMergeRequestsInput {
+  const { page, perPage } = offsetWindow(input, ctx.settings)
+  return {
+    filters: {
+      state: input.state,
+      labels: input.labels,
+      milestone: input.milestone,
+      iids: input.iids,
+      search: input.search,
+      in: input.in,
+      authorId: input.author_id,
+      authorUsername: input.author_username,
+      assigneeId: input.assignee_id,
+      assigneeUsernames: input.assignee_username,
+      createdAfter: input.created_after,
+      createdBefore: input.created_before,
+      updatedAfter: input.updated_after,
+      updatedBefore: input.updated_before,
+      scope: input.scope,
+      sourceBranch: input.source_branch,
+      targetBranch: input.target_branch,
+    },
+    orderBy: input.order_by as MergeRequestOrder,
+    sort: input.sort,
+    page,
+    perPage,
+  }
+}
+
+function optionsOf(ctx: Context, origin: MergeRequestPresentOptions['origin'], withLabelsDetails = false): MergeRequestPresentOptions {
+  return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now(), withLabelsDetails, origin }
+}
+
+function mergeRequestInputOf(input: Partial<UpdateInput> & { source_branch?: string; target_project_id?: number }): MergeRequestInput {
+  return {
+    title: input.title,
+    description: input.description,
+    sourceBranch: input.source_branch,
+    targetBranch: input.target_branch,
+    targetProjectId: input.target_project_id,
+    labels: input.labels,
+    addLabels: input.add_labels,
+    removeLabels: input.remove_labels,
+    // The deprecated `assignee_id` stands for a one-element `assignee_ids`.
+    assigneeIds: input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : undefined),
+    milestoneId: input.milestone_id,
+    removeSourceBranch: input.remove_source_branch,
+    squash: input.squash,
+    discussionLocked: input.discussion_locked,
+    stateEvent: input.state_event,
+  }
+}
 
 export function registerMergeRequestRoutes(api: ApiRouter) {
-  void api
+  const list = { params: ListMergeRequestsParams, response: { 200: MergeRequestListResponse }, authenticated: false }
+
+  api.get('/merge_requests', list, async (request, reply) => {
+    const { ctx, input } = request
+    // GL merge_requests.rb: `authenticate! unless params[:scope] == 'all'`.
+    if (input.scope !== 'all' && !ctx.caller.user) throw new Unauthorized()
+    const page = await listMergeRequests(ctx, listInputOf(ctx, input))
+    setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+    const options = optionsOf(ctx, { kind: 'none' }, input.with_labels_details)
+    return (await mergeRequestViewsOf(ctx, page.rows)).map((view) => presentMergeRequestBasic(view, options))
+  })
+
+  api.get('/groups/:id/merge_requests', list, async (request, reply) => {
+    const { ctx, input } = request
+    const listInput = listInputOf(ctx, input)
+    const { group } = await findGroup(ctx, input.id!)
+    const page = await listGroupMergeRequests(ctx, group, listInput)
+    setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+    const options = optionsOf(ctx, { kind: 'group', group }, input.with_labels_details)
+    return (await mergeRequestViewsOf(ctx, page.rows)).map((view) => presentMergeRequestBasic(view, options))
+  })
+
+  api.get('/projects/:id/merge_requests', list, async (request, reply) => {
+    const { ctx, input } = request
+    const listInput = listInputOf(ctx, input)
+    const loaded = await findProject(ctx, input.id!)
+    const page = await listProjectMergeRequests(ctx, loaded, listInput)
+    setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+    const options = optionsOf(ctx, { kind: 'project' }, input.with_labels_details)
+    return (await mergeRequestViewsOf(ctx, page.rows)).map((view) => presentMergeRequestBasic(view, options))
+  })
+
+  const one = '/projects/:id/merge_requests/:merge_request_iid'
+
+  api.get(one, { params: MergeRequestParams, response: { 200: MergeRequestJson }, authenticated: false }, async (request) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+    return presentMergeRequest(await showMergeRequest(ctx, loaded, row), optionsOf(ctx, { kind: 'project' }))
+  })
+
+  api.post(
+    '/projects/:id/merge_requests',
+    { params: CreateMergeRequestParams, response: { 201: MergeRequestJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const view = await createMergeRequest(ctx, loaded, {
+        ...mergeRequestInputOf(input),
+        title: input.title,
+        sourceBranch: input.source_branch,
+        targetBranch: input.target_branch,
+      })
+      return reply.code(201).send(presentMergeRequest(view, optionsOf(ctx, { kind: 'project' })))
+    },
+  )
+
+  api.put(one, { params: UpdateMergeRequestParams, response: { 200: MergeRequestJson } }, async (request) => {
+    const { ctx, input } = request
+    const given = input as Record<string, unknown>
+    if (UPDATE_MERGE_REQUEST_ANY_OF.every((name) => given[name] === undefined)) {
+      throw new ParamError(`${UPDATE_MERGE_REQUEST_ANY_OF.join(', ')} are missing, at least one parameter must be provided`)
+    }
+    const loaded = await findProject(ctx, input.id)
+    const view = await updateMergeRequest(ctx, loaded, input.merge_request_iid, mergeRequestInputOf(input))
+    return presentMergeRequest(view, optionsOf(ctx, { kind: 'project' }))
+  })
+
+  api.delete(one, { params: MergeRequestParams }, async (request, reply) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+    await deleteMergeRequest(ctx, loaded, row)
+    return reply.code(204).send()
+  })
 }

@@ -1,0 +1,96 @@
+import { isoDate } from '../../core/time.js'
+import { NO_TIME_STATS, presentLabels, presentMilestone, referencesOf, taskCompletionOf } from '../issuables/index.js'
+import { presentUserBasic, type PresentOptions } from '../users/index.js'
+import type { MergeRequestBasicJson, MergeRequestJson } from './schemas.js'
+import type { MergeRequestView } from './service.js'
+
+export interface MergeRequestPresentOptions extends PresentOptions {
+  withLabelsDetails: boolean
+  origin: Parameters<typeof referencesOf>[3]
+}
+
+/**
+ * GL Entities::MergeRequestBasic. Without a repository nothing has been checked: merge_status and
+ * detailed_merge_status stay "unchecked", and sha, diff refs and pipelines are null.
+ */
+export function presentMergeRequestBasic(view: MergeRequestView, options: MergeRequestPresentOptions): MergeRequestBasicJson {
+  const { mergeRequest: mr, project } = view
+  const assignees = view.assignees.map((user) => presentUserBasic(user, options))
+  const mergedBy = view.mergedBy ? presentUserBasic(view.mergedBy, options) : null
+  const draft = mr.draft === 1
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+    merged_by: mergedBy,
+    merge_user: mergedBy,
+    merged_at: mr.merged_at,
+    closed_by: view.closedBy ? presentUserBasic(view.closedBy, options) : null,
+    closed_at: mr.closed_at,
+    target_branch: mr.target_branch,
+    source_branch: mr.source_branch,
+    user_notes_count: view.userNotesCount,
+    upvotes: 0,
+    downvotes: 0,
+    author: presentUserBasic(view.author, options),
+    assignees,
+    assignee: assignees[0] ?? null,
+    reviewers: [],
+    source_project_id: mr.source_project_id ?? mr.project_id,
+    target_project_id: mr.project_id,
+    labels: presentLabels(view.labels, options.withLabelsDetails),
+    draft,
+    imported: false,
+    imported_from: 'none',
+    work_in_progress: draft,
+    milestone: view.milestone ? presentMilestone(view.milestone, project, options.externalUrl, isoDate(options.now)) : null,
+    merge_when_pipeline_succeeds: false,
+    merge_status: 'unchecked',
+    detailed_merge_status: 'unchecked',
+    merge_after: null,
+    sha: null,
+    merge_commit_sha: mr.merge_commit_sha,
+    squash_commit_sha: null,
+    discussion_locked: mr.discussion_locked === 1 ? true : null,
+    should_remove_source_branch: null,
+    force_remove_source_branch: mr.remove_source_branch === 1,
+    prepared_at: null,
+    reference: `!${mr.iid}`,
+    references: referencesOf('!', mr.iid, project, options.origin),
+    web_url: `${options.externalUrl}/${project.full_path}/-/merge_requests/${mr.iid}`,
+    time_stats: NO_TIME_STATS,
+    squash: mr.squash === 1,
+    squash_on_merge: mr.squash === 1,
+    task_completion_status: taskCompletionOf(mr.description),
+    has_conflicts: false,
+    blocking_discussions_resolved: true,
+  }
+}
+
+/** GL Entities::MergeRequest: the basic entity and what only a single merge request shows. */
+export function presentMergeRequest(view: MergeRequestView, options: MergeRequestPresentOptions): MergeRequestJson {
+  const detail = view.detail ?? { subscribed: false, firstContribution: false, canMerge: false, buildsAvailable: false }
+  return {
+    ...presentMergeRequestBasic(view, options),
+    subscribed: detail.subscribed,
+    changes_count: null,
+    ...(detail.buildsAvailable
+      ? {
+          latest_build_started_at: null,
+          latest_build_finished_at: null,
+          first_deployed_to_production_at: null,
+          pipeline: null,
+          head_pipeline: null,
+        }
+      : {}),
+    diff_refs: null,
+    merge_error: null,
+    first_contribution: detail.firstContribution,
+    user: { can_merge: detail.canMerge },
+  }
+}

@@ -1,0 +1,179 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { paginationParams } from '../../http/pagination.js'
+import { Nullable } from '../../http/schema.js'
+import {
+  IdListParam,
+  issuableFilterParams,
+  LabelListParam,
+  LabelsJson,
+  MilestoneJson,
+  ReferencesJson,
+  TaskCompletionJson,
+  TimeStatsJson,
+} from '../issuables/index.js'
+import { UserBasicJson } from '../users/index.js'
+
+// Request params (GL lib/api/merge_requests.rb).
+
+/** GL MergeRequests.sort_options. */
+export const MERGE_REQUEST_ORDERS = [
+  'created_at',
+  'label_priority',
+  'milestone_due',
+  'popularity',
+  'priority',
+  'title',
+  'updated_at',
+  'merged_at',
+] as const
+export type MergeRequestOrder = (typeof MERGE_REQUEST_ORDERS)[number]
+
+export const ListMergeRequestsParams = Type.Object({
+  id: Type.Optional(Type.String()),
+  state: Type.Union(
+    ['opened', 'closed', 'locked', 'merged', 'all'].map((s) => Type.Literal(s)),
+    { default: 'all' },
+  ),
+  ...issuableFilterParams,
+  source_branch: Type.Optional(Type.String()),
+  target_branch: Type.Optional(Type.String()),
+  order_by: Type.Union(
+    MERGE_REQUEST_ORDERS.map((o) => Type.Literal(o)),
+    { default: 'created_at' },
+  ),
+  sort: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+  ...paginationParams,
+})
+export type ListMergeRequestsParams = Static<typeof ListMergeRequestsParams>
+
+export const MergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+})
+
+const mergeRequestAttributes = {
+  description: Type.Optional(Nullable(Type.String())),
+  assignee_id: Type.Optional(Type.Integer()),
+  assignee_ids: Type.Optional(IdListParam),
+  labels: Type.Optional(LabelListParam),
+  add_labels: Type.Optional(LabelListParam),
+  remove_labels: Type.Optional(LabelListParam),
+  milestone_id: Type.Optional(Nullable(Type.Integer())),
+  remove_source_branch: Type.Optional(Type.Boolean()),
+  squash: Type.Optional(Type.Boolean()),
+}
+
+export const CreateMergeRequestParams = Type.Object({
+  id: Type.String(),
+  source_branch: Type.String(),
+  target_branch: Type.String(),
+  title: Type.String(),
+  target_project_id: Type.Optional(Type.Integer()),
+  ...mergeRequestAttributes,
+})
+export type CreateMergeRequestParams = Static<typeof CreateMergeRequestParams>
+
+export const UpdateMergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  title: Type.Optional(Type.String()),
+  target_branch: Type.Optional(Type.String()),
+  state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('reopen')])),
+  discussion_locked: Type.Optional(Type.Boolean()),
+  ...mergeRequestAttributes,
+})
+export type UpdateMergeRequestParams = Static<typeof UpdateMergeRequestParams>
+
+/** GL MergeRequests.update_params_at_least_one_of, in its order. */
+export const UPDATE_MERGE_REQUEST_ANY_OF = [
+  'assignee_id',
+  'assignee_ids',
+  'reviewer_ids',
+  'description',
+  'labels',
+  'add_labels',
+  'remove_labels',
+  'milestone_id',
+  'remove_source_branch',
+  'allow_collaboration',
+  'allow_maintainer_to_push',
+  'squash',
+  'target_branch',
+  'title',
+  'state_event',
+  'discussion_locked',
+] as const
+
+// Response entities (GL lib/api/entities/merge_request_basic.rb, merge_request.rb), in GitLab's field order.
+
+export const MergeRequestBasicJson = Type.Object({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  merged_by: Nullable(UserBasicJson),
+  merge_user: Nullable(UserBasicJson),
+  merged_at: Nullable(Type.String()),
+  closed_by: Nullable(UserBasicJson),
+  closed_at: Nullable(Type.String()),
+  target_branch: Type.String(),
+  source_branch: Type.String(),
+  user_notes_count: Type.Integer(),
+  upvotes: Type.Integer(),
+  downvotes: Type.Integer(),
+  author: UserBasicJson,
+  assignees: Type.Array(UserBasicJson),
+  assignee: Nullable(UserBasicJson),
+  reviewers: Type.Array(UserBasicJson),
+  source_project_id: Type.Integer(),
+  target_project_id: Type.Integer(),
+  labels: LabelsJson,
+  draft: Type.Boolean(),
+  imported: Type.Boolean(),
+  imported_from: Type.String(),
+  work_in_progress: Type.Boolean(),
+  milestone: Nullable(MilestoneJson),
+  merge_when_pipeline_succeeds: Type.Boolean(),
+  merge_status: Type.String(),
+  detailed_merge_status: Type.String(),
+  merge_after: Nullable(Type.String()),
+  sha: Nullable(Type.String()),
+  merge_commit_sha: Nullable(Type.String()),
+  squash_commit_sha: Nullable(Type.String()),
+  discussion_locked: Nullable(Type.Boolean()),
+  should_remove_source_branch: Nullable(Type.Boolean()),
+  force_remove_source_branch: Nullable(Type.Boolean()),
+  prepared_at: Nullable(Type.String()),
+  reference: Type.String(),
+  references: ReferencesJson,
+  web_url: Type.String(),
+  time_stats: TimeStatsJson,
+  squash: Type.Boolean(),
+  squash_on_merge: Type.Boolean(),
+  task_completion_status: TaskCompletionJson,
+  has_conflicts: Type.Boolean(),
+  blocking_discussions_resolved: Type.Boolean(),
+})
+export type MergeRequestBasicJson = Static<typeof MergeRequestBasicJson>
+
+export const MergeRequestJson = Type.Object({
+  ...MergeRequestBasicJson.properties,
+  subscribed: Type.Boolean(),
+  changes_count: Nullable(Type.String()),
+  latest_build_started_at: Type.Optional(Nullable(Type.String())),
+  latest_build_finished_at: Type.Optional(Nullable(Type.String())),
+  first_deployed_to_production_at: Type.Optional(Nullable(Type.String())),
+  pipeline: Type.Optional(Type.Null()),
+  head_pipeline: Type.Optional(Type.Null()),
+  diff_refs: Type.Null(),
+  merge_error: Nullable(Type.String()),
+  first_contribution: Type.Boolean(),
+  user: Type.Object({ can_merge: Type.Boolean() }),
+})
+export type MergeRequestJson = Static<typeof MergeRequestJson>
+
+export const MergeRequestListResponse = Type.Array(MergeRequestBasicJson)

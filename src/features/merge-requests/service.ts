@@ -1,0 +1,377 @@
+import { sql, type SqlBool } from 'kysely'
+import { canRead } from '../../core/access.js'
+import type { Context } from '../../core/context.js'
+import { Conflict, Forbidden, Invalid, RecordNotFound, Unprocessable } from '../../core/errors.js'
+import { allocateInternalId } from '../../db/internal-ids.js'
+import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
+import type { LabelRow, MergeRequestRow, MergeRequestUpdate, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
+import {
+  applyMetadata,
+  findAssigneesOf,
+  findLabelsOf,
+  findMilestonesByIds,
+  findProjectsByIdList,
+  findUserNotesCounts,
+  findUsersByIdList,
+  hasNoteBy,
+  issuableFilterConditions,
+  readableFeatureCondition,
+  recordCreation,
+  recordStateChange,
+  resolveMetadata,
+  type IssuableFilters,
+  type MetadataInput,
+} from '../issuables/index.js'
+import { createSystemNote } from '../notes/index.js'
+import { withAccess, type LoadedProject } from '../projects/index.js'
+import { isFeatureAvailable } from '../projects/policy.js'
+import {
+  canCreateMergeRequest,
+  canDestroyMergeRequest,
+  canMerge,
+  canReadMergeRequests,
+  canSetMergeRequestMetadata,
+  canUpdateMergeRequest,
+} from './policy.js'
+import type { MergeRequestOrder } from './schemas.js'
+import {
+  deleteMergeRequestRow,
+  findMergeRequestAssigneeIds,
+  findMergeRequestByIid,
+  findOpenDuplicate,
+  hasMergedMergeRequest,
+  insertMergeRequest,
+  selectMergeRequests,
+  updateMergeRequestRow,
+} from './store.js'
+
+/** A merge request with everything its entities show. */
+export interface MergeRequestView {
+  mergeRequest: MergeRequestRow
+  project: ProjectRow
+  author: UserRow
+  mergedBy: UserRow | null
+  closedBy: UserRow | null
+  labels: LabelRow[]
+  assignees: UserRow[]
+  milestone: MilestoneRow | null
+  userNotesCount: number
+  /** Only for the single-merge-request entity. */
+  detail?: { subscribed: boolean; firstContribution: boolean; canMerge: boolean; buildsAvailable: boolean }
+}
+
+const TITLE_MAX = 255
+const DESCRIPTION_MAX = 1_048_576
+
+// GL MergeRequest::DRAFT_REGEX: a title starting with [Draft], (Draft) or Draft: marks a draft.
+const DRAFT_PATTERN = /^\s*(\[draft\]|\(draft\)|draft:)/i
+
+export function isDraftTitle(title: string): boolean {
+  return DRAFT_PATTERN.test(title)
+}
+
+/** Loads what the entities need for a page of merge requests. */
+export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequestRow[]): Promise<MergeRequestView[]> {
+  const ids = rows.map((row) => row.id)
+  const [labels, assignees, notes, projects, milestones] = await Promise.all([
+    findLabelsOf(ctx.db, 'MergeRequest', ids),
+    findAssigneesOf(ctx.db, 'MergeRequest', ids),
+    findUserNotesCounts(ctx.db, 'MergeRequest', ids),
+    findProjectsByIdList(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
+    findMilestonesByIds(ctx.db, [...new Set(rows.flatMap((row) => (row.milestone_id === null ? [] : [row.milestone_id])))]),
+  ])
+  const userIds = new Set(
+    rows.flatMap((row) => [row.author_id, row.merged_by_id, row.closed_by_id].filter((id): id is number => id !== null)),
+  )
+  const users = new Map((await findUsersByIdList(ctx.db, [...userIds])).map((user) => [user.id, user]))
+  const projectById = new Map(projects.map((project) => [project.id, project]))
+  const milestoneById = new Map(milestones.map((milestone) => [milestone.id, milestone]))
+  return rows.map((row) => ({
+    mergeRequest: row,
+    project: projectById.get(row.project_id)!,
+    author: users.get(row.author_id)!,
+    mergedBy: row.merged_by_id === null ? null : (users.get(row.merged_by_id) ?? null),
+    closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
+    labels: labels.get(row.id) ?? [],
+    assignees: assignees.get(row.id) ?? [],
+    milestone: row.milestone_id === null ? null : (milestoneById.get(row.milestone_id) ?? null),
+    userNotesCount: notes.get(row.id) ?? 0,
+  }))
+}
+
+/** The single-merge-request view: the list view plus subscription, first contribution and the caller's `can_merge`. */
+export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<MergeRequestView> {
+  const [view] = await mergeRequestViewsOf(ctx, [row])
+  const user = ctx.caller.user
+  const participant =
+    user !== null &&
+    (row.author_id === user.id ||
+      view.assignees.some((assignee) => assignee.id === user.id) ||
+      (await hasNoteBy(ctx.db, 'MergeRequest', row.id, user.id)))
+  // GL MergeRequest#first_contribution?: authors without a role above Guest and without a merged merge request here.
+  const author = await withAccess({ ...ctx, caller: { user: view.author, credential: null, sudoFrom: null } }, loaded.project)
+  const firstContribution = author.access.level <= 10 && !(await hasMergedMergeRequest(ctx.db, loaded.project.id, row.author_id))
+  view.detail = {
+    subscribed: participant,
+    firstContribution,
+    canMerge: canMerge(loaded.access, loaded.project),
+    buildsAvailable: isFeatureAvailable(loaded.access, loaded.project, 'builds'),
+  }
+  return view
+}
+
+export interface ListMergeRequestsInput {
+  filters: IssuableFilters & { sourceBranch?: string; targetBranch?: string }
+  orderBy: MergeRequestOrder
+  sort: 'asc' | 'desc'
+  page: number
+  perPage: number
+}
+
+function sortColumnOf(orderBy: MergeRequestOrder): string {
+  switch (orderBy) {
+    case 'label_priority':
+    case 'priority':
+      return 'created_at'
+    case 'popularity':
+      return 'id'
+    default:
+      return orderBy
+  }
+}
+
+/** GL MergeRequestsFinder: merge requests of projects whose merge requests the caller may read. */
+async function listWhere(
+  ctx: Context,
+  scope: { projectId?: number; group?: NamespaceRow },
+  input: ListMergeRequestsInput,
+): Promise<OffsetPage<MergeRequestRow>> {
+  const { filters } = input
+  const column = sortColumnOf(input.orderBy)
+  const query = selectMergeRequests(
+    ctx.db,
+    (eb) => {
+      const conditions = [
+        readableFeatureCondition(ctx, eb, 'merge_requests'),
+        ...issuableFilterConditions(ctx, eb, 'MergeRequest', filters),
+      ]
+      if (scope.projectId !== undefined) conditions.push(eb('merge_requests.project_id', '=', scope.projectId))
+      if (scope.group) {
+        conditions.push(
+          sql<SqlBool>`projects.namespace_id in (select id from namespaces where traversal_ids like ${`${scope.group.traversal_ids}%`})`,
+        )
+      }
+      if (filters.sourceBranch !== undefined) conditions.push(eb('merge_requests.source_branch', '=', filters.sourceBranch))
+      if (filters.targetBranch !== undefined) conditions.push(eb('merge_requests.target_branch', '=', filters.targetBranch))
+      return eb.and(conditions)
+    },
+    column,
+    input.sort,
+  )
+  const ordered = column === 'id' ? query.orderBy('id', input.sort) : query.orderBy('sort_key', input.sort).orderBy('id', input.sort)
+  const page = await fetchOffsetPage(ctx.db, ordered, input.page, input.perPage)
+  return {
+    ...page,
+    rows: page.rows.map((row) => {
+      const { sort_key: _sortKey, ...mergeRequest } = row as MergeRequestRow & { sort_key?: unknown }
+      return mergeRequest
+    }),
+  }
+}
+
+/** GET /projects/:id/merge_requests: refused when the caller may not read the project's merge requests. */
+export function listProjectMergeRequests(ctx: Context, loaded: LoadedProject, input: ListMergeRequestsInput) {
+  if (!canReadMergeRequests(loaded.access, loaded.project)) throw new Forbidden()
+  return listWhere(ctx, { projectId: loaded.project.id }, { ...input, filters: { scope: 'all', ...input.filters } })
+}
+
+/** GET /groups/:id/merge_requests: the group's and its subgroups' projects. */
+export function listGroupMergeRequests(ctx: Context, group: NamespaceRow, input: ListMergeRequestsInput) {
+  return listWhere(ctx, { group }, { ...input, filters: { scope: 'all', ...input.filters } })
+}
+
+/** GET /merge_requests: `created_by_me` unless another scope is asked for. */
+export function listMergeRequests(ctx: Context, input: ListMergeRequestsInput) {
+  return listWhere(ctx, {}, { ...input, filters: { ...input.filters, scope: input.filters.scope ?? 'created_by_me' } })
+}
+
+export interface MergeRequestInput extends MetadataInput {
+  title?: string
+  description?: string | null
+  sourceBranch?: string
+  targetBranch?: string
+  targetProjectId?: number
+  removeSourceBranch?: boolean
+  squash?: boolean
+  discussionLocked?: boolean
+  stateEvent?: 'close' | 'reopen'
+}
+
+function validateText(title: string | undefined, description: string | null | undefined) {
+  const errors: Record<string, string[]> = {}
+  if (title !== undefined) {
+    if (title.trim() === '') errors.title = ["can't be blank"]
+    else if ([...title].length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`]
+  }
+  if (description !== undefined && description !== null && [...description].length > DESCRIPTION_MAX) {
+    errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`]
+  }
+  if (Object.keys(errors).length > 0) throw new Invalid(errors)
+}
+
+/** GL MergeRequest#validate_branches: distinct branches, and no other open merge request between the same ones. */
+async function validateBranches(ctx: Context, projectId: number, source: string, target: string, exceptId: number | null) {
+  const errors: Record<string, string[]> = {}
+  if (source.trim() === '') errors.source_branch = ["can't be blank"]
+  if (target.trim() === '') errors.target_branch = ["can't be blank"]
+  if (Object.keys(errors).length > 0) throw new Invalid(errors)
+  if (source === target) throw new Unprocessable("You can't use same project/branch for source and target")
+  const duplicate = await findOpenDuplicate(ctx.db, projectId, source, target, exceptId)
+  if (duplicate) throw new Conflict(`Another open merge request already exists for this source branch: !${duplicate.iid}`)
+}
+
+/** The requested assignees who can read the project's merge requests, read before the write's transaction. */
+async function assignableIn(ctx: Context, loaded: LoadedProject, ids: readonly number[] | undefined) {
+  const allowed = new Set<number>()
+  for (const user of await findUsersByIdList(ctx.db, [...new Set(ids ?? [])])) {
+    const { access } = await withAccess({ ...ctx, caller: { user, credential: null, sudoFrom: null } }, loaded.project)
+    if (canRead(access) && canReadMergeRequests(access, loaded.project)) allowed.add(user.id)
+  }
+  return async (user: UserRow) => allowed.has(user.id)
+}
+
+/** POST /projects/:id/merge_requests (GL MergeRequests::CreateService), within one project. */
+export async function createMergeRequest(
+  ctx: Context,
+  loaded: LoadedProject,
+  input: MergeRequestInput & { title: string; sourceBranch: string; targetBranch: string },
+): Promise<MergeRequestView> {
+  const user = ctx.caller.user
+  if (!user || !canCreateMergeRequest(loaded.access, loaded.project)) throw new Forbidden()
+  if (input.targetProjectId !== undefined && input.targetProjectId !== loaded.project.id) {
+    throw new Unprocessable('Source project is not a fork of the target project')
+  }
+  validateText(input.title, input.description)
+  await validateBranches(ctx, loaded.project.id, input.sourceBranch, input.targetBranch, null)
+  const mayAdmin = canSetMergeRequestMetadata(loaded.access, loaded.project)
+  const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
+  const now = ctx.now()
+  const at = now.toISOString()
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const inserted = await insertMergeRequest(trx, {
+      project_id: loaded.project.id,
+      source_project_id: loaded.project.id,
+      iid: await allocateInternalId(trx, loaded.project.id, 'merge_requests'),
+      author_id: user.id,
+      title: input.title,
+      description: input.description ?? null,
+      state: 'opened',
+      source_branch: input.sourceBranch,
+      target_branch: input.targetBranch,
+      draft: isDraftTitle(input.title) ? 1 : 0,
+      squash: input.squash ? 1 : 0,
+      remove_source_branch: input.removeSourceBranch ? 1 : 0,
+      created_at: at,
+      updated_at: at,
+    })
+    const noteable = { type: 'MergeRequest' as const, id: inserted.id, projectId: loaded.project.id }
+    const change = await resolveMetadata(ctx, trx, loaded, { labels: [], assigneeIds: [], milestoneId: null }, input, {
+      maySetMetadata: mayAdmin,
+      canAssign,
+    })
+    await applyMetadata(trx, noteable, user.id, change, { assignees: [], milestoneId: null }, { at: now, assigneeNote: false })
+    const saved = change.milestone ? await updateMergeRequestRow(trx, inserted.id, { milestone_id: change.milestone.id }) : inserted
+    await recordCreation(trx, noteable, user.id, now)
+    return saved
+  })
+  return showMergeRequest(ctx, loaded, row)
+}
+
+/** PUT /projects/:id/merge_requests/:merge_request_iid (GL MergeRequests::UpdateService, CloseService, ReopenService). */
+export async function updateMergeRequest(
+  ctx: Context,
+  loaded: LoadedProject,
+  iid: number,
+  input: MergeRequestInput,
+): Promise<MergeRequestView> {
+  const user = ctx.caller.user
+  if (!canReadMergeRequests(loaded.access, loaded.project)) throw new RecordNotFound()
+  const current = await findMergeRequestByIid(ctx.db, loaded.project.id, iid)
+  if (!current) throw new RecordNotFound()
+  const assigneeIds = await findMergeRequestAssigneeIds(ctx.db, current.id)
+  if (!user || !canUpdateMergeRequest(loaded.access, loaded.project, current, assigneeIds)) throw new Forbidden()
+  validateText(input.title, input.description)
+  const mayAdmin = canSetMergeRequestMetadata(loaded.access, loaded.project)
+  const targetBranch = input.targetBranch ?? current.target_branch
+  // GL: closing leaves merged merge requests as they are; only opened and locked ones close, only closed ones reopen.
+  const closing = input.stateEvent === 'close' && (current.state === 'opened' || current.state === 'locked')
+  const reopening = input.stateEvent === 'reopen' && current.state === 'closed'
+  const willBeOpen = reopening || (current.state === 'opened' && !closing)
+  if (targetBranch !== current.target_branch || reopening) {
+    if (current.source_branch === targetBranch) throw new Unprocessable("You can't use same project/branch for source and target")
+    if (willBeOpen) await validateBranches(ctx, loaded.project.id, current.source_branch, targetBranch, current.id)
+  }
+  const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
+  const now = ctx.now()
+  const saved = await ctx.db.transaction().execute(async (trx) => {
+    const noteable = { type: 'MergeRequest' as const, id: current.id, projectId: loaded.project.id }
+    const currentLabels = (await findLabelsOf(trx, 'MergeRequest', [current.id])).get(current.id) ?? []
+    const currentAssignees = (await findAssigneesOf(trx, 'MergeRequest', [current.id])).get(current.id) ?? []
+    const change = await resolveMetadata(
+      ctx,
+      trx,
+      loaded,
+      { labels: currentLabels, assigneeIds, milestoneId: current.milestone_id },
+      input,
+      { maySetMetadata: mayAdmin, canAssign },
+    )
+    const row: MergeRequestUpdate = {}
+    if (input.title !== undefined && input.title !== current.title) {
+      row.title = input.title
+      row.draft = isDraftTitle(input.title) ? 1 : 0
+    }
+    if (input.description !== undefined && input.description !== current.description) row.description = input.description
+    if (targetBranch !== current.target_branch) row.target_branch = targetBranch
+    if (input.squash !== undefined && (input.squash ? 1 : 0) !== current.squash) row.squash = input.squash ? 1 : 0
+    if (input.removeSourceBranch !== undefined && (input.removeSourceBranch ? 1 : 0) !== current.remove_source_branch) {
+      row.remove_source_branch = input.removeSourceBranch ? 1 : 0
+    }
+    if (mayAdmin && input.discussionLocked !== undefined && (input.discussionLocked ? 1 : 0) !== current.discussion_locked) {
+      row.discussion_locked = input.discussionLocked ? 1 : 0
+    }
+    if (change.milestone !== undefined && (change.milestone?.id ?? null) !== current.milestone_id)
+      row.milestone_id = change.milestone?.id ?? null
+    if (closing) Object.assign(row, { state: 'closed', closed_at: now.toISOString(), closed_by_id: user.id })
+    if (reopening) Object.assign(row, { state: 'opened' })
+    const metadataChanged =
+      change.addedLabels.length > 0 ||
+      change.removedLabels.length > 0 ||
+      (change.assignees !== undefined && change.assignees.map((u) => u.id).join(',') !== currentAssignees.map((u) => u.id).join(','))
+    if (Object.keys(row).length === 0 && !metadataChanged) return current
+    row.updated_at = now.toISOString()
+    row.updated_by_id = user.id
+    const updated = await updateMergeRequestRow(trx, current.id, row)
+    await applyMetadata(
+      trx,
+      noteable,
+      user.id,
+      change,
+      { assignees: currentAssignees, milestoneId: current.milestone_id },
+      { at: now, assigneeNote: true },
+    )
+    // GL SystemNotes::MergeRequestsService#change_branch.
+    if (row.target_branch !== undefined) {
+      await createSystemNote(trx, noteable, user.id, `changed target branch from \`${current.target_branch}\` to \`${targetBranch}\``, now)
+    }
+    if (closing) await recordStateChange(trx, noteable, user.id, 'closed', now)
+    if (reopening) await recordStateChange(trx, noteable, user.id, 'reopened', now)
+    return updated
+  })
+  return showMergeRequest(ctx, loaded, saved)
+}
+
+/** DELETE /projects/:id/merge_requests/:merge_request_iid: the project's Owner or an administrator. */
+export async function deleteMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<void> {
+  if (!canDestroyMergeRequest(loaded.access)) throw new Forbidden()
+  await ctx.db.transaction().execute((trx) => deleteMergeRequestRow(trx, row.id))
+}
