@@ -25,7 +25,7 @@ export function textColorFor(color: string): string {
   const full = hex.length === 3 ? [...hex].map((c) => c + c).join('') : hex
   const [r, g, b] = [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16))
   if ([r, g, b].some(Number.isNaN)) return '#FFFFFF'
-  return r + g + b > 500 ? '#1F1E24' : '#FFFFFF'
+  return r + g + b > 500 ? '#333333' : '#FFFFFF'
 }
 
 function escapeHtml(text: string): string {
@@ -37,10 +37,10 @@ export function presentLabelBasic(label: LabelRow): LabelBasicJson {
   return {
     id: label.id,
     name: label.title,
+    color: label.color,
     description: label.description,
     description_html: label.description ? `<p dir="auto">${escapeHtml(label.description)}</p>` : '',
     text_color: textColorFor(label.color),
-    color: label.color,
   }
 }
 

@@ -54,10 +54,10 @@ export type MilestoneJson = Static<typeof MilestoneJson>
 export const LabelBasicJson = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
+  color: Type.String(),
   description: Nullable(Type.String()),
   description_html: Type.String(),
   text_color: Type.String(),
-  color: Type.String(),
 })
 export type LabelBasicJson = Static<typeof LabelBasicJson>
 

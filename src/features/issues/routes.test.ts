@@ -385,9 +385,11 @@ describe('GET lists', () => {
     expect(paged.body[0]).not.toHaveProperty('subscribed')
     const detailed = await request('GET', `/projects/${project.id}/issues?labels=ui&with_labels_details=true`, { token: reporter.token })
     expect(detailed.body[0].labels).toEqual([
-      { id: bug.id, name: 'bug', description: null, description_html: '', text_color: '#FFFFFF', color: '#6699cc' },
-      { id: ui.id, name: 'ui', description: null, description_html: '', text_color: '#FFFFFF', color: '#6699cc' },
+      { id: bug.id, name: 'bug', color: '#6699cc', description: null, description_html: '', text_color: '#FFFFFF' },
+      { id: ui.id, name: 'ui', color: '#6699cc', description: null, description_html: '', text_color: '#FFFFFF' },
     ])
+
+    expect(Object.keys(detailed.body[0].labels[0])).toEqual(['id', 'name', 'color', 'description', 'description_html', 'text_color'])
 
     const grouped = await request('GET', `/groups/${group.id}/issues?state=opened`, { token: reporter.token })
     expect(grouped.body.map((i: { id: number }) => i.id)).toEqual([two.id, one.id])
