@@ -70,10 +70,12 @@ export class MissingParam extends DomainError {
 /** 400 `{"error":"<param> is invalid"}`: Grape's declared-parameter failures; several joined by ", ". */
 export class ParamError extends DomainError {}
 
-/** 409 `{"message":"409 Conflict"}` or a custom message as GitLab's `conflict!(message)` sends it. */
+/** 409 `{"message":"409 Conflict"}` or a custom message as GitLab's `conflict!(message)` sends it: a string, or a model's error list. */
 export class Conflict extends DomainError {
-  constructor(readonly text?: string) {
-    super(text ?? '409 Conflict')
+  readonly detail: string | string[]
+  constructor(text?: string | string[]) {
+    super(Array.isArray(text) ? text.join(', ') : (text ?? '409 Conflict'))
+    this.detail = text ?? this.message
   }
 }
 
@@ -102,10 +104,12 @@ export class SpamNeedsCaptcha extends DomainError {
 /** 412 `{"message":"412 Precondition Failed"}`: the resource changed after the client's `If-Unmodified-Since`. */
 export class PreconditionFailed extends DomainError {}
 
-/** 422 `{"message":"422 Unprocessable Entity"}` or a custom message. */
+/** 422 `{"message":"422 Unprocessable Entity"}` or a custom message: a string, or a model's error list. */
 export class Unprocessable extends DomainError {
-  constructor(readonly text?: string) {
-    super(text ?? '422 Unprocessable Entity')
+  readonly detail: string | string[]
+  constructor(text?: string | string[]) {
+    super(Array.isArray(text) ? text.join(', ') : (text ?? '422 Unprocessable Entity'))
+    this.detail = text ?? this.message
   }
 }
 

@@ -100,9 +100,9 @@ export function renderError(error: unknown): Rendered {
     }
     return { status: 409, body }
   }
-  if (error instanceof Conflict) return { status: 409, body: { message: error.message } }
+  if (error instanceof Conflict) return { status: 409, body: { message: error.detail } }
   if (error instanceof PreconditionFailed) return { status: 412, body: { message: '412 Precondition Failed' } }
-  if (error instanceof Unprocessable) return { status: 422, body: { message: error.message } }
+  if (error instanceof Unprocessable) return { status: 422, body: { message: error.detail } }
   if (error instanceof NotAllowed) return { status: 405, body: { error: error.message } }
   if (error instanceof MethodNotAllowed) {
     return { status: 405, body: { error: error.message }, headers: { allow: error.allowed.join(', ') } }

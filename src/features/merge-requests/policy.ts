@@ -2,11 +2,14 @@ import { AccessLevel } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { canCreateMergeRequestIn, isFeatureAvailable } from '../projects/policy.js'
+import { canCreateMergeRequestIn, canReadCode, isFeatureAvailable } from '../projects/policy.js'
 
-/** GL `read_merge_request`: the project's merge requests feature is available to the caller. */
+/**
+ * GL `read_merge_request`: the merge requests feature is available and the caller may read the code (GL ProjectPolicy
+ * prevents it with the repository disabled, and Guests of a private project cannot see merge requests).
+ */
 export function canReadMergeRequests(access: ProjectAccess, project: ProjectRow): boolean {
-  return isFeatureAvailable(access, project, 'merge_requests')
+  return isFeatureAvailable(access, project, 'merge_requests') && canReadCode(access, project)
 }
 
 function isDeveloper(access: ProjectAccess): boolean {

@@ -1,5 +1,6 @@
 import { isoDate } from '../../core/time.js'
-import { NO_TIME_STATS, presentLabels, presentMilestone, referencesOf, taskCompletionOf } from '../issuables/index.js'
+import { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from '../issuables/index.js'
+import { presentMilestone } from '../milestones/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import type { MergeRequestBasicJson, MergeRequestJson } from './schemas.js'
 import type { MergeRequestView } from './service.js'
@@ -48,7 +49,13 @@ export function presentMergeRequestBasic(view: MergeRequestView, options: MergeR
     imported: false,
     imported_from: 'none',
     work_in_progress: draft,
-    milestone: view.milestone ? presentMilestone(view.milestone, project, options.externalUrl, isoDate(options.now)) : null,
+    milestone: view.milestone
+      ? presentMilestone(view.milestone, {
+          externalUrl: options.externalUrl,
+          projectFullPath: project.full_path,
+          today: isoDate(options.now),
+        })
+      : null,
     merge_when_pipeline_succeeds: false,
     merge_status: 'unchecked',
     detailed_merge_status: 'unchecked',

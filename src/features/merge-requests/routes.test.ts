@@ -177,9 +177,9 @@ describe('POST /projects/:id/merge_requests', () => {
     const first = await request('POST', path, { token: developer.token, body: { source_branch: 'a', target_branch: 'main', title: 'One' } })
     expect(first.status).toBe(201)
     const again = await request('POST', path, { token: developer.token, body: { source_branch: 'a', target_branch: 'main', title: 'Two' } })
-    expect([again.status, again.body]).toEqual([409, { message: 'Another open merge request already exists for this source branch: !1' }])
+    expect([again.status, again.body]).toEqual([409, { message: ['Another open merge request already exists for this source branch: !1'] }])
     const same = await request('POST', path, { token: developer.token, body: { source_branch: 'main', target_branch: 'main', title: 'x' } })
-    expect([same.status, same.body]).toEqual([422, { message: "You can't use same project/branch for source and target" }])
+    expect([same.status, same.body]).toEqual([422, { message: ["You can't use same project/branch for source and target"] }])
     const byGuest = await request('POST', path, { token: guest.token, body: { source_branch: 'b', target_branch: 'main', title: 'x' } })
     expect([byGuest.status, byGuest.body]).toEqual([403, { message: '403 Forbidden' }])
     const other = await createTestProject(db, { owner: developer.user })
@@ -216,7 +216,7 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid', () => {
     const conflict = await request('PUT', path, { token: developer.token, body: { state_event: 'reopen' } })
     expect([conflict.status, conflict.body]).toEqual([
       409,
-      { message: 'Another open merge request already exists for this source branch: !2' },
+      { message: ['Another open merge request already exists for this source branch: !2'] },
     ])
     expect((await request('GET', path, { token: developer.token })).body.state).toBe('closed')
     await request('PUT', `/projects/${project.id}/merge_requests/2`, { token: developer.token, body: { state_event: 'close' } })
@@ -297,6 +297,22 @@ describe('lists and deletion', () => {
     expect((await request('DELETE', `/projects/${project.id}/merge_requests/${a.iid}`, { token: owner.token })).status).toBe(204)
     const gone = await request('GET', `/projects/${project.id}/merge_requests/${a.iid}`, { token: owner.token })
     expect([gone.status, gone.body]).toEqual([404, { message: '404 Not found' }])
+  })
+})
+
+describe('who may read merge requests', () => {
+  test('a Guest of a private project cannot, a Reporter can (GL ProjectPolicy read_merge_request)', async () => {
+    const { project, owner, guest } = await fixture('private')
+    const reporter = await userWithToken()
+    await addTestMember(db, { user: reporter.user, project, accessLevel: 20 })
+    const mergeRequest = await createTestMergeRequest(db, { project, author: owner.user })
+    const path = `/projects/${project.id}/merge_requests`
+    const list = await request('GET', path, { token: guest.token })
+    expect([list.status, list.body]).toEqual([403, { message: '403 Forbidden' }])
+    const one = await request('GET', `${path}/${mergeRequest.iid}`, { token: guest.token })
+    expect([one.status, one.body]).toEqual([404, { message: '404 Not found' }])
+    const byReporter = await request('GET', `${path}/${mergeRequest.iid}`, { token: reporter.token })
+    expect([byReporter.status, byReporter.body.iid]).toEqual([200, mergeRequest.iid])
   })
 })
 

@@ -3,6 +3,7 @@ import { ParamError, Unauthorized } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
+import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { findProject } from '../projects/index.js'
 import { findMergeRequest } from './index.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
@@ -116,6 +117,28 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     const options = optionsOf(ctx, { kind: 'project' }, input.with_labels_details)
     return (await mergeRequestViewsOf(ctx, page.rows)).map((view) => presentMergeRequestBasic(view, options))
   })
+
+  // GL milestone_responses.rb `milestone_issuables_for`: the milestone's merge requests the caller may see.
+  api.get(
+    '/projects/:id/milestones/:milestone_id/merge_requests',
+    { params: MilestoneIssuablesParams, response: { 200: MergeRequestListResponse }, authenticated: false },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const milestone = await showMilestone(ctx, loaded, input.milestone_id)
+      const window = offsetWindow(input, ctx.settings)
+      const page = await listProjectMergeRequests(ctx, loaded, {
+        filters: { milestoneId: milestone.id },
+        orderBy: 'label_priority',
+        sort: 'asc',
+        page: window.page,
+        perPage: window.perPage,
+      })
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+      const options = optionsOf(ctx, { kind: 'project' }, false)
+      return (await mergeRequestViewsOf(ctx, page.rows)).map((view) => presentMergeRequestBasic(view, options))
+    },
+  )
 
   const one = '/projects/:id/merge_requests/:merge_request_iid'
 

@@ -6,11 +6,11 @@ import {
   issuableFilterParams,
   LabelListParam,
   LabelsJson,
-  MilestoneJson,
   ReferencesJson,
   TaskCompletionJson,
   TimeStatsJson,
 } from '../issuables/index.js'
+import { MilestoneJson } from '../milestones/index.js'
 import { UserBasicJson } from '../users/index.js'
 
 // Request params (GL lib/api/merge_requests.rb).

@@ -225,9 +225,9 @@ async function validateBranches(ctx: Context, projectId: number, source: string,
   if (source.trim() === '') errors.source_branch = ["can't be blank"]
   if (target.trim() === '') errors.target_branch = ["can't be blank"]
   if (Object.keys(errors).length > 0) throw new Invalid(errors)
-  if (source === target) throw new Unprocessable("You can't use same project/branch for source and target")
+  if (source === target) throw new Unprocessable(["You can't use same project/branch for source and target"])
   const duplicate = await findOpenDuplicate(ctx.db, projectId, source, target, exceptId)
-  if (duplicate) throw new Conflict(`Another open merge request already exists for this source branch: !${duplicate.iid}`)
+  if (duplicate) throw new Conflict([`Another open merge request already exists for this source branch: !${duplicate.iid}`])
 }
 
 /** The requested assignees who can read the project's merge requests, read before the write's transaction. */
@@ -249,7 +249,7 @@ export async function createMergeRequest(
   const user = ctx.caller.user
   if (!user || !canCreateMergeRequest(loaded.access, loaded.project)) throw new Forbidden()
   if (input.targetProjectId !== undefined && input.targetProjectId !== loaded.project.id) {
-    throw new Unprocessable('Source project is not a fork of the target project')
+    throw new Unprocessable(['Source project is not a fork of the target project'])
   }
   validateText(input.title, input.description)
   await validateBranches(ctx, loaded.project.id, input.sourceBranch, input.targetBranch, null)
@@ -308,7 +308,7 @@ export async function updateMergeRequest(
   const reopening = input.stateEvent === 'reopen' && current.state === 'closed'
   const willBeOpen = reopening || (current.state === 'opened' && !closing)
   if (targetBranch !== current.target_branch || reopening) {
-    if (current.source_branch === targetBranch) throw new Unprocessable("You can't use same project/branch for source and target")
+    if (current.source_branch === targetBranch) throw new Unprocessable(["You can't use same project/branch for source and target"])
     if (willBeOpen) await validateBranches(ctx, loaded.project.id, current.source_branch, targetBranch, current.id)
   }
   const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
