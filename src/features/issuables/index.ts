@@ -25,13 +25,12 @@ export {
   hasNoteBy,
   type IssuableType,
 } from './store.js'
-export { NO_TIME_STATS, presentLabels, presentMilestone, referencesOf, taskCompletionOf } from './present.js'
+export { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from './present.js'
 export {
   issuableFilterParams,
   IdListParam,
   LabelListParam,
   LabelsJson,
-  MilestoneJson,
   ReferencesJson,
   TaskCompletionJson,
   TimeStatsJson,

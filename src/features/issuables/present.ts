@@ -1,36 +1,6 @@
-import type { LabelRow, MilestoneRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
-import type { LabelBasicJson, MilestoneJson } from './schemas.js'
-
-/** GL Entities::Milestone for a project milestone. */
-export function presentMilestone(milestone: MilestoneRow, project: ProjectRow, externalUrl: string, today: string): MilestoneJson {
-  return {
-    id: milestone.id,
-    iid: milestone.iid,
-    project_id: milestone.project_id,
-    title: milestone.title,
-    description: milestone.description,
-    state: milestone.state,
-    created_at: milestone.created_at,
-    updated_at: milestone.updated_at,
-    due_date: milestone.due_date,
-    start_date: milestone.start_date,
-    expired: milestone.due_date !== null && milestone.due_date < today,
-    web_url: `${externalUrl}/${project.full_path}/-/milestones/${milestone.iid}`,
-  }
-}
-
-/** GL LabelsHelper#text_color_for_bg: dark text on light colours. */
-export function textColorFor(color: string): string {
-  const hex = color.replace('#', '')
-  const full = hex.length === 3 ? [...hex].map((c) => c + c).join('') : hex
-  const [r, g, b] = [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16))
-  if ([r, g, b].some(Number.isNaN)) return '#FFFFFF'
-  return r + g + b > 500 ? '#333333' : '#FFFFFF'
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-}
+import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
+import { renderDescriptionHtml, textColorFor } from '../labels/index.js'
+import type { LabelBasicJson } from './schemas.js'
 
 /** GL Entities::LabelBasic. */
 export function presentLabelBasic(label: LabelRow): LabelBasicJson {
@@ -39,7 +9,7 @@ export function presentLabelBasic(label: LabelRow): LabelBasicJson {
     name: label.title,
     color: label.color,
     description: label.description,
-    description_html: label.description ? `<p dir="auto">${escapeHtml(label.description)}</p>` : '',
+    description_html: renderDescriptionHtml(label.description),
     text_color: textColorFor(label.color),
   }
 }

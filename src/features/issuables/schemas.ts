@@ -33,23 +33,6 @@ export const issuableFilterParams = {
   with_labels_details: Type.Boolean({ default: false }),
 }
 
-/** GL Entities::Milestone. */
-export const MilestoneJson = Type.Object({
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  project_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Type.String(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  due_date: Nullable(Type.String()),
-  start_date: Nullable(Type.String()),
-  expired: Type.Boolean(),
-  web_url: Type.String(),
-})
-export type MilestoneJson = Static<typeof MilestoneJson>
-
 /** GL Entities::LabelBasic, for `with_labels_details=true`. */
 export const LabelBasicJson = Type.Object({
   id: Type.Integer(),

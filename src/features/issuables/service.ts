@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import { AccessLevel, FeatureAccess } from '../../core/access.js'
+import { AccessLevel, FeatureAccess, Visibility } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
@@ -202,14 +202,40 @@ export async function recordCreation(trx: Db, noteable: Noteable, authorId: numb
 export function readableFeatureCondition(ctx: Context, eb: Eb, feature: 'issues' | 'merge_requests'): Expression<SqlBool> {
   const level = sql.ref(`projects.${feature}_access_level`)
   const visible = visibleProjectsCondition(ctx, eb, 'projects')
-  if (isAdmin(ctx.caller)) return eb(level, '>', FeatureAccess.DISABLED)
-  if (!ctx.caller.user) return eb.and([visible, eb(level, '>=', FeatureAccess.ENABLED)])
+  const repository = sql.ref('projects.repository_access_level')
+  if (isAdmin(ctx.caller)) {
+    const enabled = eb(level, '>', FeatureAccess.DISABLED)
+    return feature === 'merge_requests' ? eb.and([enabled, eb(repository, '>', FeatureAccess.DISABLED)]) : enabled
+  }
+  if (!ctx.caller.user) {
+    const open = [visible, eb(level, '>=', FeatureAccess.ENABLED)]
+    if (feature === 'merge_requests') open.push(eb(repository, '>=', FeatureAccess.ENABLED))
+    return eb.and(open)
+  }
   const memberLevel = feature === 'merge_requests' ? AccessLevel.REPORTER : AccessLevel.GUEST
-  return eb.and([
+  const conditions = [
     visible,
     eb.or([
       eb(level, '>=', FeatureAccess.ENABLED),
       eb.and([eb(level, '=', FeatureAccess.PRIVATE), projectsWithRoleCondition(ctx, eb, memberLevel, 'projects')]),
+    ]),
+  ]
+  if (feature === 'merge_requests') conditions.push(readableCodeCondition(ctx, eb))
+  return eb.and(conditions)
+}
+
+/** The caller may read the code (GL `read_code`, as projects/policy.ts canReadCode): merge requests need it too. */
+function readableCodeCondition(ctx: Context, eb: Eb): Expression<SqlBool> {
+  const repository = sql.ref('projects.repository_access_level')
+  const notPrivate = eb('projects.visibility_level', '>', Visibility.PRIVATE)
+  return eb.and([
+    eb(repository, '>', FeatureAccess.DISABLED),
+    eb.or([
+      eb.and([
+        notPrivate,
+        eb.or([eb(repository, '>=', FeatureAccess.ENABLED), projectsWithRoleCondition(ctx, eb, AccessLevel.GUEST, 'projects')]),
+      ]),
+      projectsWithRoleCondition(ctx, eb, AccessLevel.REPORTER, 'projects'),
     ]),
   ])
 }
@@ -219,6 +245,8 @@ export interface IssuableFilters {
   state?: string
   labels?: string[]
   milestone?: string
+  /** A milestone by id (the milestone's own issues and merge requests). */
+  milestoneId?: number
   iids?: number[]
   search?: string
   in?: string
@@ -295,6 +323,7 @@ export function issuableFilterConditions(ctx: Context, eb: Eb, type: IssuableTyp
     else if (lower === 'any') conditions.push(eb(col('milestone_id'), 'is not', null))
     else conditions.push(sql<SqlBool>`${col('milestone_id')} in (select id from milestones where title = ${filters.milestone})`)
   }
+  if (filters.milestoneId !== undefined) conditions.push(eb(col('milestone_id'), '=', filters.milestoneId))
   if (filters.search !== undefined && filters.search.trim() !== '') {
     const fields = (filters.in ?? 'title,description')
       .split(',')

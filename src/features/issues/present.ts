@@ -1,7 +1,8 @@
 import { isoDate } from '../../core/time.js'
-import { NO_TIME_STATS, presentLabels, presentMilestone, referencesOf, taskCompletionOf } from '../issuables/index.js'
+import { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from '../issuables/index.js'
+import { presentMilestone } from '../milestones/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
-import type { IssueJson } from './schemas.js'
+import type { IssueBasicJson, IssueJson } from './schemas.js'
 import type { IssueView, ListOrigin } from './service.js'
 
 export interface IssuePresentOptions extends PresentOptions {
@@ -9,12 +10,10 @@ export interface IssuePresentOptions extends PresentOptions {
   origin: ListOrigin
 }
 
-/** GL Entities::Issue (IssuableEntity, IssueBasic, Issue), fields in GitLab's order. */
-export function presentIssue(view: IssueView, options: IssuePresentOptions): IssueJson {
+/** GL Entities::IssueBasic (IssuableEntity and IssueBasic), fields in GitLab's order. */
+export function presentIssueBasic(view: IssueView, options: IssuePresentOptions): IssueBasicJson {
   const { issue, project } = view
   const base = options.externalUrl
-  const projectApi = `${base}/api/v4/projects/${project.id}`
-  const tasks = taskCompletionOf(issue.description)
   const assignees = view.assignees.map((user) => presentUserBasic(user, options))
   // GL Gitlab::UrlBuilder: incidents live under issues/incident.
   const webPath = issue.issue_type === 'incident' ? 'issues/incident' : 'issues'
@@ -30,7 +29,9 @@ export function presentIssue(view: IssueView, options: IssuePresentOptions): Iss
     closed_at: issue.closed_at,
     closed_by: view.closedBy ? presentUserBasic(view.closedBy, options) : null,
     labels: presentLabels(view.labels, options.withLabelsDetails),
-    milestone: view.milestone ? presentMilestone(view.milestone, project, base, isoDate(options.now)) : null,
+    milestone: view.milestone
+      ? presentMilestone(view.milestone, { externalUrl: base, projectFullPath: project.full_path, today: isoDate(options.now) })
+      : null,
     assignees,
     author: presentUserBasic(view.author, options),
     type: issue.issue_type.toUpperCase(),
@@ -45,7 +46,18 @@ export function presentIssue(view: IssueView, options: IssuePresentOptions): Iss
     issue_type: issue.issue_type,
     web_url: `${base}/${project.full_path}/-/${webPath}/${issue.iid}`,
     time_stats: NO_TIME_STATS,
-    task_completion_status: tasks,
+    task_completion_status: taskCompletionOf(issue.description),
+  }
+}
+
+/** GL Entities::Issue: IssueBasic, then the task status, links, references and the rest, in GitLab's order. */
+export function presentIssue(view: IssueView, options: IssuePresentOptions): IssueJson {
+  const { issue, project } = view
+  const basic = presentIssueBasic(view, options)
+  const tasks = basic.task_completion_status
+  const projectApi = `${options.externalUrl}/api/v4/projects/${project.id}`
+  return {
+    ...basic,
     has_tasks: tasks.count > 0,
     ...(tasks.count > 0
       ? { task_status: `${tasks.completed_count} of ${tasks.count} ${tasks.count === 1 ? 'task' : 'tasks'} completed` }

@@ -4,12 +4,14 @@ import { ParamError, Unauthorized } from '../../core/errors.js'
 import { keysetWindow, offsetWindow, setKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
+import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { findProject } from '../projects/index.js'
 import { spamRequestOf } from '../spam/index.js'
 import { findIssue } from './index.js'
-import { presentIssue } from './present.js'
+import { presentIssue, presentIssueBasic } from './present.js'
 import {
   CreateIssueParams,
+  IssueBasicListResponse,
   IssueJson,
   IssueListResponse,
   IssueParams,
@@ -65,13 +67,20 @@ function listInputOf(ctx: Context, input: ListInput, keysetType: string | null):
   }
 }
 
-async function sendList(request: FastifyRequest, reply: FastifyReply, list: IssuePage, withLabelsDetails: boolean, origin: ListOrigin) {
+async function sendList(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: IssuePage,
+  withLabelsDetails: boolean,
+  origin: ListOrigin,
+  present: typeof presentIssue | typeof presentIssueBasic = presentIssue,
+) {
   const { ctx } = request
   if (list.kind === 'keyset') setKeysetHeaders(request, reply, ctx.config.externalUrl, list.page)
   else setOffsetHeaders(request, reply, ctx.config.externalUrl, list.page)
   const views = await issueViewsOf(ctx, list.page.rows)
   const options = { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now(), withLabelsDetails, origin }
-  return views.map((view) => presentIssue(view, options))
+  return views.map((view) => present(view, options))
 }
 
 function presentOne(ctx: Context) {
@@ -131,6 +140,24 @@ export function registerIssueRoutes(api: ApiRouter) {
     const page = await listProjectIssues(ctx, loaded, listInput)
     return sendList(request, reply, page, input.with_labels_details, { kind: 'project' })
   })
+
+  // GL milestone_responses.rb `milestone_issuables_for`: the milestone's issues the caller may see, as IssueBasic.
+  api.get(
+    '/projects/:id/milestones/:milestone_id/issues',
+    { params: MilestoneIssuablesParams, response: { 200: IssueBasicListResponse }, authenticated: false },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const milestone = await showMilestone(ctx, loaded, input.milestone_id)
+      const page = await listProjectIssues(ctx, loaded, {
+        filters: { milestoneId: milestone.id },
+        orderBy: 'label_priority',
+        sort: 'asc',
+        pagination: { kind: 'offset', ...offsetWindow(input, ctx.settings) },
+      })
+      return sendList(request, reply, page, false, { kind: 'project' }, presentIssueBasic)
+    },
+  )
 
   api.get(
     '/projects/:id/issues/:issue_iid',

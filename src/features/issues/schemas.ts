@@ -6,11 +6,11 @@ import {
   issuableFilterParams,
   LabelListParam,
   LabelsJson,
-  MilestoneJson,
   ReferencesJson,
   TaskCompletionJson,
   TimeStatsJson,
 } from '../issuables/index.js'
+import { MilestoneJson } from '../milestones/index.js'
 import { UserBasicJson } from '../users/index.js'
 
 // Request params (GL lib/api/issues.rb). `id` is a project or group id or URL-encoded path.
@@ -120,7 +120,7 @@ export const UPDATE_ISSUE_ANY_OF = [
 
 // Response entity (GL lib/api/entities/issuable_entity.rb, issue_basic.rb, issue.rb), in GitLab's field order.
 
-export const IssueJson = Type.Object({
+export const IssueBasicJson = Type.Object({
   id: Type.Integer(),
   iid: Type.Integer(),
   project_id: Type.Integer(),
@@ -148,6 +148,11 @@ export const IssueJson = Type.Object({
   web_url: Type.String(),
   time_stats: TimeStatsJson,
   task_completion_status: TaskCompletionJson,
+})
+export type IssueBasicJson = Static<typeof IssueBasicJson>
+
+export const IssueJson = Type.Object({
+  ...IssueBasicJson.properties,
   has_tasks: Type.Boolean(),
   task_status: Type.Optional(Type.String()),
   _links: Type.Object({
@@ -168,3 +173,4 @@ export const IssueJson = Type.Object({
 export type IssueJson = Static<typeof IssueJson>
 
 export const IssueListResponse = Type.Array(IssueJson)
+export const IssueBasicListResponse = Type.Array(IssueBasicJson)

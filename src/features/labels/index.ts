@@ -2,6 +2,9 @@ import type { Db } from '../../db/index.js'
 import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { findAvailableLabelsByTitles, insertLabel } from './store.js'
 
+export { textColorFor } from './color.js'
+export { renderDescriptionHtml } from './text.js'
+
 /** The colour of labels created without one (GL Label::DEFAULT_COLOR). */
 export const DEFAULT_LABEL_COLOR = '#6699cc'
 
