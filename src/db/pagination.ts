@@ -27,6 +27,8 @@ export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: numbe
   const rows = await executeRows(db, query.limit(perPage + 1).offset((page - 1) * perPage))
   const hasNext = rows.length > perPage
   if (hasNext) rows.pop()
+  // The last page (or an empty first one) already tells the total: no count query.
+  if (!hasNext && (rows.length > 0 || page === 1)) return { rows, page, perPage, total: (page - 1) * perPage + rows.length, hasNext }
   const capped = query
     .clearSelect()
     .clearOrderBy()
