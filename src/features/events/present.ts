@@ -1,8 +1,9 @@
 import type { User } from '../../core/caller.js'
 import type { EventRow, NoteRow } from '../../db/schema.js'
+import { presentNoteRow, type NoteJson } from '../notes/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import { EventAction } from './actions.js'
-import type { EventJson, EventNoteJson } from './schemas.js'
+import type { EventJson } from './schemas.js'
 import type { EventTargets } from './service.js'
 
 export interface EventPresentOptions extends PresentOptions {
@@ -54,7 +55,7 @@ function targetOf(event: EventRow, targets: EventTargets): { iid: number | null;
 }
 
 /** GL API::Entities::Note as an event embeds it; `noteable_iid` comes from the issue or merge request. */
-export function presentEventNote(note: NoteRow, author: User, targets: EventTargets, options: PresentOptions): EventNoteJson {
+export function presentEventNote(note: NoteRow, author: User, targets: EventTargets, options: PresentOptions): NoteJson {
   const noteable =
     note.issue_id !== null
       ? { id: note.issue_id, type: 'Issue', iid: targets.issues.get(note.issue_id)?.iid ?? null }
@@ -63,26 +64,7 @@ export function presentEventNote(note: NoteRow, author: User, targets: EventTarg
           type: 'MergeRequest',
           iid: targets.mergeRequests.get(note.merge_request_id as number)?.iid ?? null,
         }
-  return {
-    id: note.id,
-    type: null,
-    body: note.body,
-    attachment: null,
-    author: presentUserBasic(author, options),
-    created_at: note.created_at,
-    updated_at: note.updated_at,
-    system: note.system === 1,
-    noteable_id: noteable.id,
-    noteable_type: noteable.type,
-    project_id: note.project_id,
-    resolvable: false,
-    confidential: note.internal === 1,
-    internal: note.internal === 1,
-    imported: false,
-    imported_from: 'none',
-    noteable_iid: noteable.iid,
-    commands_changes: {},
-  }
+  return presentNoteRow(note, author, noteable, options)
 }
 
 /** GL API::Entities::Event, fields in its order, with the contract's `title` and `data`. */

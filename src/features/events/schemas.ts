@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { paginationParams } from '../../http/pagination.js'
+import { NoteJson } from '../notes/index.js'
 import { UserBasicJson } from '../users/index.js'
 import { EventAction } from './actions.js'
 
@@ -37,29 +38,6 @@ export type ListProjectEventsParams = Static<typeof ListProjectEventsParams>
 const NullableInteger = Type.Union([Type.Integer(), Type.Null()])
 const NullableString = Type.Union([Type.String(), Type.Null()])
 
-/** GL API::Entities::Note, as an event embeds it. */
-export const EventNoteJson = Type.Object({
-  id: Type.Integer(),
-  type: NullableString,
-  body: Type.String(),
-  attachment: NullableString,
-  author: UserBasicJson,
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  system: Type.Boolean(),
-  noteable_id: Type.Integer(),
-  noteable_type: Type.String(),
-  project_id: Type.Integer(),
-  resolvable: Type.Boolean(),
-  confidential: Type.Boolean(),
-  internal: Type.Boolean(),
-  imported: Type.Boolean(),
-  imported_from: Type.String(),
-  noteable_iid: NullableInteger,
-  commands_changes: Type.Object({}),
-})
-export type EventNoteJson = Static<typeof EventNoteJson>
-
 /**
  * GL API::Entities::Event, with the contract's `title` (always null) and, in project lists, `data` (null) on note
  * events (spec § Contribution event), placed where GitLab's documented responses show them.
@@ -76,7 +54,7 @@ export const EventJson = Type.Object({
   data: Type.Optional(Type.Null()),
   target_title: NullableString,
   created_at: Type.String(),
-  note: Type.Optional(EventNoteJson),
+  note: Type.Optional(NoteJson),
   author: Type.Optional(UserBasicJson),
   imported: Type.Boolean(),
   imported_from: Type.String(),

@@ -94,3 +94,13 @@ export async function setFeatureLevel(db: Db, project: ProjectRow, feature: 'iss
 export async function setPrivateProfile(db: Db, user: Pick<User, 'id'>) {
   await db.updateTable('users').set({ private_profile: 1 }).where('id', '=', user.id).execute()
 }
+
+/** The events recorded in a project, oldest first. */
+export function eventsOfProject(db: Db, projectId: number) {
+  return db
+    .selectFrom('events')
+    .select(['project_id', 'author_id', 'action', 'target_type', 'target_id', 'created_at'])
+    .where('project_id', '=', projectId)
+    .orderBy('id')
+    .execute()
+}

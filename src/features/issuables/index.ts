@@ -3,6 +3,8 @@ export {
   assigneeChangeNote,
   dueDateChangeNote,
   issuableFilterConditions,
+  issuableFiltersOf,
+  issuableSortColumn,
   labelChangeNote,
   labelTitlesOf,
   milestoneChangeNote,

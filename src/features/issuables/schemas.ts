@@ -32,6 +32,8 @@ export const issuableFilterParams = {
   ),
   with_labels_details: Type.Boolean({ default: false }),
 }
+export const IssuableFilterParams = Type.Object(issuableFilterParams)
+export type IssuableFilterParams = Static<typeof IssuableFilterParams>
 
 /** GL Entities::LabelBasic, for `with_labels_details=true`. */
 export const LabelBasicJson = Type.Object({

@@ -10,6 +10,7 @@ import { recordEvent } from '../events/index.js'
 import { findOrCreateLabelsByTitles } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
 import type { LoadedProject } from '../projects/index.js'
+import type { IssuableFilterParams } from './schemas.js'
 import { findProjectMilestone, findUsersByIdList, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
 
 // Lists join issuables with projects under aliases, so the builder's table set varies by query.
@@ -259,6 +260,40 @@ export interface IssuableFilters {
   updatedAfter?: string
   updatedBefore?: string
   scope?: string
+}
+
+/** The shared filters of a list request's params (GL IssuableFinder params). */
+export function issuableFiltersOf(input: IssuableFilterParams & { state?: string }): IssuableFilters {
+  return {
+    state: input.state,
+    labels: input.labels,
+    milestone: input.milestone,
+    iids: input.iids,
+    search: input.search,
+    in: input.in,
+    authorId: input.author_id,
+    authorUsername: input.author_username,
+    assigneeId: input.assignee_id,
+    assigneeUsernames: input.assignee_username,
+    createdAfter: input.created_after,
+    createdBefore: input.created_before,
+    updatedAfter: input.updated_after,
+    updatedBefore: input.updated_before,
+    scope: input.scope,
+  }
+}
+
+/** The column a list order sorts by; orders GitLab ranks by data svc does not keep fall back to creation order. */
+export function issuableSortColumn(orderBy: string): string {
+  switch (orderBy) {
+    case 'label_priority':
+    case 'priority':
+      return 'created_at'
+    case 'popularity':
+      return 'id'
+    default:
+      return orderBy
+  }
 }
 
 /** `assignee_id`: a user id, `None` or `Any` (Grape's values check); anything else is refused. */

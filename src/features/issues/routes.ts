@@ -4,6 +4,7 @@ import { ParamError, Unauthorized } from '../../core/errors.js'
 import { keysetWindow, offsetWindow, setKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
+import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { findProject } from '../projects/index.js'
 import { spamRequestOf } from '../spam/index.js'
@@ -40,21 +41,7 @@ import {
 function listInputOf(ctx: Context, input: ListInput, keysetType: string | null): ListIssuesInput {
   return {
     filters: {
-      state: input.state,
-      labels: input.labels,
-      milestone: input.milestone,
-      iids: input.iids,
-      search: input.search,
-      in: input.in,
-      authorId: input.author_id,
-      authorUsername: input.author_username,
-      assigneeId: input.assignee_id,
-      assigneeUsernames: input.assignee_username,
-      createdAfter: input.created_after,
-      createdBefore: input.created_before,
-      updatedAfter: input.updated_after,
-      updatedBefore: input.updated_before,
-      scope: input.scope,
+      ...issuableFiltersOf(input),
       confidential: input.confidential,
       issueType: input.issue_type,
     },

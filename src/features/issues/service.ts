@@ -18,6 +18,7 @@ import {
   findUsersByIdList,
   hasNoteBy,
   issuableFilterConditions,
+  issuableSortColumn,
   readableFeatureCondition,
   recordCreation,
   recordStateChange,
@@ -121,19 +122,6 @@ export interface ListIssuesInput {
 
 export type IssuePage = { kind: 'offset'; page: OffsetPage<IssueRow> } | { kind: 'keyset'; page: KeysetPage<IssueRow> }
 
-/** The column each order sorts by; orders GitLab ranks by data svc does not keep fall back to creation order. */
-function sortColumnOf(orderBy: IssueOrder): string {
-  switch (orderBy) {
-    case 'label_priority':
-    case 'priority':
-      return 'created_at'
-    case 'popularity':
-      return 'id'
-    default:
-      return orderBy
-  }
-}
-
 /**
  * GL IssuesFinder: issues of projects whose issues the caller may read, confidential ones only for their
  * author, assignees, Planners and Reporters and up, and administrators (`with_confidentiality_access_check`).
@@ -145,7 +133,7 @@ async function listIssuesWhere(
 ): Promise<IssuePage> {
   const { filters } = input
   const user = ctx.caller.user
-  const column = sortColumnOf(input.orderBy)
+  const column = issuableSortColumn(input.orderBy)
   const query = selectIssues(
     ctx.db,
     (eb) => {

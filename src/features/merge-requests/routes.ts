@@ -3,6 +3,7 @@ import { ParamError, Unauthorized } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
+import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { findProject } from '../projects/index.js'
 import { findMergeRequest } from './index.js'
@@ -36,21 +37,7 @@ function listInputOf(ctx: Context, input: ListInput): ListMergeRequestsInput {
   const { page, perPage } = offsetWindow(input, ctx.settings)
   return {
     filters: {
-      state: input.state,
-      labels: input.labels,
-      milestone: input.milestone,
-      iids: input.iids,
-      search: input.search,
-      in: input.in,
-      authorId: input.author_id,
-      authorUsername: input.author_username,
-      assigneeId: input.assignee_id,
-      assigneeUsernames: input.assignee_username,
-      createdAfter: input.created_after,
-      createdBefore: input.created_before,
-      updatedAfter: input.updated_after,
-      updatedBefore: input.updated_before,
-      scope: input.scope,
+      ...issuableFiltersOf(input),
       sourceBranch: input.source_branch,
       targetBranch: input.target_branch,
     },

@@ -15,6 +15,7 @@ import {
   findUsersByIdList,
   hasNoteBy,
   issuableFilterConditions,
+  issuableSortColumn,
   readableFeatureCondition,
   recordCreation,
   recordStateChange,
@@ -128,18 +129,6 @@ export interface ListMergeRequestsInput {
   perPage: number
 }
 
-function sortColumnOf(orderBy: MergeRequestOrder): string {
-  switch (orderBy) {
-    case 'label_priority':
-    case 'priority':
-      return 'created_at'
-    case 'popularity':
-      return 'id'
-    default:
-      return orderBy
-  }
-}
-
 /** GL MergeRequestsFinder: merge requests of projects whose merge requests the caller may read. */
 async function listWhere(
   ctx: Context,
@@ -147,7 +136,7 @@ async function listWhere(
   input: ListMergeRequestsInput,
 ): Promise<OffsetPage<MergeRequestRow>> {
   const { filters } = input
-  const column = sortColumnOf(input.orderBy)
+  const column = issuableSortColumn(input.orderBy)
   const query = selectMergeRequests(
     ctx.db,
     (eb) => {

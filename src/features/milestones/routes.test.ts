@@ -13,7 +13,8 @@ import {
 } from '../../testing/factories.js'
 import { client, type RequestOptions } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { eventsOfProject, milestonesOfProject } from './testing.js'
+import { eventsOfProject } from '../events/testing.js'
+import { milestonesOfProject } from './testing.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>

@@ -2,6 +2,9 @@ import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
 import { insertNote } from './store.js'
 
+export { presentNoteRow } from './present.js'
+export { NoteJson } from './schemas.js'
+
 /** What a note is attached to. */
 export type Noteable = { type: 'Issue'; id: number; projectId: number } | { type: 'MergeRequest'; id: number; projectId: number }
 

@@ -1,10 +1,22 @@
+import type { User } from '../../core/caller.js'
+import type { NoteRow } from '../../db/schema.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import type { NoteJson } from './schemas.js'
 import type { NoteView } from './service.js'
 
 /** GL Entities::Note for a comment or system note on an issue or merge request. */
 export function presentNote(view: NoteView, options: PresentOptions): NoteJson {
-  const { row, author, noteable } = view
+  const { noteable } = view.noteable
+  return presentNoteRow(view.row, view.author, { id: noteable.id, type: noteable.type, iid: view.noteable.iid }, options)
+}
+
+/** GL Entities::Note from a note's row, its author and what it is attached to (events embed notes this way too). */
+export function presentNoteRow(
+  row: NoteRow,
+  author: User,
+  noteable: { id: number; type: string; iid: number | null },
+  options: PresentOptions,
+): NoteJson {
   const internal = row.internal === 1
   return {
     id: row.id,
@@ -15,8 +27,8 @@ export function presentNote(view: NoteView, options: PresentOptions): NoteJson {
     created_at: row.created_at,
     updated_at: row.updated_at,
     system: row.system === 1,
-    noteable_id: noteable.noteable.id,
-    noteable_type: noteable.noteable.type,
+    noteable_id: noteable.id,
+    noteable_type: noteable.type,
     project_id: row.project_id,
     resolvable: false,
     confidential: internal,

@@ -14,7 +14,8 @@ import { client, type RequestOptions } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { expectedBasic } from '../users/testing.js'
 import { createSystemNote } from './index.js'
-import { eventsOfProject, noteRowOf, notesOfIssue } from './testing.js'
+import { eventsOfProject } from '../events/testing.js'
+import { noteRowOf, notesOfIssue } from './testing.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
