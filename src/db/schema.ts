@@ -489,6 +489,28 @@ export interface SpamLogsTable {
   created_at: Timestamp
 }
 
+export type JobState = 'queued' | 'running' | 'done' | 'failed'
+
+export interface JobsTable {
+  id: Generated<number>
+  kind: string
+  /** The payload as JSON text, validated against the kind's schema on enqueue. */
+  payload: string
+  state: Generated<JobState>
+  /** Runs started so far, the one in progress included. */
+  attempts: Generated<number>
+  max_attempts: number
+  run_at: Timestamp
+  /** While running: the claim is the worker's until then; a later claim may take the job again. */
+  lease_until: Timestamp | null
+  locked_by: string | null
+  last_error: string | null
+  unique_key: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  finished_at: Timestamp | null
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -519,6 +541,7 @@ export interface Database {
   events: EventsTable
   notification_settings: NotificationSettingsTable
   spam_logs: SpamLogsTable
+  jobs: JobsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -557,3 +580,5 @@ export type EventRow = Selectable<EventsTable>
 export type NewEventRow = Insertable<EventsTable>
 export type NotificationSettingRow = Selectable<NotificationSettingsTable>
 export type SpamLogRow = Selectable<SpamLogsTable>
+export type JobRow = Selectable<JobsTable>
+export type NewJobRow = Insertable<JobsTable>

@@ -5,6 +5,7 @@ import * as m20261123T1347 from './20261123T1347_project_settings_and_list_index
 import * as m20261123T1440 from './20261123T1440_create_sessions_and_oauth.js'
 import * as m20261123T1730 from './20261123T1730_create_issues_labels_events.js'
 import * as m20261123T1847 from './20261123T1847_create_label_counts.js'
+import * as m20261123T1900 from './20261123T1900_create_jobs.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1440_create_sessions_and_oauth': m20261123T1440,
   '20261123T1730_create_issues_labels_events': m20261123T1730,
   '20261123T1847_create_label_counts': m20261123T1847,
+  '20261123T1900_create_jobs': m20261123T1900,
 }

@@ -1,0 +1,14 @@
+export {
+  defineJob,
+  every,
+  handle,
+  DEFAULT_MAX_ATTEMPTS,
+  type JobContext,
+  type JobDefinition,
+  type JobHandler,
+  type PeriodicJob,
+} from './define.js'
+export { enqueueJob, type EnqueueOptions } from './enqueue.js'
+export { JobScheduler } from './scheduler.js'
+export { JobWorker, type JobWorkerOptions } from './worker.js'
+export { countJobsByKindAndState } from './store.js'
