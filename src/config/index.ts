@@ -19,6 +19,8 @@ export interface Config {
   smtpUrl: string | null
   /** Where reCAPTCHA answers are verified (the v2 siteverify protocol). */
   recaptchaVerifyUrl: string
+  /** Repository storages by name, in the order configured: absolute directories; `default` always exists. */
+  storages: Record<string, string>
 }
 
 /** A bad environment variable; main.ts prints the message alone and exits non-zero. */
@@ -55,6 +57,21 @@ function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[
   return value as T
 }
 
+/** SVC_STORAGES: `name=/path` pairs separated by commas, unique names, one of them `default` (as GitLab requires). */
+function readStorages(env: Env, dataDir: string): Record<string, string> {
+  const value = read(env, 'SVC_STORAGES')
+  if (value === null) return { default: path.join(dataDir, 'repositories') }
+  const expected = "comma-separated name=path pairs with unique names (letters, digits, '_', '-', '.'), one of them named default"
+  const storages: Record<string, string> = {}
+  for (const pair of value.split(',')) {
+    const match = /^\s*([A-Za-z0-9_.-]+)\s*=\s*(\S(?:.*\S)?)\s*$/.exec(pair)
+    if (!match || Object.hasOwn(storages, match[1])) fail('SVC_STORAGES', expected, value)
+    storages[match[1]] = path.resolve(match[2])
+  }
+  if (!Object.hasOwn(storages, 'default')) fail('SVC_STORAGES', expected, value)
+  return storages
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = read(env, 'SVC_HOST') ?? '127.0.0.1'
   const portText = read(env, 'SVC_PORT') ?? '8080'
@@ -65,13 +82,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (rootToken !== null && !/^[\x21-\x7e]{16,}$/.test(rootToken)) {
     fail('SVC_ROOT_TOKEN', 'at least 16 printable characters without spaces', rootToken)
   }
+  const dataDir = path.resolve(read(env, 'SVC_DATA_DIR') ?? './data')
   const rootPassword = read(env, 'SVC_ROOT_PASSWORD')
   if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
   return {
     host,
     port,
     externalUrl: (externalUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
-    dataDir: path.resolve(read(env, 'SVC_DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl: readUrl(env, 'SVC_DATABASE_URL', ['postgres:', 'postgresql:'], 'a postgres:// URL'),
     redisUrl: readUrl(env, 'SVC_REDIS_URL', ['redis:', 'rediss:'], 'a redis:// URL'),
     tier: readEnum(env, 'SVC_TIER', ['free', 'premium', 'ultimate'] as const, 'free'),
@@ -82,5 +100,6 @@ export function loadConfig(env: Env = process.env): Config {
     recaptchaVerifyUrl:
       readUrl(env, 'SVC_RECAPTCHA_VERIFY_URL', ['http:', 'https:'], 'an http:// or https:// URL') ??
       'https://www.google.com/recaptcha/api/siteverify',
+    storages: readStorages(env, dataDir),
   }
 }

@@ -29,6 +29,11 @@ export interface Settings {
   password_authentication_enabled_for_web: boolean
   /** Body of a throttled (429) response; null means `Retry later`. A newline is always appended. */
   rate_limiting_response_text: string | null
+  /**
+   * Storage name → weight (0..100): new projects go to a storage picked at random by these weights. Shown with every
+   * configured storage (0 when not stored); names of storages no longer configured are kept but not shown.
+   */
+  repository_storages_weighted: Record<string, number>
   /** Writes flagged as spam may go through once the author solves a reCAPTCHA (v2) instead of being discarded. */
   recaptcha_enabled: boolean
   /** The reCAPTCHA secret, sent to the verifier with each answer. */
@@ -80,6 +85,8 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   password_authentication_enabled_for_git: true,
   password_authentication_enabled_for_web: true,
   rate_limiting_response_text: null,
+  // GL ApplicationSettingImplementation defaults: everything on the default storage.
+  repository_storages_weighted: { default: 100 },
   recaptcha_enabled: false,
   recaptcha_private_key: null,
   recaptcha_site_key: null,
@@ -120,17 +127,24 @@ export interface StringRule {
   check?: (value: string) => string | null
 }
 
-export type SettingRule = { type: 'boolean' } | ((IntegerRule | StringRule) & { nullable?: boolean })
+/** A Grape `Hash` whose values are coerced to integers (GL Validations::Types::HashOfIntegerValues). */
+export interface WeightsRule {
+  type: 'weights'
+}
+
+export type SettingRule = { type: 'boolean' } | WeightsRule | ((IntegerRule | StringRule) & { nullable?: boolean })
 
 type RuleFor<T> = [T] extends [boolean]
   ? { type: 'boolean' }
-  : [T] extends [number]
-    ? IntegerRule & { nullable?: false }
-    : [T] extends [number | null]
-      ? IntegerRule & { nullable: true }
-      : [T] extends [string]
-        ? StringRule & { nullable?: false }
-        : StringRule & { nullable: true }
+  : [T] extends [Record<string, number>]
+    ? WeightsRule
+    : [T] extends [number]
+      ? IntegerRule & { nullable?: false }
+      : [T] extends [number | null]
+        ? IntegerRule & { nullable: true }
+        : [T] extends [string]
+          ? StringRule & { nullable?: false }
+          : StringRule & { nullable: true }
 
 /** Flags of the spam-check patterns: case-insensitive, with Unicode case folding. */
 export const SPAM_CHECK_PATTERN_FLAGS = 'iu'
@@ -187,6 +201,7 @@ export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]
   password_authentication_enabled_for_git: flag,
   password_authentication_enabled_for_web: flag,
   rate_limiting_response_text: { type: 'string', nullable: true, maxLength: 255 },
+  repository_storages_weighted: { type: 'weights' },
   recaptcha_enabled: flag,
   recaptcha_private_key: { type: 'string', nullable: true, maxLength: 255 },
   recaptcha_site_key: { type: 'string', nullable: true, maxLength: 255 },
@@ -214,3 +229,43 @@ export type SettingName = keyof Settings
 
 /** Every setting name, in the order the API lists them. */
 export const SETTING_NAMES = Object.keys(defaultSettings) as SettingName[]
+
+/** Ruby's `to_i` of a Grape hash value: integers and floats truncate, strings read their leading digits, else null. */
+function rubyToInteger(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : null
+  if (typeof value === 'string') {
+    const match = /^\s*([+-]?\d+(?:_\d+)*)/.exec(value)
+    return match ? Number(match[1].replace(/_/g, '')) : 0
+  }
+  if (value === null) return 0
+  return null
+}
+
+/**
+ * `repository_storages_weighted` as sent, coerced value by value (GL HashOfIntegerValues), with GitLab's model errors
+ * (ApplicationSetting#check_repository_storages_weighted): unknown storages, values that are not integers or out of 0..100.
+ */
+export function storageWeightsOf(
+  input: Record<string, unknown>,
+  storages: readonly string[],
+): { weights: Record<string, number>; errors: string[] } {
+  const weights: Record<string, number> = {}
+  const errors: string[] = []
+  const invalid = Object.keys(input).filter((name) => !storages.includes(name))
+  if (invalid.length > 0) errors.push(`can't include: ${invalid.join(', ')}`)
+  for (const [name, raw] of Object.entries(input)) {
+    const value = rubyToInteger(raw)
+    if (value === null || !Number.isSafeInteger(value)) {
+      errors.push(`value for '${name}' must be an integer`)
+      continue
+    }
+    if (value < 0 || value > 100) errors.push(`value for '${name}' must be between 0 and 100`)
+    weights[name] = value
+  }
+  return { weights, errors }
+}
+
+/** The weights as GitLab shows them: every configured storage, in configured order, 0 when none is stored (GL `repository_storages_with_default_weight`). */
+export function weightsOfEveryStorage(weights: Record<string, number>, storages: readonly string[]): Record<string, number> {
+  return Object.fromEntries(storages.map((name) => [name, Object.hasOwn(weights, name) ? weights[name] : 0]))
+}

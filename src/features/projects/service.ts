@@ -27,6 +27,15 @@ import {
   trigramSimilarity,
 } from '../namespaces/index.js'
 import { findUsersByIds } from '../users/index.js'
+import {
+  commitFirstFile,
+  createRepository,
+  pickRepositoryStorage,
+  readmeContent,
+  GitError,
+  removeRepository,
+  storageNames,
+} from '../repositories/index.js'
 import type { CreateInput, ProjectInput } from './attributes.js'
 import {
   canAdminProject,
@@ -35,7 +44,7 @@ import {
   canReadNamespaceViaMembership,
   canTransferProjectsInto,
 } from './policy.js'
-import { DEFAULT_BRANCH, defaultBranchOf, type Permissions, type ProjectView } from './present.js'
+import { DEFAULT_BRANCH, defaultBranchOf, webUrlOf, type Permissions, type ProjectView } from './present.js'
 import type { ProjectOrder } from './schemas.js'
 import {
   countForks,
@@ -68,9 +77,6 @@ import {
 } from './store.js'
 import { addError, hasProjectPathFormat, parameterize, projectValidationErrors, type ValidationErrors } from './validation.js'
 import type { LoadedProject } from './index.js'
-
-/** Storages projects may live on; only the default one exists so far. */
-const REPOSITORY_STORAGES = ['default']
 
 /** GitLab's GroupDetail embeds at most this many projects (GL GroupProjectsFinder limit). */
 export const GROUP_DETAIL_PROJECTS_LIMIT = 100
@@ -423,6 +429,7 @@ async function saveErrors(
   changed: ReadonlySet<string>,
   exceptId: number | null,
   source: ProjectRow | null,
+  storages: readonly string[],
 ) {
   if (changed.has('name') && !errors.name?.length && (await isNameTakenInNamespace(db, namespace.id, row.name, exceptId))) {
     addError(errors, 'name', 'has already been taken')
@@ -444,7 +451,7 @@ async function saveErrors(
       addError(errors, 'visibility_level', `${level} is not allowed since the fork source project has lower visibility.`)
     }
   }
-  if (changed.has('repository_storage') && row.repository_storage !== undefined && !REPOSITORY_STORAGES.includes(row.repository_storage)) {
+  if (changed.has('repository_storage') && row.repository_storage !== undefined && !storages.includes(row.repository_storage)) {
     addError(errors, 'repository_storage', 'is not included in the list')
   }
 }
@@ -502,7 +509,8 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
     description: input.description ?? null,
     visibility_level: level,
     creator_id: creator.id,
-    default_branch: readme ? input.defaultBranch || DEFAULT_BRANCH : input.defaultBranch || null,
+    // The branch HEAD names, empty repository or not (GL CreateService#default_branch).
+    default_branch: input.defaultBranch || (await groupDefaultBranch(acting.db, namespace)) || DEFAULT_BRANCH,
     empty_repo: readme ? 0 : 1,
     topics: JSON.stringify(input.topics ?? []),
     repository_object_format: input.repositoryObjectFormat ?? 'sha1',
@@ -510,17 +518,23 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
     created_at: at,
     updated_at: at,
   }
-  if (input.repositoryStorage !== undefined && canChangeRepositoryStorage(acting.caller)) row.repository_storage = input.repositoryStorage
+  const chosenStorage = input.repositoryStorage !== undefined && canChangeRepositoryStorage(acting.caller)
+  row.repository_storage = chosenStorage ? input.repositoryStorage : pickRepositoryStorage(acting.config, acting.settings)
   const changed = new Set(['name', 'path', 'visibility_level', ...Object.keys(settings), 'description'])
-  if (row.repository_storage !== undefined) changed.add('repository_storage')
+  if (chosenStorage) changed.add('repository_storage')
   const errors = projectValidationErrors(candidateOf(row), changed)
-  await saveErrors(acting.db, errors, { ...row, visibility_level: level }, namespace, changed, null, null)
+  await saveErrors(acting.db, errors, { ...row, visibility_level: level }, namespace, changed, null, null, storageNames(acting.config))
   if (hasErrors(errors)) throw new Invalid(errors)
 
   let project: ProjectRow
+  let madeRepository: { storage: string; id: number } | null = null
   try {
     project = await acting.db.transaction().execute(async (trx) => {
       const inserted = await insertProject(trx, row)
+      // The repository is made inside the transaction once the row has its id, so a failure rolls the project back
+      // (GL CreateService#save_project_and_import_data: 'Failed to create repository'); the catch removes the directory.
+      madeRepository = { storage: inserted.repository_storage, id: inserted.id }
+      await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await deleteRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
@@ -531,11 +545,60 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
       return inserted
     })
   } catch (error) {
+    if (madeRepository !== null) {
+      const made: { storage: string; id: number } = madeRepository
+      await removeRepository(acting.config, made.storage, made.id).catch(() => {})
+      if (error instanceof GitError || isFileSystemError(error)) {
+        acting.log.error({ err: error, projectId: made.id }, 'could not create the repository of a new project')
+        throw new Invalid({ base: ['Failed to create repository'] })
+      }
+    }
     // A concurrent create took the path first.
     if (await isFullPathTaken(acting.db, row.full_path)) throw new Invalid({ path: ['has already been taken'] })
     throw error
   }
   return reload(ctx, project)
+}
+
+function isFileSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string'
+}
+
+/** A group's default branch name, else its root group's (GL `default_branch_from_group_preferences`). */
+async function groupDefaultBranch(db: Db, namespace: NamespaceRow): Promise<string | null> {
+  if (namespace.kind !== 'group') return null
+  if (namespace.default_branch) return namespace.default_branch
+  const rootId = Number(namespace.traversal_ids.split('/')[0])
+  if (rootId === namespace.id) return null
+  return (await findNamespaceById(db, rootId))[0]?.default_branch || null
+}
+
+/** The new project's bare repository, with GitLab's first commit of a README when asked (GL CreateService#create_readme). */
+async function makeRepository(ctx: Context, project: ProjectRow, readme: { description: string | null; author: User } | null) {
+  const branch = project.default_branch ?? DEFAULT_BRANCH
+  const directory = await createRepository(ctx.config, {
+    storage: project.repository_storage,
+    projectId: project.id,
+    defaultBranch: branch,
+    objectFormat: project.repository_object_format === 'sha256' ? 'sha256' : 'sha1',
+  })
+  if (!readme) return
+  const webUrl = webUrlOf(project, ctx.config.externalUrl)
+  await commitFirstFile({
+    directory,
+    branch,
+    path: 'README.md',
+    content: readmeContent({
+      name: project.name,
+      description: readme.description,
+      httpUrl: `${webUrl}.git`,
+      integrationsUrl: `${webUrl}/-/settings/integrations`,
+      branch,
+    }),
+    message: 'Initial commit',
+    author: { name: readme.author.name, email: readme.author.commit_email || readme.author.email },
+    at: new Date(project.created_at),
+  })
 }
 
 function candidateOf(row: Partial<ProjectRow> & { name: string; path: string }) {
@@ -608,7 +671,7 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
   const errors = projectValidationErrors(candidateOf(merged), changed)
   const source =
     project.forked_from_project_id !== null ? ((await findProjectById(ctx.db, project.forked_from_project_id))[0] ?? null) : null
-  await saveErrors(ctx.db, errors, merged, namespace, changed, project.id, source)
+  await saveErrors(ctx.db, errors, merged, namespace, changed, project.id, source, storageNames(ctx.config))
   if (hasErrors(errors)) throw new Invalid(errors)
   if (changed.size === 0) return viewOfLoaded(ctx, loaded)
   const at = ctx.now().toISOString()
@@ -681,6 +744,11 @@ export async function deleteProject(ctx: Context, loaded: LoadedProject, unmodif
   authorizeProject(loaded.access, 'remove_project')
   if (unmodifiedSince && Date.parse(loaded.project.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
   await ctx.db.transaction().execute((trx) => deleteProjectRow(trx, loaded.project.id))
+  // Once the rows are gone the repository goes too, best effort. This moves onto the deletion job when jobs exist.
+  const { repository_storage: storage, id } = loaded.project
+  await removeRepository(ctx.config, storage, id).catch((error: unknown) => {
+    ctx.log.error({ err: error, projectId: id, storage }, 'could not remove the repository of a deleted project')
+  })
 }
 
 /** POST /projects/:id/archive and /unarchive: Owner (GL `archive_project`); archiving twice changes nothing. */

@@ -7,12 +7,14 @@ import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '..
 export const LEGACY_PASSWORD_NAMES = ['password_authentication_enabled', 'signin_enabled'] as const
 
 function nullable(schema: TSchema, rule: SettingRule): TSchema {
-  return rule.type !== 'boolean' && rule.nullable ? Nullable(schema) : schema
+  return rule.type !== 'boolean' && rule.type !== 'weights' && rule.nullable ? Nullable(schema) : schema
 }
 
 /** Grape param type of a setting: integers and booleans coerced; bounds are model validations, checked later. */
 function paramSchema(rule: SettingRule): TSchema {
   if (rule.type === 'boolean') return Type.Boolean()
+  // Any hash; its values are coerced and checked by the service (GL HashOfIntegerValues).
+  if (rule.type === 'weights') return Type.Object({}, { additionalProperties: Type.Unknown() })
   if (rule.type === 'integer') return nullable(Type.Integer(), rule)
   if (rule.values) return nullable(Type.Union(rule.values.map((value) => Type.Literal(value))), rule)
   return nullable(Type.String(), rule)
@@ -20,6 +22,7 @@ function paramSchema(rule: SettingRule): TSchema {
 
 function valueSchema(rule: SettingRule): TSchema {
   if (rule.type === 'boolean') return Type.Boolean()
+  if (rule.type === 'weights') return Type.Object({}, { additionalProperties: Type.Integer() })
   if (rule.type === 'integer') return nullable(Type.Integer(), rule)
   return nullable(Type.String(), rule)
 }

@@ -1,6 +1,14 @@
 import type { Context } from '../../core/context.js'
 import { Invalid } from '../../core/errors.js'
-import { SETTING_NAMES, settingRules, settingsRecordErrors, type SettingRule, type Settings } from '../../core/settings.js'
+import {
+  SETTING_NAMES,
+  settingRules,
+  settingsRecordErrors,
+  storageWeightsOf,
+  weightsOfEveryStorage,
+  type SettingRule,
+  type Settings,
+} from '../../core/settings.js'
 import { isoTimestamp } from '../../core/time.js'
 import type { SettingsCache } from './cache.js'
 import { authorizeAdmin } from '../../core/caller.js'
@@ -9,7 +17,7 @@ import { readSettings, upsertSettingRows } from './store.js'
 
 /** GitLab's ActiveRecord message for a value outside a setting's bounds, or null when it fits. */
 function violation(value: unknown, rule: SettingRule): string | null {
-  if (value === null || rule.type === 'boolean') return null
+  if (value === null || rule.type === 'boolean' || rule.type === 'weights') return null
   if (rule.type === 'integer' && typeof value === 'number') {
     if (rule.greaterThan !== undefined && !(value > rule.greaterThan)) return `must be greater than ${rule.greaterThan}`
     if (rule.greaterThanOrEqualTo !== undefined && value < rule.greaterThanOrEqualTo) {
@@ -37,7 +45,13 @@ function changesOf(input: UpdateSettingsInput): Partial<Settings> {
 /** The settings as stored, read past this node's cache as GitLab's API does (current_without_cache). */
 export async function getSettings(ctx: Context): Promise<Settings> {
   authorizeAdmin(ctx.caller)
-  return readSettings(ctx.db)
+  return shown(ctx, await readSettings(ctx.db))
+}
+
+/** Storage weights list every configured storage and only those (GL `repository_storages_with_default_weight`). */
+function shown(ctx: Context, settings: Settings): Settings {
+  const storages = Object.keys(ctx.config.storages)
+  return { ...settings, repository_storages_weighted: weightsOfEveryStorage(settings.repository_storages_weighted, storages) }
 }
 
 /** Validates every given setting, writes them in one transaction, then makes every node drop its copy. */
@@ -49,6 +63,11 @@ export async function updateSettings(ctx: Context, cache: SettingsCache, input: 
     const message = violation(value, settingRules[name as keyof Settings])
     if (message) errors[name] = [message]
   }
+  if (changes.repository_storages_weighted !== undefined) {
+    const { weights, errors: messages } = storageWeightsOf(changes.repository_storages_weighted, Object.keys(ctx.config.storages))
+    if (messages.length > 0) errors.repository_storages_weighted = messages
+    changes.repository_storages_weighted = weights
+  }
   const recordErrors = settingsRecordErrors({ ...(await readSettings(ctx.db)), ...changes })
   for (const [name, messages] of Object.entries(recordErrors)) errors[name] ??= messages
   if (Object.keys(errors).length > 0) throw new Invalid(errors)
@@ -57,5 +76,5 @@ export async function updateSettings(ctx: Context, cache: SettingsCache, input: 
     return readSettings(trx)
   })
   await cache.announceChange()
-  return settings
+  return shown(ctx, settings)
 }

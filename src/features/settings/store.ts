@@ -6,6 +6,9 @@ export function listSettingRows(db: Db) {
 }
 
 function fitsRule(value: unknown, rule: SettingRule): boolean {
+  if (rule.type === 'weights') {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every(Number.isSafeInteger)
+  }
   if (value === null) return rule.type !== 'boolean' && rule.nullable === true
   if (rule.type === 'boolean') return typeof value === 'boolean'
   if (rule.type === 'integer') return Number.isSafeInteger(value)

@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process'
+
+/** A git command that failed: its arguments, exit code and standard error, for the log. */
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly code: number | string | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed (${code ?? 'signal'}): ${stderr.trim()}`)
+  }
+}
+
+export interface GitOptions {
+  /** The repository (`--git-dir`); absent for commands that take none, such as `init`. */
+  gitDir?: string
+  /** Written to the command's standard input. */
+  input?: string | Buffer
+  /** Extra environment, e.g. author and committer identity. */
+  env?: Record<string, string>
+}
+
+/**
+ * Runs the real `git` binary without a shell. The user's and the system's configuration are ignored so that every
+ * repository is written the same way whatever the machine has in ~/.gitconfig or /etc/gitconfig.
+ */
+export function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  const argv = options.gitDir ? [`--git-dir=${options.gitDir}`, ...args] : [...args]
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+    ...options.env,
+  }
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', argv, { env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) reject(new GitError(argv, (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null, stderr))
+      else resolve(stdout)
+    })
+    if (options.input !== undefined) child.stdin?.end(options.input)
+    else child.stdin?.end()
+  })
+}

@@ -1,0 +1,105 @@
+import { createHash, randomInt } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { Config } from '../../config/index.js'
+import type { Settings } from '../../core/settings.js'
+import { git } from './git.js'
+
+export { GitError } from './git.js'
+export { readmeContent, type ReadmeValues } from './readme.js'
+
+/** GitLab's hashed storage path of a project's repository: `@hashed/<h[0:2]>/<h[2:4]>/<h>.git`, h = sha256 of the id (GL Storage::Hashed). */
+export function hashedRepositoryPath(projectId: number): string {
+  const hash = createHash('sha256').update(String(projectId)).digest('hex')
+  return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`
+}
+
+/** The names of the configured storages, in configured order. */
+export function storageNames(config: Config): string[] {
+  return Object.keys(config.storages)
+}
+
+/** Where a project's repository lives on disk. */
+export function repositoryDirectory(config: Config, storage: string, projectId: number): string {
+  const root = config.storages[storage]
+  if (root === undefined) throw new Error(`repository storage ${JSON.stringify(storage)} is not configured`)
+  return path.join(root, hashedRepositoryPath(projectId))
+}
+
+/**
+ * The storage of a new project: a weighted random pick among configured storages with a positive weight
+ * (GL ApplicationSetting#pick_repository_storage); `default` when none has weight.
+ */
+export function pickRepositoryStorage(config: Config, settings: Settings): string {
+  const weights = settings.repository_storages_weighted
+  const candidates = storageNames(config).filter((name) => (weights[name] ?? 0) > 0)
+  const total = candidates.reduce((sum, name) => sum + weights[name], 0)
+  if (total === 0) return 'default'
+  let ticket = randomInt(total)
+  for (const name of candidates) {
+    ticket -= weights[name]
+    if (ticket < 0) return name
+  }
+  return candidates[candidates.length - 1]
+}
+
+export interface NewRepository {
+  storage: string
+  projectId: number
+  /** The branch HEAD names. */
+  defaultBranch: string
+  objectFormat: 'sha1' | 'sha256'
+}
+
+/** Creates an empty bare repository with HEAD on the default branch; fails if the directory exists already. */
+export async function createRepository(config: Config, repository: NewRepository): Promise<string> {
+  const directory = repositoryDirectory(config, repository.storage, repository.projectId)
+  // Ids of committed projects are never reused (AUTOINCREMENT, sequences), so a directory already here is the leftover
+  // of a creation that never committed (a crash mid-transaction) and belongs to no project.
+  await fs.rm(directory, { recursive: true, force: true })
+  await fs.mkdir(directory, { recursive: true })
+  await git([
+    'init',
+    '--bare',
+    '--quiet',
+    `--initial-branch=${repository.defaultBranch}`,
+    `--object-format=${repository.objectFormat}`,
+    directory,
+  ])
+  return directory
+}
+
+export interface InitialCommit {
+  directory: string
+  branch: string
+  path: string
+  content: string
+  message: string
+  author: { name: string; email: string }
+  at: Date
+}
+
+/** Commits one file onto a new branch with plumbing only (hash-object, mktree, commit-tree, update-ref): no working tree. */
+export async function commitFirstFile(commit: InitialCommit): Promise<string> {
+  const gitDir = commit.directory
+  const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: commit.content })).trim()
+  const tree = (await git(['mktree'], { gitDir, input: `100644 blob ${blob}\t${commit.path}\n` })).trim()
+  const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
+  const env = {
+    GIT_AUTHOR_NAME: commit.author.name,
+    GIT_AUTHOR_EMAIL: commit.author.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: commit.author.name,
+    GIT_COMMITTER_EMAIL: commit.author.email,
+    GIT_COMMITTER_DATE: date,
+  }
+  const sha = (await git(['commit-tree', tree, '-m', commit.message], { gitDir, env })).trim()
+  // The zero old value makes update-ref refuse if the branch somehow exists already.
+  await git(['update-ref', `refs/heads/${commit.branch}`, sha, ''], { gitDir })
+  return sha
+}
+
+/** Removes a project's repository directory; a missing one is fine. */
+export async function removeRepository(config: Config, storage: string, projectId: number): Promise<void> {
+  await fs.rm(repositoryDirectory(config, storage, projectId), { recursive: true, force: true })
+}
