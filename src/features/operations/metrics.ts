@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /** Prometheus metrics of one app: requests by route and status, and their durations. */
 export class Metrics {
@@ -28,6 +28,22 @@ export class Metrics {
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
       this.requests.inc(labels)
       this.durations.observe(labels, reply.elapsedTime / 1000)
+    })
+  }
+
+  /** Reports the jobs table's counts by kind and state, read at each scrape so every node shows the whole queue. */
+  trackJobs(countJobs: () => Promise<{ kind: string; state: string; count: number }[]>) {
+    new Gauge({
+      name: 'svc_jobs',
+      help: 'Background jobs by kind and state.',
+      labelNames: ['kind', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        // A database that does not answer leaves the gauge empty rather than failing the whole scrape.
+        const counts = await countJobs().catch(() => [])
+        this.reset()
+        for (const { kind, state, count } of counts) this.set({ kind, state }, count)
+      },
     })
   }
 

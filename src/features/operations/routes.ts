@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { pingDatabase, type DatabaseHandle } from '../../db/index.js'
 import type { ApiRouter } from '../../http/route.js'
+import { countJobsByKindAndState } from '../../jobs/index.js'
 import { SVC_REVISION, SVC_VERSION } from '../../version.js'
 import type { Metrics } from './metrics.js'
 
@@ -60,6 +61,7 @@ export function registerOperationsRoutes(
       .send(JSON.stringify(body))
   })
 
+  deps.metrics.trackJobs(() => countJobsByKindAndState(deps.database.db))
   app.get('/-/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.text()))
 
   for (const path of ['/version', '/metadata']) {
