@@ -89,6 +89,10 @@ describe('svc command', () => {
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^Password: \S{20,}\n$/)
     const version = await fetch(`${url}/api/v4/version`, { headers: { 'private-token': token } })
     expect(version.status).toBe(200)
+    // The job worker starts with the server: this hour's event retention job is scheduled and run.
+    await expect
+      .poll(async () => (await fetch(`${url}/-/metrics`)).text(), { timeout: 5000 })
+      .toMatch(/svc_jobs\{kind="events\.remove-expired",state="done"\} [12]\n/)
 
     // A request still being received when SIGTERM arrives is answered before the process exits.
     const socket = net.connect(port, '127.0.0.1')

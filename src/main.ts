@@ -7,7 +7,8 @@ import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
 import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
-import { startEventRetention } from './features/events/index.js'
+import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } from './features/events/index.js'
+import { JobWorker } from './jobs/index.js'
 import { anonymous } from './core/caller.js'
 import { defaultSettings } from './core/settings.js'
 
@@ -34,15 +35,15 @@ async function serve(config: Config) {
   if (redis) await redis.connect()
   const app = await buildApp({ config, database, redis })
   await app.fastify.listen({ host: config.host, port: config.port })
-  // Events older than 3 years go (spec § Limits); the run is idempotent, so every node may run it.
-  const retention = startEventRetention(() => ({
+  // Every node runs a worker over the shared jobs table (DESIGN.md § Jobs); each feature says what runs its jobs.
+  const worker = new JobWorker({
     db: database.db,
-    caller: anonymous,
-    config,
-    settings: defaultSettings,
+    handlers: [...eventJobHandlers],
+    periodic: [...eventPeriodicJobs],
+    context: () => ({ db: database.db, caller: anonymous, config, settings: defaultSettings, log, now: () => new Date() }),
     log,
-    now: () => new Date(),
-  }))
+  })
+  worker.start()
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -51,7 +52,7 @@ async function serve(config: Config) {
     log.info({ signal }, 'shutting down')
     // In-flight requests finish; new connections are refused; then storage closes.
     await app.close()
-    await retention.stop()
+    await worker.stop()
     await database.close()
     if (redis) await redis.quit()
     log.info('stopped')

@@ -1,12 +1,14 @@
-import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
+import { every, handle } from '../../jobs/index.js'
 import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
+import { RemoveExpiredEvents } from './jobs.js'
 import { removeExpiredEvents } from './service.js'
 import { findProjectMembershipsBelow, insertEvent, insertEvents } from './store.js'
 
 export { EventAction, type EventActionName, type EventTargetType } from './actions.js'
 export { removeExpiredEvents } from './service.js'
+export { RemoveExpiredEvents } from './jobs.js'
 
 export interface NewEvent {
   projectId: number | null
@@ -49,36 +51,15 @@ export async function recordProjectsLeftBelow(trx: Db, group: { traversal_ids: s
   )
 }
 
-/** How often the periodic retention run removes events past the retention period. */
+/** How often the retention job removes events past the retention period. */
 export const EVENT_RETENTION_INTERVAL_MS = 60 * 60 * 1000
 
-/**
- * Runs `removeExpiredEvents` now and then every `intervalMs` until stopped; the timer never keeps the process
- * alive, and a failed run is logged and retried at the next tick.
- */
-export function startEventRetention(context: () => Context, intervalMs = EVENT_RETENTION_INTERVAL_MS): { stop(): Promise<void> } {
-  let running: Promise<void> | null = null
-  const run = () => {
-    if (running) return
-    const ctx = context()
-    running = removeExpiredEvents(ctx)
-      .then((removed) => {
-        if (removed > 0) ctx.log.info({ removed }, 'removed events past the retention period')
-      })
-      .catch((error: unknown) => ctx.log.error({ err: error }, 'event retention run failed'))
-      .finally(() => {
-        running = null
-      })
-  }
-  const timer = setInterval(run, intervalMs)
-  timer.unref()
-  const first = setTimeout(run, 0)
-  first.unref()
-  return {
-    async stop() {
-      clearInterval(timer)
-      clearTimeout(first)
-      await running
-    },
-  }
-}
+// The run deletes only what is past the cutoff, so a second run of a slot (or two slots at once) removes nothing more.
+export const jobHandlers = [
+  handle(RemoveExpiredEvents, async (ctx) => {
+    const removed = await removeExpiredEvents(ctx)
+    if (removed > 0) ctx.log.info({ removed }, 'removed events past the retention period')
+  }),
+]
+
+export const periodicJobs = [every(EVENT_RETENTION_INTERVAL_MS, RemoveExpiredEvents, {})]

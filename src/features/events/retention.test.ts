@@ -3,7 +3,8 @@ import { createTestProject, createTestUser } from '../../testing/factories.js'
 import { contextFor } from '../../testing/context.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { removeExpiredEvents, startEventRetention } from './index.js'
+import { JobWorker } from '../../jobs/index.js'
+import { EVENT_RETENTION_INTERVAL_MS, jobHandlers, periodicJobs, RemoveExpiredEvents, removeExpiredEvents } from './index.js'
 import { retentionCutoff } from './service.js'
 import { createManyTestEvents, createTestEvent, findEventRows } from './testing.js'
 
@@ -71,27 +72,38 @@ describe('event retention (spec § Limits: 3 years)', () => {
     expect(await listed()).toEqual([])
   })
 
-  test('the periodic run starts at once, repeats, and stops cleanly', async () => {
+  test('the hourly retention job removes old events, once per hour whichever nodes schedule it', async () => {
     const user = await createTestUser(db())
     const project = await createTestProject(db(), { owner: user })
-    const now = new Date()
+    let now = new Date()
     const old = () =>
       createTestEvent(db(), { project, author: user, action: 'joined', createdAt: new Date(retentionCutoff(now).getTime() - MINUTE) })
     await old()
-    const runs: number[] = []
-    const retention = startEventRetention(() => {
-      runs.push(Date.now())
-      return contextFor(server, null, now)
-    }, 50)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(await findEventRows(db(), project.id)).toEqual([])
+    const kept = await createTestEvent(db(), { project, author: user, action: 'joined', createdAt: now })
+    const workers = ['node-1', 'node-2'].map(
+      (workerId) =>
+        new JobWorker({
+          db: db(),
+          handlers: jobHandlers,
+          periodic: periodicJobs,
+          context: () => contextFor(server, null),
+          clock: () => now,
+          workerId,
+        }),
+    )
+    expect(await workers[0]!.drain()).toBe(1)
+    expect(await workers[1]!.drain()).toBe(0)
+    expect((await findEventRows(db(), project.id)).map((e) => e.id)).toEqual([kept.id])
+
+    // Within the same hour nothing runs again; the next hour's job removes what expired since.
     await old()
-    await new Promise((resolve) => setTimeout(resolve, 150))
-    expect(await findEventRows(db(), project.id)).toEqual([])
-    await retention.stop()
-    const count = runs.length
-    expect(count).toBeGreaterThanOrEqual(2)
-    await new Promise((resolve) => setTimeout(resolve, 120))
-    expect(runs.length).toBe(count)
+    expect(await workers[1]!.drain()).toBe(0)
+    now = new Date(now.getTime() + EVENT_RETENTION_INTERVAL_MS)
+    expect(await workers[1]!.drain()).toBe(1)
+    expect((await findEventRows(db(), project.id)).map((e) => e.id)).toEqual([kept.id])
+    const jobs = await db().selectFrom('jobs').select(['state', 'unique_key']).where('kind', '=', RemoveExpiredEvents.kind).execute()
+    expect(jobs.map((job) => job.state)).toEqual(['done', 'done'])
+    expect(jobs.map((job) => job.unique_key)).toEqual(expect.arrayContaining([expect.stringMatching(/^events\.remove-expired@\d+$/)]))
+    expect(EVENT_RETENTION_INTERVAL_MS).toBe(60 * MINUTE)
   })
 })
