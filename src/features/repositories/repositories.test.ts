@@ -204,6 +204,18 @@ describe('storages', () => {
     expect(await projectCount()).toBe(before)
   })
 
+  test('changing repository_storage does not point the project away from its repository (a storage move does that)', async () => {
+    const project = await createProject({ name: 'Staying' })
+    let res = await request('PUT', `/api/v4/projects/${project.id}`, { token: server.rootToken, body: { repository_storage: 'fast' } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.repository_storage).toBe('default')
+    expect((await adminView(project.id)).repository_storage).toBe('default')
+    git(expectedDirectory('default', project.id), 'fsck')
+    res = await request('PUT', `/api/v4/projects/${project.id}`, { token: server.rootToken, body: { repository_storage: 'slow' } })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ message: { repository_storage: ['is not included in the list'] } })
+  })
+
   test('repository_storages_weighted: GitLab’s validation errors, nothing changed', async () => {
     let res = await putWeights({ default: 101, slow: 5, other: 1, fast: true, big: -1 })
     expect(res.status).toBe(400)
