@@ -103,3 +103,20 @@ export async function countJobsByKindAndState(db: Db): Promise<{ kind: string; s
     .execute()
   return rows.map((row) => ({ kind: row.kind, state: row.state, count: Number(row.count) }))
 }
+
+/** Deletes up to `limit` jobs that finished in `state` before `before`; answers how many went. */
+export async function deleteFinishedJobs(db: Db, state: 'done' | 'failed', before: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('jobs')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('jobs')
+        .select('id')
+        .where('state', '=', state)
+        .where('finished_at', '<', before.toISOString())
+        .orderBy('id')
+        .limit(limit),
+    )
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -269,6 +269,39 @@ describe('the worker', () => {
     expect(await findJobById(db(), id)).toMatchObject({ state: 'done', locked_by: 'slow', attempts: 1 })
   })
 
+  test('a handler learns through its signal when another worker took its job, and its result is not recorded', async () => {
+    const job = newKind()
+    let now = new Date('2030-01-01T00:00:00.000Z').getTime()
+    const clock = () => new Date(now)
+    let aborted!: () => void
+    const sawAbort = new Promise<void>((resolve) => (aborted = resolve))
+    const stalled = new JobWorker({
+      db: db(),
+      handlers: [
+        handle(job, async (ctx) => {
+          ctx.signal.addEventListener('abort', () => aborted())
+          await sawAbort
+        }),
+      ],
+      context: () => contextFor(server, null),
+      clock,
+      workerId: 'stalled',
+      leaseMs: 1000,
+      renewEveryMs: 20,
+    })
+    const id = (await enqueueJob(db(), job, { name: 'stolen' }, { now: clock() }))!
+    const run = stalled.runOnce()
+    await expect.poll(async () => (await findJobById(db(), id))?.locked_by).toBe('stalled')
+    // The stalled worker's lease ran out (its renewals did not reach the database in time) and another worker took the job.
+    now += 5000
+    expect(await claimJob(db(), { kinds: [job.kind], workerId: 'taker', now: clock(), leaseUntil: new Date(now + 60_000) })).toMatchObject({
+      id,
+    })
+    await sawAbort
+    expect(await run).toBe(true)
+    expect(await findJobById(db(), id)).toMatchObject({ state: 'running', locked_by: 'taker', attempts: 2 })
+  })
+
   test('a handler that fails after its first effect runs again without repeating the effect', async () => {
     const job = newKind()
     const clock = manualClock()
