@@ -26,6 +26,11 @@ export function repositoryDirectory(config: Config, storage: string, projectId: 
   return path.join(root, hashedRepositoryPath(projectId))
 }
 
+/** Where a project row says its repository is. */
+export function projectRepositoryDirectory(config: Config, project: { id: number; repository_storage: string }): string {
+  return repositoryDirectory(config, project.repository_storage, project.id)
+}
+
 /**
  * The storage of a new project: a weighted random pick among configured storages with a positive weight
  * (GL ApplicationSetting#pick_repository_storage); `default` when none has weight.
