@@ -128,6 +128,8 @@ export interface ProjectsTable {
   creator_id: number | null
   default_branch: string | null
   empty_repo: Generated<Flag>
+  /** The README on the default branch (GL `repository.readme_path`); null when there is none. */
+  readme_path: string | null
   archived: Generated<Flag>
   star_count: Generated<number>
   forked_from_project_id: number | null

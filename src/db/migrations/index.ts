@@ -6,6 +6,7 @@ import * as m20261123T1440 from './20261123T1440_create_sessions_and_oauth.js'
 import * as m20261123T1730 from './20261123T1730_create_issues_labels_events.js'
 import * as m20261123T1847 from './20261123T1847_create_label_counts.js'
 import * as m20261123T1900 from './20261123T1900_create_jobs.js'
+import * as m20261123T1905 from './20261123T1905_project_readme_path.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1730_create_issues_labels_events': m20261123T1730,
   '20261123T1847_create_label_counts': m20261123T1847,
   '20261123T1900_create_jobs': m20261123T1900,
+  '20261123T1905_project_readme_path': m20261123T1905,
 }

@@ -147,8 +147,8 @@ export function presentBasicProject(view: ProjectView, options: ProjectPresentOp
   json.http_url_to_repo = `${webUrl}.git`
   json.web_url = webUrl
   if (readCode) {
-    // Only a repository initialized with a README has one; nothing else writes files yet.
-    json.readme_url = project.empty_repo === 1 ? null : `${webUrl}/-/blob/${defaultBranchOf(project)}/README.md`
+    // The README recorded on the row when the repository last changed (GL `project.readme_url`).
+    json.readme_url = project.readme_path === null ? null : `${webUrl}/-/blob/${defaultBranchOf(project)}/${project.readme_path}`
     json.forks_count = view.forksCount
   }
   json.avatar_url = null

@@ -512,6 +512,7 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
     // The branch HEAD names, empty repository or not (GL CreateService#default_branch).
     default_branch: input.defaultBranch || (await groupDefaultBranch(acting.db, namespace)) || DEFAULT_BRANCH,
     empty_repo: readme ? 0 : 1,
+    readme_path: readme ? 'README.md' : null,
     topics: JSON.stringify(input.topics ?? []),
     repository_object_format: input.repositoryObjectFormat ?? 'sha1',
     last_activity_at: at,

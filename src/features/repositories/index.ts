@@ -3,10 +3,13 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../../config/index.js'
 import type { Settings } from '../../core/settings.js'
+import type { Db } from '../../db/index.js'
 import { git } from './git.js'
+import { updateRepositoryState, type RepositoryState } from './store.js'
 
 export { GitError } from './git.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
+export type { RepositoryState } from './store.js'
 
 /** GitLab's hashed storage path of a project's repository: `@hashed/<h[0:2]>/<h[2:4]>/<h>.git`, h = sha256 of the id (GL Storage::Hashed). */
 export function hashedRepositoryPath(projectId: number): string {
@@ -107,4 +110,39 @@ export async function commitFirstFile(commit: InitialCommit): Promise<string> {
 /** Removes a project's repository directory; a missing one is fine. */
 export async function removeRepository(config: Config, storage: string, projectId: number): Promise<void> {
   await fs.rm(repositoryDirectory(config, storage, projectId), { recursive: true, force: true })
+}
+
+// GL Gitlab::FileDetector `readme` and Tree#readme: a root file named README*, markup preferred over plain text.
+const README_NAME = /^readme[^/]*$/i
+const MARKUP_README = /\.(md|markdown|mdown|mkd|mkdn|mdwn|rmd|rdoc|adoc|ad|asciidoc|textile|rst|org|creole|wiki|mediawiki|pod)$/i
+const PLAIN_README = /^readme(\.txt)?$/i
+
+/** The README GitLab would link among a tree's root entries, or null. */
+export function readmeOf(names: readonly string[]): string | null {
+  const readmes = names.filter((name) => README_NAME.test(name)).sort()
+  return readmes.find((name) => MARKUP_README.test(name)) ?? readmes.find((name) => PLAIN_README.test(name)) ?? null
+}
+
+/** What the project entity shows of a repository, read from the repository itself. */
+export async function readRepositoryState(directory: string): Promise<RepositoryState> {
+  const head = (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir: directory })).trim()
+  const anyBranch = (await git(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], { gitDir: directory })).trim()
+  if (anyBranch === '') return { emptyRepo: true, defaultBranch: head, readmePath: null }
+  const headExists = (await git(['for-each-ref', '--format=%(refname)', `refs/heads/${head}`], { gitDir: directory })).trim() !== ''
+  if (!headExists) return { emptyRepo: false, defaultBranch: head, readmePath: null }
+  // Blobs only: a directory named README is no README.
+  const entries = (await git(['ls-tree', '-z', `refs/heads/${head}`], { gitDir: directory })).split('\0').filter(Boolean)
+  const blobs = entries.filter((entry) => / blob /.test(entry.split('\t')[0])).map((entry) => entry.slice(entry.indexOf('\t') + 1))
+  return { emptyRepo: false, defaultBranch: head, readmePath: readmeOf(blobs) }
+}
+
+/** Reads the repository and records on the project what its entity shows (empty_repo, default_branch, readme_url); call after the repository changes. */
+export async function refreshRepositoryState(
+  db: Db,
+  config: Config,
+  project: { id: number; repository_storage: string },
+): Promise<RepositoryState> {
+  const state = await readRepositoryState(projectRepositoryDirectory(config, project))
+  await updateRepositoryState(db, project.id, state)
+  return state
 }

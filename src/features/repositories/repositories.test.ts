@@ -8,7 +8,7 @@ import type { User } from '../../core/caller.js'
 import { createTestGroup, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { hashedRepositoryPath } from './index.js'
+import { hashedRepositoryPath, readmeOf, refreshRepositoryState } from './index.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -30,10 +30,31 @@ function expectedDirectory(storage: string, id: number): string {
 
 /** Real `git` against a bare repository. */
 function git(directory: string, ...args: string[]): string {
+  return gitWith(directory, undefined, ...args)
+}
+
+function gitWith(directory: string, input: string | undefined, ...args: string[]): string {
   return execFileSync('git', [`--git-dir=${directory}`, ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: os.tmpdir() },
+    input,
+    env: {
+      PATH: process.env.PATH,
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: os.tmpdir(),
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
   })
+}
+
+/** Commits a root tree of these files onto a branch, as a push would. */
+function commitFiles(directory: string, branch: string, files: string[]) {
+  const entries = files.map((name) => `100644 blob ${gitWith(directory, name, 'hash-object', '-w', '--stdin').trim()}\t${name}\n`)
+  const tree = gitWith(directory, entries.join(''), 'mktree').trim()
+  const commit = git(directory, 'commit-tree', tree, '-m', 'Files').trim()
+  git(directory, 'update-ref', `refs/heads/${branch}`, commit)
 }
 
 async function createProject(body: Record<string, unknown>, token = annaToken) {
@@ -155,6 +176,39 @@ describe('a new project has a bare repository', () => {
       .readdirSync(path.join(storageRoot('default'), '@hashed'), { recursive: true })
       .filter((entry) => String(entry).endsWith('.git'))
     expect(leftovers).toHaveLength(await projectCount())
+  })
+})
+
+describe('after the repository changes, the project shows what it holds', () => {
+  test('GitLab’s README choice: a root file named README*, markup first, then plain text', () => {
+    expect(readmeOf(['README', 'readme.rst', 'README.md'])).toBe('README.md')
+    expect(readmeOf(['README.txt', 'src'])).toBe('README.txt')
+    expect(readmeOf(['README.pdf', 'main.c'])).toBe(null)
+  })
+
+  test('empty_repo, default_branch and readme_url follow the repository', async () => {
+    const project = await createProject({ name: 'Pushed' })
+    const directory = expectedDirectory('default', project.id)
+    const row = { id: project.id, repository_storage: 'default' }
+    const shown = async () => {
+      const res = await request('GET', `/api/v4/projects/${project.id}`, { token: annaToken })
+      const { empty_repo, default_branch, readme_url } = res.body
+      return { empty_repo, default_branch, readme_url }
+    }
+    await refreshRepositoryState(server.database.db, server.config, row)
+    expect(await shown()).toEqual({ empty_repo: true, default_branch: 'main', readme_url: null })
+
+    commitFiles(directory, 'main', ['README', 'docs', 'readme.rst'])
+    await refreshRepositoryState(server.database.db, server.config, row)
+    expect(await shown()).toEqual({
+      empty_repo: false,
+      default_branch: 'main',
+      readme_url: `${server.url}/anna/Pushed/-/blob/main/readme.rst`,
+    })
+
+    commitFiles(directory, 'main', ['main.c'])
+    await refreshRepositoryState(server.database.db, server.config, row)
+    expect(await shown()).toEqual({ empty_repo: false, default_branch: 'main', readme_url: null })
   })
 })
 
