@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { openDatabase, type DatabaseHandle } from '../db/index.js'
 import { contextFor } from '../testing/context.js'
-import { startTestServer, TEST_DATABASE_URL, type TestServer } from '../testing/server.js'
+import { freshDatabase, startTestServer, TEST_DATABASE_URL, type TestServer } from '../testing/server.js'
 import { defineJob, enqueueJob, handle, JobWorker, type JobHandler } from './index.js'
 import { claimJob, findJobById, markJobDone, markJobFailedAttempt } from './store.js'
 
@@ -120,6 +120,14 @@ describe('the worker', () => {
       last_error: null,
       finished_at: clock.now().toISOString(),
     })
+  })
+
+  test('one kind has one handler', () => {
+    const job = newKind()
+    const handler = handle(job, async () => {})
+    expect(() => workerFor([handler, handle(job, async () => {})], { clock: () => new Date() })).toThrow(
+      `two handlers for job kind ${job.kind}`,
+    )
   })
 
   test('a job waits for its run_at', async () => {
@@ -360,6 +368,26 @@ describe('the worker', () => {
     } finally {
       await otherNode.close()
     }
+  })
+
+  test('the poll loop keeps going when the database fails and still stops', async () => {
+    const job = newKind()
+    // A database without the jobs table: every poll fails.
+    const empty = await freshDatabase()
+    const gone = await openDatabase(empty)
+    const errors: unknown[] = []
+    const worker = new JobWorker({
+      db: gone.db,
+      handlers: [handle(job, async () => {})],
+      context: () => contextFor(server, null),
+      pollIntervalMs: 5,
+      log: { info() {}, warn() {}, debug() {}, error: (object) => void errors.push(object) },
+    })
+    worker.start()
+    await expect.poll(() => errors.length).toBeGreaterThan(1)
+    await worker.stop()
+    await gone.close()
+    await empty.drop()
   })
 
   test('the poll loop runs jobs as they come and stop waits for the job in progress', async () => {

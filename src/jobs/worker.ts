@@ -51,7 +51,11 @@ export class JobWorker {
 
   constructor(options: JobWorkerOptions) {
     this.db = options.db
-    this.handlers = new Map(options.handlers.map((handler) => [handler.job.kind, handler]))
+    this.handlers = new Map()
+    for (const handler of options.handlers) {
+      if (this.handlers.has(handler.job.kind)) throw new Error(`two handlers for job kind ${handler.job.kind}`)
+      this.handlers.set(handler.job.kind, handler)
+    }
     this.context = options.context
     this.scheduler = new JobScheduler(options.db, options.periodic ?? [])
     this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
