@@ -41,6 +41,7 @@ import { registerOAuthRoutes } from './features/oauth/routes.js'
 import { redirectBody, sessionLookups, WebRouter } from './features/sessions/index.js'
 import { registerSessionPages } from './features/sessions/routes.js'
 import { registerEventRoutes } from './features/events/routes.js'
+import { registerGitHttpRoutes } from './features/git-http/routes.js'
 import { registerIssueRoutes } from './features/issues/routes.js'
 import { registerLabelRoutes } from './features/labels/routes.js'
 import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
@@ -200,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOAuthRoutes(fastify, plain)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)
+  registerGitHttpRoutes(fastify, plain)
 
   await fastify.ready()
   return {
