@@ -465,6 +465,19 @@ export interface EventsTable {
   created_at: Timestamp
 }
 
+/** The ref update a push event describes (GL PushEventPayload). */
+export interface PushEventPayloadsTable {
+  event_id: number
+  commit_count: number
+  action: 'created' | 'removed' | 'pushed'
+  ref_type: 'branch' | 'tag'
+  commit_from: string | null
+  commit_to: string | null
+  /** The short name: `main`, `v1.0`. */
+  ref: string
+  commit_title: string | null
+}
+
 /** Global (no source), group ('Namespace') or project ('Project') notification settings of a user. */
 export interface NotificationSettingsTable {
   id: Generated<number>
@@ -541,6 +554,7 @@ export interface Database {
   label_counts: LabelCountsTable
   notes: NotesTable
   events: EventsTable
+  push_event_payloads: PushEventPayloadsTable
   notification_settings: NotificationSettingsTable
   spam_logs: SpamLogsTable
   jobs: JobsTable
@@ -577,6 +591,7 @@ export type MergeRequestUpdate = Updateable<MergeRequestsTable>
 export type LabelRow = Selectable<LabelsTable>
 export type NewLabelRow = Insertable<LabelsTable>
 export type NoteRow = Selectable<NotesTable>
+export type PushEventPayloadRow = Selectable<PushEventPayloadsTable>
 export type NewNoteRow = Insertable<NotesTable>
 export type EventRow = Selectable<EventsTable>
 export type NewEventRow = Insertable<EventsTable>

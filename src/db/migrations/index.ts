@@ -7,6 +7,7 @@ import * as m20261123T1730 from './20261123T1730_create_issues_labels_events.js'
 import * as m20261123T1847 from './20261123T1847_create_label_counts.js'
 import * as m20261123T1900 from './20261123T1900_create_jobs.js'
 import * as m20261123T1905 from './20261123T1905_project_readme_path.js'
+import * as m20261123T1930 from './20261123T1930_create_push_event_payloads.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1847_create_label_counts': m20261123T1847,
   '20261123T1900_create_jobs': m20261123T1900,
   '20261123T1905_project_readme_path': m20261123T1905,
+  '20261123T1930_create_push_event_payloads': m20261123T1930,
 }

@@ -4,7 +4,8 @@ import { every, handle } from '../../jobs/index.js'
 import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
 import { RemoveExpiredEvents } from './jobs.js'
 import { removeExpiredEvents } from './service.js'
-import { findProjectMembershipsBelow, insertEvent, insertEvents } from './store.js'
+import type { PushEventPayloadRow } from '../../db/schema.js'
+import { findProjectMembershipsBelow, insertEvent, insertEvents, insertPushEventPayload } from './store.js'
 
 export { EventAction, type EventActionName, type EventTargetType } from './actions.js'
 export { removeExpiredEvents } from './service.js'
@@ -18,9 +19,9 @@ export interface NewEvent {
   at: Date
 }
 
-/** Records a contribution event; call it inside the transaction of the action it describes. */
-export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
-  await insertEvent(trx, {
+/** Records a contribution event and answers its id; call it inside the transaction of the action it describes. */
+export async function recordEvent(trx: Db, event: NewEvent): Promise<number> {
+  return insertEvent(trx, {
     project_id: event.projectId,
     author_id: event.authorId,
     action: EventAction[event.action],
@@ -28,6 +29,23 @@ export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
     target_id: event.target?.id ?? null,
     created_at: event.at.toISOString(),
   })
+}
+
+export type PushPayload = Omit<PushEventPayloadRow, 'event_id'>
+
+/** Records a push event with what it did to one ref (GL EventCreateService#push); call it inside a transaction. */
+export async function recordPushEvent(
+  trx: Db,
+  push: { projectId: number; authorId: number; at: Date; payload: PushPayload },
+): Promise<void> {
+  const eventId = await recordEvent(trx, {
+    projectId: push.projectId,
+    authorId: push.authorId,
+    action: 'pushed',
+    target: null,
+    at: push.at,
+  })
+  await insertPushEventPayload(trx, { event_id: eventId, ...push.payload })
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { User } from '../../core/caller.js'
-import type { EventRow, NoteRow } from '../../db/schema.js'
+import type { EventRow, NoteRow, PushEventPayloadRow } from '../../db/schema.js'
 import { presentNoteRow, type NoteJson } from '../notes/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import { EventAction } from './actions.js'
@@ -12,11 +12,10 @@ export interface EventPresentOptions extends PresentOptions {
 }
 
 /** GL Event#action_name: the first matching rule wins (gitlab-behaviour-resources § 7.1). */
-export function actionNameOf(event: Pick<EventRow, 'action' | 'target_type'>): string {
+export function actionNameOf(event: Pick<EventRow, 'action' | 'target_type'>, push?: Pick<PushEventPayloadRow, 'action'>): string {
   switch (event.action) {
-    // Without push payloads every push reads as a push to an existing ref.
     case EventAction.pushed:
-      return 'pushed to'
+      return push?.action === 'created' ? 'pushed new' : push?.action === 'removed' ? 'deleted' : 'pushed to'
     case EventAction.closed:
       return 'closed'
     case EventAction.merged:
@@ -73,11 +72,12 @@ export function presentEvent(event: EventRow, targets: EventTargets, options: Ev
   const target = targetOf(event, targets)
   const note = event.target_type === 'Note' && event.target_id !== null ? targets.notes.get(event.target_id) : undefined
   const noteAuthor = note ? targets.users.get(note.author_id) : undefined
+  const push = event.action === EventAction.pushed ? targets.pushPayloads.get(event.id) : undefined
   const json: EventJson = {
     id: event.id,
     title: null,
     project_id: event.project_id,
-    action_name: actionNameOf(event),
+    action_name: actionNameOf(event, push),
     target_id: event.target_id,
     target_iid: target.iid,
     target_type: event.target_type,
@@ -88,6 +88,19 @@ export function presentEvent(event: EventRow, targets: EventTargets, options: Ev
   json.created_at = event.created_at
   if (note && noteAuthor) json.note = presentEventNote(note, noteAuthor, targets, options)
   if (author) json.author = presentUserBasic(author, options)
+  // GL API::Entities::PushEventPayload; single-ref pushes have no ref_count.
+  if (push) {
+    json.push_data = {
+      commit_count: push.commit_count,
+      action: push.action,
+      ref_type: push.ref_type,
+      commit_from: push.commit_from,
+      commit_to: push.commit_to,
+      ref: push.ref,
+      commit_title: push.commit_title,
+      ref_count: null,
+    }
+  }
   json.imported = false
   json.imported_from = 'none'
   json.author_username = author?.username ?? null

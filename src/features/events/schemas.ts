@@ -56,6 +56,18 @@ export const EventJson = Type.Object({
   created_at: Type.String(),
   note: Type.Optional(NoteJson),
   author: Type.Optional(UserBasicJson),
+  push_data: Type.Optional(
+    Type.Object({
+      commit_count: Type.Integer(),
+      action: Type.String(),
+      ref_type: Type.String(),
+      commit_from: NullableString,
+      commit_to: NullableString,
+      ref: Type.String(),
+      commit_title: NullableString,
+      ref_count: NullableInteger,
+    }),
+  ),
   imported: Type.Boolean(),
   imported_from: Type.String(),
   author_username: NullableString,

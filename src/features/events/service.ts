@@ -3,7 +3,7 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
-import type { EventRow, IssueRow, NamespaceRow, NoteRow, ProjectRow } from '../../db/schema.js'
+import type { EventRow, IssueRow, NamespaceRow, NoteRow, ProjectRow, PushEventPayloadRow } from '../../db/schema.js'
 import { projectAccessFrom, projectsWithRoleCondition, visibleProjectsCondition, type ProjectAccess } from '../access/index.js'
 import type { LoadedProject } from '../projects/index.js'
 import { findUsersByIds } from '../users/index.js'
@@ -19,6 +19,7 @@ import {
   findNamespacesByIds,
   findNotesByIds,
   findProjectsByIds,
+  findPushEventPayloads,
   selectEvents,
   type EventFilters,
 } from './store.js'
@@ -47,6 +48,8 @@ export interface EventTargets {
   mergeRequests: Map<number, { id: number; project_id: number; iid: number; title: string }>
   milestones: Map<number, { id: number; project_id: number; iid: number; title: string }>
   notes: Map<number, NoteRow>
+  /** Push events' payloads by event id. */
+  pushPayloads: Map<number, PushEventPayloadRow>
 }
 
 /** A page of events: what the headers describe (every matching row) and the rows the caller may see. */
@@ -140,6 +143,7 @@ function emptyTargets(projects: EventTargets['projects']): EventTargets {
     mergeRequests: new Map(),
     milestones: new Map(),
     notes: new Map(),
+    pushPayloads: new Map(),
   }
 }
 
@@ -162,12 +166,15 @@ async function loadTargets(ctx: Context, rows: readonly EventRow[], knownProject
     ...notes.flatMap((note) => (note.merge_request_id === null ? [] : [note.merge_request_id])),
   ])
   const userIds = new Set([...rows.map((row) => row.author_id), ...notes.map((note) => note.author_id)])
-  const [issues, mergeRequests, milestones, users] = await Promise.all([
+  const pushIds = rows.filter((row) => row.action === EventAction.pushed).map((row) => row.id)
+  const [issues, mergeRequests, milestones, users, pushPayloads] = await Promise.all([
     findIssuesByIds(ctx.db, [...issueIds]),
     findMergeRequestsByIds(ctx.db, [...mergeRequestIds]),
     findMilestonesByIds(ctx.db, idsOf(rows, 'Milestone')),
     findUsersByIds(ctx.db, [...userIds]),
+    findPushEventPayloads(ctx.db, pushIds),
   ])
+  targets.pushPayloads = new Map(pushPayloads.map((payload) => [Number(payload.event_id), payload]))
   targets.issues = byId(issues)
   targets.mergeRequests = byId(mergeRequests)
   targets.milestones = byId(milestones)

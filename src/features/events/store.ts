@@ -1,9 +1,19 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { Database, NamespaceRow, NewEventRow, NoteRow, ProjectRow } from '../../db/schema.js'
+import type { Database, NamespaceRow, NewEventRow, NoteRow, ProjectRow, PushEventPayloadRow } from '../../db/schema.js'
 
-export async function insertEvent(db: Db, row: NewEventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute()
+export async function insertEvent(db: Db, row: NewEventRow): Promise<number> {
+  const { id } = await db.insertInto('events').values(row).returning('id').executeTakeFirstOrThrow()
+  return Number(id)
+}
+
+export async function insertPushEventPayload(db: Db, row: PushEventPayloadRow): Promise<void> {
+  await db.insertInto('push_event_payloads').values(row).execute()
+}
+
+export function findPushEventPayloads(db: Db, eventIds: number[]): Promise<PushEventPayloadRow[]> {
+  if (eventIds.length === 0) return Promise.resolve([])
+  return db.selectFrom('push_event_payloads').selectAll().where('event_id', 'in', eventIds).execute()
 }
 
 export async function insertEvents(db: Db, rows: NewEventRow[]): Promise<void> {

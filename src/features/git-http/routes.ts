@@ -1,7 +1,102 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PassThrough, type Readable } from 'node:stream'
 import type { PlainRouteDeps } from '../../http/route.js'
+import {
+  accessDenied,
+  authorizeGit,
+  basicCredentials,
+  readRefs,
+  recordPushes,
+  repositoryOf,
+  runHttpBackend,
+  type GitRefusal,
+  type GitService,
+} from './service.js'
 
+/** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
+const MAX_NAMESPACE_DEPTH = 20
+
+const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack']
+
+type GitParams = Record<string, string>
+
+/** The project's full path from the route's segments (`s1`…`sN` and `project`, the name before `.git`). */
+function fullPathOf(params: GitParams): string {
+  const segments: string[] = []
+  for (let n = 1; params[`s${n}`] !== undefined; n++) segments.push(params[`s${n}`])
+  return [...segments, params.project].join('/')
+}
+
+function refuse(reply: FastifyReply, refusal: GitRefusal) {
+  // GL GitHttpClientController#send_challenges: git prompts for credentials on this challenge.
+  if (refusal.challenge) reply.header('www-authenticate', 'Basic realm="GitLab"')
+  return reply.code(refusal.status).type('text/plain; charset=utf-8').send(refusal.message)
+}
+
+/**
+ * Git's smart HTTP protocol at `/<namespace>/<project>.git/…` (GL Repositories::GitHttpController), served by
+ * `git http-backend` once the caller may run the service on the project.
+ */
 export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
-  void app
-  void deps
+  void app.register(async (scope) => {
+    // The pack data streams to the backend untouched; it is neither buffered nor limited in size here.
+    scope.addContentTypeParser(
+      ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
+      (_request, payload, done) => done(null, payload),
+    )
+
+    async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
+      const ctx = await deps.context(request)
+      const fullPath = fullPathOf(request.params as GitParams)
+      if (service === undefined || !SERVICES.includes(service)) {
+        // GL GitAccess#check_command_existence!: an unknown service is refused once the caller is known.
+        const known = basicCredentials(request.headers.authorization) !== null
+        return refuse(
+          reply,
+          known ? { status: 403, challenge: false, message: "The command you're trying to execute is not allowed." } : accessDenied(ctx),
+        )
+      }
+      const access = await authorizeGit(ctx, fullPath, service as GitService, request.headers.authorization, request.ip)
+      if ('status' in access) return refuse(reply, access)
+      const { project } = access.loaded
+      const directory = repositoryOf(ctx, project)
+      const pushing = pathInfo === '/git-receive-pack'
+      const before = pushing ? await readRefs(directory) : null
+      const queryAt = (request.raw.url ?? '').indexOf('?')
+      const backend = await runHttpBackend({
+        directory,
+        method: request.method,
+        pathInfo,
+        query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
+        headers: request.headers,
+        remoteUser: access.user?.username ?? null,
+        remoteAddr: request.ip,
+        body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+      })
+      reply.code(backend.status)
+      for (const [name, value] of backend.headers) reply.header(name, value)
+      if (!before || !access.user) return reply.send(backend.body)
+      // The push's events are recorded before the answer ends, so that git returns only once they are visible.
+      const user = access.user
+      const out = new PassThrough()
+      backend.body.pipe(out, { end: false })
+      backend.body.on('end', () => {
+        void backend.exited
+          .then(async () => recordPushes(ctx, project, user, directory, before))
+          .catch((error: unknown) => request.log.error({ err: error }, 'recording a push failed'))
+          .finally(() => out.end())
+      })
+      return reply.send(out)
+    }
+
+    for (let depth = 1; depth <= MAX_NAMESPACE_DEPTH; depth++) {
+      const prefix = Array.from({ length: depth }, (_, n) => `/:s${n + 1}`).join('') + '/:project.git'
+      scope.get(`${prefix}/info/refs`, async (request, reply) => {
+        const { service } = request.query as { service?: string }
+        return serve(request, reply, typeof service === 'string' ? service : undefined, '/info/refs')
+      })
+      scope.post(`${prefix}/git-upload-pack`, async (request, reply) => serve(request, reply, 'git-upload-pack', '/git-upload-pack'))
+      scope.post(`${prefix}/git-receive-pack`, async (request, reply) => serve(request, reply, 'git-receive-pack', '/git-receive-pack'))
+    }
+  })
 }

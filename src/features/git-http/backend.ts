@@ -1,0 +1,122 @@
+import { execFile, spawn } from 'node:child_process'
+import path from 'node:path'
+import { PassThrough, type Readable } from 'node:stream'
+
+/** A CGI request to `git http-backend` for one repository. */
+export interface BackendRequest {
+  /** The bare repository's directory. */
+  directory: string
+  method: string
+  /** `/info/refs`, `/git-upload-pack` or `/git-receive-pack`. */
+  pathInfo: string
+  query: string
+  headers: Record<string, string | string[] | undefined>
+  remoteUser: string | null
+  remoteAddr: string
+  body: Readable | null
+}
+
+/** The backend's answer: status, headers and a body that is still streaming. */
+export interface BackendResponse {
+  status: number
+  headers: [string, string][]
+  body: Readable
+  /** Settles once the process has exited; true when it exited cleanly. */
+  exited: Promise<boolean>
+}
+
+function headerValue(headers: BackendRequest['headers'], name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+/**
+ * Runs `git http-backend` as a CGI program (git-http-backend(1)): the request goes to its standard input as it arrives,
+ * and its output is split into the CGI header block and the body, which is passed on as the backend writes it.
+ * A gzip-encoded request body is the backend's to inflate (HTTP_CONTENT_ENCODING), as git sends large fetches.
+ */
+export function runHttpBackend(request: BackendRequest): Promise<BackendResponse> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    LC_ALL: 'C',
+    GIT_PROJECT_ROOT: path.dirname(request.directory),
+    PATH_INFO: `/${path.basename(request.directory)}${request.pathInfo}`,
+    PATH_TRANSLATED: `${request.directory}${request.pathInfo}`,
+    GIT_HTTP_EXPORT_ALL: '1',
+    // Pushing is refused by the backend for anonymous callers unless enabled; access was checked before.
+    GIT_HTTP_RECEIVE_PACK: '1',
+    GATEWAY_INTERFACE: 'CGI/1.1',
+    REQUEST_METHOD: request.method,
+    QUERY_STRING: request.query,
+    REMOTE_ADDR: request.remoteAddr,
+  }
+  if (request.remoteUser) env.REMOTE_USER = request.remoteUser
+  const contentType = headerValue(request.headers, 'content-type')
+  if (contentType) env.CONTENT_TYPE = contentType
+  const contentLength = headerValue(request.headers, 'content-length')
+  if (contentLength) env.CONTENT_LENGTH = contentLength
+  const encoding = headerValue(request.headers, 'content-encoding')
+  if (encoding) env.HTTP_CONTENT_ENCODING = encoding
+  const protocol = headerValue(request.headers, 'git-protocol')
+  if (protocol) env.GIT_PROTOCOL = protocol
+
+  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+  const exited = new Promise<boolean>((resolve) => {
+    child.on('close', (code) => resolve(code === 0))
+    child.on('error', () => resolve(false))
+  })
+  child.stderr.resume()
+  child.stdin.on('error', () => {})
+  if (request.body) request.body.pipe(child.stdin)
+  else child.stdin.end()
+
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0)
+    const body = new PassThrough()
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk])
+      const end = head.indexOf('\r\n\r\n')
+      const endLf = head.indexOf('\n\n')
+      const [at, length] = end >= 0 && (endLf < 0 || end < endLf) ? [end, 4] : [endLf, 2]
+      if (at < 0) return
+      child.stdout.off('data', onData)
+      child.stdout.off('end', onEnd)
+      const headers: [string, string][] = []
+      let status = 200
+      for (const line of head.subarray(0, at).toString('latin1').split(/\r?\n/)) {
+        const colon = line.indexOf(':')
+        if (colon <= 0) continue
+        const name = line.slice(0, colon).trim()
+        const value = line.slice(colon + 1).trim()
+        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 500
+        else headers.push([name, value])
+      }
+      body.write(head.subarray(at + length))
+      child.stdout.pipe(body)
+      resolve({ status, headers, body, exited })
+    }
+    const onEnd = () => reject(new Error('git http-backend ended without headers'))
+    child.stdout.on('data', onData)
+    child.stdout.on('end', onEnd)
+    child.on('error', reject)
+  })
+}
+
+/** Runs a read-only git command in a repository, with the same clean environment as the backend. */
+export function runGit(directory: string, args: readonly string[]): Promise<string> {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    LC_ALL: 'C',
+  }
+  return new Promise((resolve, reject) => {
+    execFile('git', [`--git-dir=${directory}`, ...args], { env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    )
+  })
+}

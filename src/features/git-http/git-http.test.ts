@@ -1,0 +1,448 @@
+import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { User } from '../../core/caller.js'
+import { addTestMember, createTestGroup, createTestToken, createTestUser } from '../../testing/factories.js'
+import { client } from '../../testing/http.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+import { changeSettings, createTestApplication, createTestGrant, REDIRECT_URI } from '../oauth/token-fixtures.js'
+
+let server: TestServer
+let request: ReturnType<typeof client>
+let workDir: string
+let owner: User
+let ownerToken: string
+
+const DENIED =
+  "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required " +
+  'to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped. See '
+
+interface GitRun {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Real `git`, asynchronously (the server runs in this process), with no user configuration and no prompts. */
+function git(cwd: string, ...args: string[]): Promise<GitRun> {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: workDir,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Tess',
+    GIT_AUTHOR_EMAIL: 'tess@example.com',
+    GIT_COMMITTER_NAME: 'Tess',
+    GIT_COMMITTER_EMAIL: 'tess@example.com',
+    LC_ALL: 'C',
+  }
+  return new Promise((resolve) => {
+    execFile('git', ['-c', 'credential.helper=', '-c', 'protocol.version=2', ...args], { cwd, env }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+async function gitOk(cwd: string, ...args: string[]): Promise<string> {
+  const result = await git(cwd, ...args)
+  expect(result.code, result.stderr).toBe(0)
+  return result.stdout
+}
+
+/** The clone URL of a project, with credentials when given. */
+function repoUrl(fullPath: string, login?: string, password?: string): string {
+  const url = new URL(`${server.url}/${fullPath}.git`)
+  if (login !== undefined) url.username = encodeURIComponent(login)
+  if (password !== undefined) url.password = encodeURIComponent(password)
+  return url.toString()
+}
+
+let sequence = 0
+function freshDir(): string {
+  sequence += 1
+  return path.join(workDir, `clone${sequence}`)
+}
+
+async function clone(fullPath: string, login?: string, password?: string): Promise<{ run: GitRun; dir: string }> {
+  const dir = freshDir()
+  return { run: await git(workDir, 'clone', '--quiet', repoUrl(fullPath, login, password), dir), dir }
+}
+
+async function createProject(body: Record<string, unknown>, token = ownerToken): Promise<Record<string, any>> {
+  const res = await request('POST', '/api/v4/projects', { token, body })
+  expect(res.status, res.text).toBe(201)
+  return res.body as Record<string, any>
+}
+
+function basic(login: string, password: string): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` }
+}
+
+async function infoRefs(fullPath: string, service: string, headers: Record<string, string> = {}) {
+  return request('GET', `/${fullPath}.git/info/refs?service=${service}`, { headers })
+}
+
+async function oauthToken(user: User, scopes: string): Promise<string> {
+  const app = await createTestApplication(server.database.db, { scopes })
+  const grant = await createTestGrant(server.database.db, app, user, { scopes })
+  const res = await request('POST', '/oauth/token', {
+    form: true,
+    body: {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: REDIRECT_URI,
+      client_id: app.clientId,
+      client_secret: app.secret,
+    },
+  })
+  expect(res.status, res.text).toBe(200)
+  return res.body.access_token as string
+}
+
+beforeAll(async () => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-git-http-'))
+  server = await startTestServer()
+  request = client(server.url)
+  owner = await createTestUser(server.database.db, { username: 'olga', password: 'olga-secret-1' })
+  ownerToken = (await createTestToken(server.database.db, owner)).value
+})
+
+afterAll(async () => {
+  await server.close()
+  fs.rmSync(workDir, { recursive: true, force: true })
+})
+
+describe('public projects', () => {
+  test('anyone clones and fetches without credentials', async () => {
+    const project = await createProject({ name: 'Open', visibility: 'public', initialize_with_readme: true })
+    const { run, dir } = await clone(project.path_with_namespace)
+    expect(run.code, run.stderr).toBe(0)
+    expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8')).toContain('# Open')
+    expect((await gitOk(dir, 'rev-parse', 'HEAD')).trim()).toMatch(/^[0-9a-f]{40}$/)
+    await gitOk(dir, 'fetch', '--quiet', 'origin')
+
+    const refs = await infoRefs(project.path_with_namespace, 'git-upload-pack')
+    expect(refs.status).toBe(200)
+    expect(refs.headers['content-type']).toBe('application/x-git-upload-pack-advertisement')
+    expect(refs.text.startsWith('001e# service=git-upload-pack\n0000')).toBe(true)
+  })
+
+  test('pushing without credentials is asked for them', async () => {
+    const project = await createProject({ name: 'Open push', visibility: 'public', initialize_with_readme: true })
+    const res = await infoRefs(project.path_with_namespace, 'git-receive-pack')
+    expect(res.status).toBe(401)
+    expect(res.headers['www-authenticate']).toBe('Basic realm="GitLab"')
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.text).toBe(`${DENIED}${server.url}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`)
+  })
+
+  test('a gzip-encoded fetch request is inflated', async () => {
+    const project = await createProject({ name: 'Gzip', visibility: 'public', initialize_with_readme: true })
+    const { dir } = await clone(project.path_with_namespace)
+    const head = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    const want = `want ${head}\n`
+    const body = `${(want.length + 4).toString(16).padStart(4, '0')}${want}00000009done\n`
+    const res = await fetch(`${server.url}/${project.path_with_namespace}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'gzip' },
+      body: gzipSync(body),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/x-git-upload-pack-result')
+    expect(Buffer.from(await res.arrayBuffer()).includes('PACK')).toBe(true)
+  })
+
+  test('a project in nested groups answers at its full path; an unknown path asks for credentials', async () => {
+    const top = await createTestGroup(server.database.db, { path: 'top' })
+    const sub = await createTestGroup(server.database.db, { path: 'sub', parent: top })
+    const project = await createProject(
+      { name: 'Deep', namespace_id: sub.id, visibility: 'public', initialize_with_readme: true },
+      server.rootToken,
+    )
+    expect(project.path_with_namespace).toBe('top/sub/Deep')
+    const { run, dir } = await clone('top/sub/Deep')
+    expect(run.code, run.stderr).toBe(0)
+    expect(fs.existsSync(path.join(dir, 'README.md'))).toBe(true)
+    const missing = await infoRefs('top/sub/Nothing', 'git-upload-pack')
+    expect(missing.status).toBe(401)
+    expect(missing.headers['www-authenticate']).toBe('Basic realm="GitLab"')
+    const missingSignedIn = await infoRefs('top/sub/Nothing', 'git-upload-pack', basic('olga', ownerToken))
+    expect(missingSignedIn.status).toBe(404)
+    expect(missingSignedIn.text).toBe("The project you were looking for could not be found or you don't have permission to view it.")
+  })
+})
+
+describe('private projects', () => {
+  let project: Record<string, any>
+  let reporter: User
+
+  beforeAll(async () => {
+    project = await createProject({ name: 'Secret', visibility: 'private', initialize_with_readme: true })
+    reporter = await createTestUser(server.database.db, { username: 'rita', password: 'rita-secret-1' })
+    await addTestMember(server.database.db, { user: reporter, project: { id: project.id } as never, accessLevel: 20 })
+  })
+
+  test('anonymous callers get 401 with a Basic challenge, and git fails', async () => {
+    const res = await infoRefs(project.path_with_namespace, 'git-upload-pack')
+    expect(res.status).toBe(401)
+    expect(res.headers['www-authenticate']).toBe('Basic realm="GitLab"')
+    expect(res.text.startsWith(DENIED)).toBe(true)
+    const { run } = await clone(project.path_with_namespace)
+    expect(run.code).not.toBe(0)
+  })
+
+  test('a personal access token clones, with any username', async () => {
+    const token = (await createTestToken(server.database.db, reporter, { scopes: ['read_repository'] })).value
+    const { run, dir } = await clone(project.path_with_namespace, 'anything', token)
+    expect(run.code, run.stderr).toBe(0)
+    expect(fs.existsSync(path.join(dir, 'README.md'))).toBe(true)
+    await gitOk(dir, 'fetch', '--quiet', 'origin')
+  })
+
+  test('bad, expired, revoked tokens are asked again; a token without a repository scope may not download', async () => {
+    const bad = await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', 'glpat-nonsense'))
+    expect(bad.status).toBe(401)
+    expect(bad.headers['www-authenticate']).toBe('Basic realm="GitLab"')
+    const expired = (await createTestToken(server.database.db, reporter, { scopes: ['api'], expiresAt: '2020-01-01' })).value
+    expect((await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', expired))).status).toBe(401)
+    const revoked = (await createTestToken(server.database.db, reporter, { scopes: ['api'], revoked: true })).value
+    expect((await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', revoked))).status).toBe(401)
+    const readApi = (await createTestToken(server.database.db, reporter, { scopes: ['read_api'] })).value
+    const res = await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', readApi))
+    expect(res.status).toBe(403)
+    expect(res.headers['www-authenticate']).toBeUndefined()
+    expect(res.text).toBe('You are not allowed to download code.')
+  })
+
+  test('a signed-in user who cannot see the project gets 404', async () => {
+    const stranger = await createTestUser(server.database.db)
+    const token = (await createTestToken(server.database.db, stranger, { scopes: ['api'] })).value
+    const res = await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('x', token))
+    expect(res.status).toBe(404)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.text).toBe("The project you were looking for could not be found or you don't have permission to view it.")
+  })
+
+  test('an OAuth access token clones with the username oauth2', async () => {
+    const token = await oauthToken(reporter, 'read_repository')
+    const { run, dir } = await clone(project.path_with_namespace, 'oauth2', token)
+    expect(run.code, run.stderr).toBe(0)
+    expect(fs.existsSync(path.join(dir, 'README.md'))).toBe(true)
+  })
+
+  test('the password clones while password authentication for Git is on', async () => {
+    const { run } = await clone(project.path_with_namespace, 'rita', 'rita-secret-1')
+    expect(run.code, run.stderr).toBe(0)
+    expect((await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', 'wrong-password'))).status).toBe(401)
+    await changeSettings(server, { password_authentication_enabled_for_git: false })
+    try {
+      const res = await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('rita', 'rita-secret-1'))
+      expect(res.status).toBe(401)
+      expect(res.headers['www-authenticate']).toBe('Basic realm="GitLab"')
+    } finally {
+      await changeSettings(server, { password_authentication_enabled_for_git: true })
+    }
+  })
+
+  test('an internal project is cloned by any signed-in user, not anonymously', async () => {
+    const internal = await createProject({ name: 'Inside', visibility: 'internal', initialize_with_readme: true })
+    const someone = await createTestUser(server.database.db)
+    const token = (await createTestToken(server.database.db, someone, { scopes: ['read_repository'] })).value
+    expect((await clone(internal.path_with_namespace, 'someone', token)).run.code).toBe(0)
+    expect((await infoRefs(internal.path_with_namespace, 'git-upload-pack')).status).toBe(401)
+  })
+})
+
+describe('pushing', () => {
+  let developer: User
+  let reporter: User
+
+  beforeAll(async () => {
+    developer = await createTestUser(server.database.db, { username: 'dev' })
+    reporter = await createTestUser(server.database.db, { username: 'rep' })
+  })
+
+  async function projectWithMembers(name: string, body: Record<string, unknown> = { initialize_with_readme: true }) {
+    const project = await createProject({ name, visibility: 'private', ...body })
+    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 30 })
+    await addTestMember(server.database.db, { user: reporter, project: { id: project.id } as never, accessLevel: 20 })
+    return project
+  }
+
+  async function events(projectId: number) {
+    const res = await request('GET', `/api/v4/projects/${projectId}/events?action=pushed&sort=asc`, { token: server.rootToken })
+    expect(res.status).toBe(200)
+    return res.body as Record<string, any>[]
+  }
+
+  test('a Developer pushes commits, branches and tags; each ref change records a push event with push_data', async () => {
+    const project = await projectWithMembers('Pushed')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['write_repository'] })).value
+    const { run, dir } = await clone(project.path_with_namespace, 'dev', token)
+    expect(run.code, run.stderr).toBe(0)
+    const first = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n')
+    await gitOk(dir, 'add', 'a.txt')
+    const longTitle = `Add a file with a title that is much longer than seventy characters, to be cut`
+    await gitOk(dir, 'commit', '--quiet', '-m', `${longTitle}\n\nBody text.`)
+    const second = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    await gitOk(dir, 'push', '--quiet', 'origin', 'main')
+
+    let list = await events(project.id)
+    expect(list).toHaveLength(1)
+    expect(list[0]).toMatchObject({ action_name: 'pushed to', author_username: 'dev', target_type: null, project_id: project.id })
+    expect(list[0].push_data).toEqual({
+      commit_count: 1,
+      action: 'pushed',
+      ref_type: 'branch',
+      commit_from: first,
+      commit_to: second,
+      ref: 'main',
+      commit_title: `${longTitle.slice(0, 67)}...`,
+      ref_count: null,
+    })
+    expect(Object.keys(list[0])).toEqual([
+      'id',
+      'title',
+      'project_id',
+      'action_name',
+      'target_id',
+      'target_iid',
+      'target_type',
+      'author_id',
+      'target_title',
+      'created_at',
+      'author',
+      'push_data',
+      'imported',
+      'imported_from',
+      'author_username',
+    ])
+
+    await gitOk(dir, 'checkout', '--quiet', '-b', 'feature')
+    for (const name of ['b', 'c']) {
+      fs.writeFileSync(path.join(dir, `${name}.txt`), `${name}\n`)
+      await gitOk(dir, 'add', `${name}.txt`)
+      await gitOk(dir, 'commit', '--quiet', '-m', `Add ${name}`)
+    }
+    const feature = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    await gitOk(dir, 'tag', 'v1.0', second)
+    await gitOk(dir, 'push', '--quiet', 'origin', 'feature', 'v1.0')
+
+    list = await events(project.id)
+    expect(list.slice(1).map((event) => [event.action_name, event.push_data])).toEqual([
+      [
+        'pushed new',
+        {
+          commit_count: 2,
+          action: 'created',
+          ref_type: 'branch',
+          commit_from: null,
+          commit_to: feature,
+          ref: 'feature',
+          commit_title: 'Add c',
+          ref_count: null,
+        },
+      ],
+      [
+        'pushed new',
+        {
+          commit_count: 1,
+          action: 'created',
+          ref_type: 'tag',
+          commit_from: null,
+          commit_to: second,
+          ref: 'v1.0',
+          commit_title: `${longTitle.slice(0, 67)}...`,
+          ref_count: null,
+        },
+      ],
+    ])
+
+    await gitOk(dir, 'push', '--quiet', 'origin', '--delete', 'feature')
+    list = await events(project.id)
+    expect(list).toHaveLength(4)
+    expect(list[3].action_name).toBe('deleted')
+    expect(list[3].push_data).toEqual({
+      commit_count: 0,
+      action: 'removed',
+      ref_type: 'branch',
+      commit_from: feature,
+      commit_to: null,
+      ref: 'feature',
+      commit_title: null,
+      ref_count: null,
+    })
+
+    // What was pushed is there for the next clone.
+    const again = await clone(project.path_with_namespace, 'dev', token)
+    expect(fs.readFileSync(path.join(again.dir, 'a.txt'), 'utf8')).toBe('a\n')
+  })
+
+  test('the first push into an empty repository makes the project non-empty, with its README', async () => {
+    const project = await projectWithMembers('Empty at first', {})
+    expect(project.empty_repo).toBe(true)
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const dir = freshDir()
+    await gitOk(workDir, 'init', '--quiet', '--initial-branch=main', dir)
+    fs.writeFileSync(path.join(dir, 'README.md'), '# Hello\n')
+    await gitOk(dir, 'add', 'README.md')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'First')
+    await gitOk(dir, 'push', '--quiet', repoUrl(project.path_with_namespace, 'dev', token), 'main')
+    const res = await request('GET', `/api/v4/projects/${project.id}`, { token: server.rootToken })
+    expect(res.body).toMatchObject({ empty_repo: false, default_branch: 'main', readme_url: `${project.web_url}/-/blob/main/README.md` })
+    const [event] = await events(project.id)
+    expect(event.push_data).toMatchObject({ commit_count: 1, action: 'created', ref: 'main', commit_title: 'First' })
+  })
+
+  test('a Reporter may not push', async () => {
+    const project = await projectWithMembers('No reporters')
+    const token = (await createTestToken(server.database.db, reporter, { scopes: ['api'] })).value
+    const res = await infoRefs(project.path_with_namespace, 'git-receive-pack', basic('rep', token))
+    expect(res.status).toBe(403)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.text).toBe('You are not allowed to push code to this project.')
+
+    const { run, dir } = await clone(project.path_with_namespace, 'rep', token)
+    expect(run.code, run.stderr).toBe(0)
+    fs.writeFileSync(path.join(dir, 'x.txt'), 'x\n')
+    await gitOk(dir, 'add', 'x.txt')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'Nope')
+    const push = await git(dir, 'push', 'origin', 'main')
+    expect(push.code).not.toBe(0)
+    expect(push.stderr).toContain('You are not allowed to push code to this project.')
+    expect(await events(project.id)).toEqual([])
+  })
+
+  test('a token without write_repository or api may not push, even a Developer’s', async () => {
+    const project = await projectWithMembers('Read only token')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['read_repository'] })).value
+    const res = await infoRefs(project.path_with_namespace, 'git-receive-pack', basic('dev', token))
+    expect(res.status).toBe(403)
+    expect(res.text).toBe('You are not allowed to upload code.')
+    const { dir } = await clone(project.path_with_namespace, 'dev', token)
+    fs.writeFileSync(path.join(dir, 'y.txt'), 'y\n')
+    await gitOk(dir, 'add', 'y.txt')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'Nope')
+    expect((await git(dir, 'push', 'origin', 'main')).code).not.toBe(0)
+    const oauth = await oauthToken(developer, 'read_repository')
+    expect((await infoRefs(project.path_with_namespace, 'git-receive-pack', basic('oauth2', oauth))).text).toBe(
+      'You are not allowed to upload code.',
+    )
+    expect(await events(project.id)).toEqual([])
+  })
+
+  test('an unknown service is refused once the caller is known', async () => {
+    const project = await projectWithMembers('Services')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const res = await request('GET', `/${project.path_with_namespace}.git/info/refs`, { headers: basic('dev', token) })
+    expect(res.status).toBe(403)
+    expect(res.text).toBe("The command you're trying to execute is not allowed.")
+    expect((await request('GET', `/${project.path_with_namespace}.git/info/refs?service=git-upload-archive`)).status).toBe(401)
+  })
+})

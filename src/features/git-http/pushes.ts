@@ -1,0 +1,72 @@
+import type { User } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import type { ProjectRow } from '../../db/schema.js'
+import { recordPushEvent, type PushPayload } from '../events/index.js'
+import { refreshRepositoryState } from '../repositories/index.js'
+import { runGit } from './backend.js'
+
+/** Every branch and tag of a repository: full ref name → object id. */
+export async function readRefs(directory: string): Promise<Map<string, string>> {
+  const out = await runGit(directory, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'])
+  const refs = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space))
+  }
+  return refs
+}
+
+/** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters as Rails' `truncate` does. */
+export function commitTitle(message: string): string {
+  const line = message.split('\n', 1)[0].trim()
+  return line.length > 70 ? `${line.slice(0, 67)}...` : line
+}
+
+async function describe(directory: string, ref: string, from: string | undefined, to: string | undefined, before: Map<string, string>) {
+  const isTag = ref.startsWith('refs/tags/')
+  const action: PushPayload['action'] = from === undefined ? 'created' : to === undefined ? 'removed' : 'pushed'
+  let count = 0
+  if (to !== undefined && isTag) {
+    // GL Git::TagHooksService: a tag push carries the one commit the tag points at.
+    count = 1
+  } else if (to !== undefined) {
+    // A new branch counts the commits no ref had before; an updated one those since its old tip (GL Git::BranchHooksService).
+    const exclude = from === undefined ? ['--not', ...before.values()] : ['--not', from]
+    count = Number((await runGit(directory, ['rev-list', '--count', to, ...exclude])).trim())
+  }
+  const title = to !== undefined && count > 0 ? commitTitle(await runGit(directory, ['log', '-1', '--format=%B', `${to}^{commit}`])) : null
+  return {
+    commit_count: count,
+    action,
+    ref_type: isTag ? 'tag' : 'branch',
+    commit_from: from ?? null,
+    commit_to: to ?? null,
+    ref: ref.replace(/^refs\/(heads|tags)\//, ''),
+    commit_title: title,
+  } satisfies PushPayload
+}
+
+/**
+ * Records one push event per branch or tag a push changed, then the repository state the project shows.
+ * The changes are read by comparing the refs before and after the push rather than by parsing the commands sent:
+ * only updates receive-pack actually applied are recorded, whatever the client asked for.
+ */
+export async function recordPushes(
+  ctx: Context,
+  project: ProjectRow,
+  user: User,
+  directory: string,
+  before: Map<string, string>,
+): Promise<void> {
+  const after = await readRefs(directory)
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((ref) => before.get(ref) !== after.get(ref)).sort()
+  const payloads: PushPayload[] = []
+  for (const ref of changed) payloads.push(await describe(directory, ref, before.get(ref), after.get(ref), before))
+  if (payloads.length > 0) {
+    const at = ctx.now()
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const payload of payloads) await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
+    })
+  }
+  await refreshRepositoryState(ctx.db, ctx.config, project)
+}

@@ -1,0 +1,156 @@
+import { AccessLevel } from '../../core/access.js'
+import { anonymous, isAdmin, type Caller, type User } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import type { FoundToken } from '../../http/authenticate.js'
+import { oauthLookups } from '../oauth/index.js'
+import { NotFound, ProjectMoved } from '../../core/errors.js'
+import type { ProjectRow } from '../../db/schema.js'
+import { findProject, type LoadedProject } from '../projects/index.js'
+import { projectRepositoryDirectory } from '../repositories/index.js'
+import { canReadCode } from '../projects/policy.js'
+import { authenticateWithPassword } from '../sessions/index.js'
+import { tokenLookups } from '../tokens/index.js'
+
+export { readRefs, recordPushes } from './pushes.js'
+export { runHttpBackend } from './backend.js'
+
+/** Where the project's bare repository is. */
+export function repositoryOf(ctx: Context, project: ProjectRow): string {
+  return projectRepositoryDirectory(ctx.config, project)
+}
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack'
+
+/** What an answer other than the backend's says: status, plain text and whether git should be asked for credentials. */
+export interface GitRefusal {
+  status: 401 | 403 | 404
+  message: string
+  challenge: boolean
+}
+
+/** A caller allowed to run a service on a project. */
+export interface GitAccess {
+  loaded: LoadedProject
+  user: User | null
+}
+
+// GL lib/gitlab/git_access.rb ERROR_MESSAGES.
+const MESSAGES = {
+  download: 'You are not allowed to download code from this project.',
+  auth_upload: 'You are not allowed to upload code.',
+  auth_download: 'You are not allowed to download code.',
+  project_not_found: "The project you were looking for could not be found or you don't have permission to view it.",
+  push_code: 'You are not allowed to push code to this project.',
+}
+
+/** GL GitHttpClientController#render_access_denied. */
+export function accessDenied(ctx: Context): GitRefusal {
+  const help = `${ctx.config.externalUrl}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`
+  return {
+    status: 401,
+    challenge: true,
+    message:
+      "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required " +
+      `to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped. See ${help}`,
+  }
+}
+
+type Ability = 'download_code' | 'push_code'
+
+/** GL Gitlab::Auth#abilities_for_scopes: which git abilities a token's scopes give. */
+function abilitiesOfScopes(scopes: readonly string[]): Set<Ability> {
+  const abilities = new Set<Ability>()
+  if (scopes.includes('api') || scopes.includes('read_repository') || scopes.includes('write_repository')) abilities.add('download_code')
+  if (scopes.includes('api') || scopes.includes('write_repository')) abilities.add('push_code')
+  return abilities
+}
+
+function usableToken(token: FoundToken | null, now: Date): token is FoundToken {
+  if (!token || token.revoked) return false
+  if (token.expiresAt !== null) {
+    const end = token.expiresAt.length === 10 ? Date.parse(`${token.expiresAt}T00:00:00.000Z`) : Date.parse(token.expiresAt)
+    if (end <= now.getTime()) return false
+  }
+  return token.user.state === 'active'
+}
+
+interface Authenticated {
+  caller: Caller
+  abilities: Set<Ability>
+}
+
+/**
+ * GL Gitlab::Auth.find_for_git_client: an OAuth token when the login is `oauth2`, then a personal access token with
+ * any login, then the user's password (only while password_authentication_enabled_for_git is on). Null when none fits.
+ */
+async function authenticateBasic(ctx: Context, login: string, password: string, ip: string): Promise<Authenticated | null> {
+  const now = ctx.now()
+  const oauth = login === 'oauth2' && oauthLookups.findOAuthToken ? await oauthLookups.findOAuthToken(ctx.db, password) : null
+  const token = usableToken(oauth, now) ? oauth : await tokenLookups.findAccessToken(ctx.db, password)
+  if (usableToken(token, now)) {
+    if (token.kind === 'impersonation_token' && !ctx.settings.impersonation_enabled) return null
+    await tokenLookups.recordTokenUse(ctx.db, token, now, ip)
+    return {
+      caller: { user: token.user, credential: { kind: token.kind, id: token.id, scopes: token.scopes }, sudoFrom: null },
+      abilities: abilitiesOfScopes(token.scopes),
+    }
+  }
+  const user = await authenticateWithPassword(ctx, login, password)
+  if (!user) return null
+  return { caller: { user, credential: null, sudoFrom: null }, abilities: new Set(['download_code', 'push_code']) }
+}
+
+/** The project at exactly this path as the caller may see it, or null. */
+async function visibleProject(ctx: Context, caller: Caller, fullPath: string): Promise<LoadedProject | null> {
+  try {
+    return await findProject({ ...ctx, caller }, fullPath)
+  } catch (error) {
+    if (error instanceof NotFound || error instanceof ProjectMoved) return null
+    throw error
+  }
+}
+
+/** The login and password of an `Authorization: Basic` header, or null. */
+export function basicCredentials(header: string | undefined): { login: string; password: string } | null {
+  const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null
+  if (!match) return null
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return null
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+/**
+ * Who may run `service` on the project at `fullPath` (GL Repositories::GitHttpClientController#authenticate_user, then
+ * Gitlab::GitAccess#check). A project's former path after a move is not followed: it answers as a missing project.
+ */
+export async function authorizeGit(
+  ctx: Context,
+  fullPath: string,
+  service: GitService,
+  authorization: string | undefined,
+  ip: string,
+): Promise<GitAccess | GitRefusal> {
+  const credentials = basicCredentials(authorization)
+  if (!credentials) {
+    // Anonymous download of what anyone may read (GL http_download_allowed?); everything else asks for credentials.
+    const loaded = service === 'git-upload-pack' ? await visibleProject(ctx, anonymous, fullPath) : null
+    if (loaded && canReadCode(loaded.access, loaded.project)) return { loaded, user: null }
+    return accessDenied(ctx)
+  }
+  const found = await authenticateBasic(ctx, credentials.login, credentials.password, ip)
+  if (!found) return accessDenied(ctx)
+  const loaded = await visibleProject(ctx, found.caller, fullPath)
+  if (!loaded) return { status: 404, challenge: false, message: MESSAGES.project_not_found }
+  const { project } = loaded
+  if (service === 'git-upload-pack') {
+    if (!found.abilities.has('download_code')) return { status: 403, challenge: false, message: MESSAGES.auth_download }
+    if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
+  } else {
+    if (!found.abilities.has('push_code')) return { status: 403, challenge: false, message: MESSAGES.auth_upload }
+    // GL ProjectPolicy `push_code`: Developer; administrators may push anywhere.
+    if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER)
+      return { status: 403, challenge: false, message: MESSAGES.push_code }
+  }
+  return { loaded, user: found.caller.user }
+}
