@@ -446,3 +446,54 @@ describe('pushing', () => {
     expect((await request('GET', `/${project.path_with_namespace}.git/info/refs?service=git-upload-archive`)).status).toBe(401)
   })
 })
+
+describe('a caller that goes away', () => {
+  test('a push whose caller disconnects before the answer still lands and is recorded', async () => {
+    const developer = await createTestUser(server.database.db)
+    const project = await createProject({ name: 'Dropped', visibility: 'private', initialize_with_readme: true })
+    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 30 })
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const { dir } = await clone(project.path_with_namespace, 'dev', token)
+    const old = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    fs.writeFileSync(path.join(dir, 'z.txt'), 'z\n')
+    await gitOk(dir, 'add', 'z.txt')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'Sent and gone')
+    const next = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    const pack = await new Promise<Buffer>((resolve, reject) => {
+      const child = execFile('git', ['pack-objects', '--stdout', '--revs'], { cwd: dir, encoding: 'buffer' }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      )
+      child.stdin?.end(`${next}\n^${old}\n`)
+    })
+    const command = `${old} ${next} refs/heads/main\0report-status\n`
+    const body = Buffer.concat([Buffer.from(`${(command.length + 4).toString(16).padStart(4, '0')}${command}0000`), pack])
+
+    const controller = new AbortController()
+    const res = await fetch(`${server.url}/${project.path_with_namespace}.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-receive-pack-request', ...basic('dev', token) },
+      body,
+      signal: controller.signal,
+    })
+    expect(res.status).toBe(200)
+    controller.abort()
+
+    let events: Record<string, any>[] = []
+    for (let attempt = 0; attempt < 50 && events.length === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      events = (await request('GET', `/api/v4/projects/${project.id}/events?action=pushed`, { token: server.rootToken })).body
+    }
+    expect(events.map((event) => event.push_data)).toEqual([
+      {
+        commit_count: 1,
+        action: 'pushed',
+        ref_type: 'branch',
+        commit_from: old,
+        commit_to: next,
+        ref: 'main',
+        commit_title: 'Sent and gone',
+        ref_count: null,
+      },
+    ])
+  })
+})

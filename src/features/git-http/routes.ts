@@ -75,6 +75,12 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       })
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
+      // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.
+      reply.raw.on('close', () => {
+        if (reply.raw.writableFinished) return
+        backend.body.unpipe()
+        backend.body.resume()
+      })
       if (!before || !access.user) return reply.send(backend.body)
       // The push's events are recorded before the answer ends, so that git returns only once they are visible.
       const user = access.user
