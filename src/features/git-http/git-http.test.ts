@@ -216,6 +216,10 @@ describe('private projects', () => {
     expect(res.status).toBe(403)
     expect(res.headers['www-authenticate']).toBeUndefined()
     expect(res.text).toBe('You are not allowed to download code.')
+    // The token's abilities are judged before the project is looked for.
+    const unknown = await infoRefs(`${project.path_with_namespace}-missing`, 'git-upload-pack', basic('rita', readApi))
+    expect(unknown.status).toBe(403)
+    expect(unknown.text).toBe('You are not allowed to download code.')
   })
 
   test('a signed-in user who cannot see the project gets 404', async () => {
@@ -435,6 +439,16 @@ describe('pushing', () => {
       'You are not allowed to upload code.',
     )
     expect(await events(project.id)).toEqual([])
+  })
+
+  test('an archived project takes no pushes but can still be cloned', async () => {
+    const project = await projectWithMembers('Archived')
+    expect((await request('POST', `/api/v4/projects/${project.id}/archive`, { token: server.rootToken })).status).toBe(201)
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const res = await infoRefs(project.path_with_namespace, 'git-receive-pack', basic('dev', token))
+    expect(res.status).toBe(403)
+    expect(res.text).toBe("You can't push code to an archived project.")
+    expect((await infoRefs(project.path_with_namespace, 'git-upload-pack', basic('dev', token))).status).toBe(200)
   })
 
   test('an unknown service is refused once the caller is known', async () => {

@@ -41,6 +41,7 @@ const MESSAGES = {
   auth_download: 'You are not allowed to download code.',
   project_not_found: "The project you were looking for could not be found or you don't have permission to view it.",
   push_code: 'You are not allowed to push code to this project.',
+  archived: "You can't push code to an archived project.",
 }
 
 /** GL GitHttpClientController#render_access_denied. */
@@ -140,14 +141,18 @@ export async function authorizeGit(
   }
   const found = await authenticateBasic(ctx, credentials.login, credentials.password, ip)
   if (!found) return accessDenied(ctx)
+  // GL GitAccess#check: the token's abilities are judged before the project is looked at.
+  const needed = service === 'git-upload-pack' ? 'download_code' : 'push_code'
+  if (!found.abilities.has(needed)) {
+    return { status: 403, challenge: false, message: needed === 'download_code' ? MESSAGES.auth_download : MESSAGES.auth_upload }
+  }
   const loaded = await visibleProject(ctx, found.caller, fullPath)
   if (!loaded) return { status: 404, challenge: false, message: MESSAGES.project_not_found }
   const { project } = loaded
   if (service === 'git-upload-pack') {
-    if (!found.abilities.has('download_code')) return { status: 403, challenge: false, message: MESSAGES.auth_download }
     if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
   } else {
-    if (!found.abilities.has('push_code')) return { status: 403, challenge: false, message: MESSAGES.auth_upload }
+    if (project.archived === 1) return { status: 403, challenge: false, message: MESSAGES.archived }
     // GL ProjectPolicy `push_code`: Developer; administrators may push anywhere.
     if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER)
       return { status: 403, challenge: false, message: MESSAGES.push_code }
