@@ -140,6 +140,14 @@ describe('public projects', () => {
     expect(res.text).toBe(`${DENIED}${server.url}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`)
   })
 
+  test('a renamed project still answers at its former path and in other letter case', async () => {
+    const project = await createProject({ name: 'Before', path: 'before', visibility: 'public', initialize_with_readme: true })
+    const renamed = await request('PUT', `/api/v4/projects/${project.id}`, { token: ownerToken, body: { path: 'after' } })
+    expect(renamed.status, renamed.text).toBe(200)
+    expect((await clone('olga/before')).run.code).toBe(0)
+    expect((await clone('OLGA/After')).run.code).toBe(0)
+  })
+
   test('a gzip-encoded fetch request is inflated', async () => {
     const project = await createProject({ name: 'Gzip', visibility: 'public', initialize_with_readme: true })
     const { dir } = await clone(project.path_with_namespace)

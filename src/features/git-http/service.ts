@@ -101,12 +101,17 @@ async function authenticateBasic(ctx: Context, login: string, password: string, 
   return { caller: { user, credential: null, sudoFrom: null }, abilities: new Set(['download_code', 'push_code']) }
 }
 
-/** The project at exactly this path as the caller may see it, or null. */
+/**
+ * The project at this path as the caller may see it, or null. A path in other letter case, or one the project had
+ * before a rename or transfer, leads to it (GL Gitlab::RepoPath.parse follows redirects).
+ */
 async function visibleProject(ctx: Context, caller: Caller, fullPath: string): Promise<LoadedProject | null> {
+  const asCaller = { ...ctx, caller }
   try {
-    return await findProject({ ...ctx, caller }, fullPath)
+    return await findProject(asCaller, fullPath)
   } catch (error) {
-    if (error instanceof NotFound || error instanceof ProjectMoved) return null
+    if (error instanceof ProjectMoved) return findProject(asCaller, error.projectId).catch(() => null)
+    if (error instanceof NotFound) return null
     throw error
   }
 }
@@ -123,7 +128,7 @@ export function basicCredentials(header: string | undefined): { login: string; p
 
 /**
  * Who may run `service` on the project at `fullPath` (GL Repositories::GitHttpClientController#authenticate_user, then
- * Gitlab::GitAccess#check). A project's former path after a move is not followed: it answers as a missing project.
+ * Gitlab::GitAccess#check). A project's former path after a move still leads to it, as in GitLab.
  */
 export async function authorizeGit(
   ctx: Context,
