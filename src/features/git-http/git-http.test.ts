@@ -5,7 +5,7 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
-import { addTestMember, createTestGroup, createTestToken, createTestUser } from '../../testing/factories.js'
+import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { changeSettings, createTestApplication, createTestGrant, REDIRECT_URI } from '../oauth/token-fixtures.js'
@@ -146,6 +146,19 @@ describe('public projects', () => {
     expect(renamed.status, renamed.text).toBe(200)
     expect((await clone('olga/before')).run.code).toBe(0)
     expect((await clone('OLGA/After')).run.code).toBe(0)
+  })
+
+  test('a project whose repository is missing answers 404 with GitLab’s text', async () => {
+    const project = await createTestProject(server.database.db, {
+      namespace: await createTestGroup(server.database.db),
+      visibility: 'public',
+    })
+    const anonymous = await infoRefs(project.full_path, 'git-upload-pack')
+    expect(anonymous.status).toBe(404)
+    expect(anonymous.text).toBe('A repository for this project does not exist yet.')
+    const pushed = await infoRefs(project.full_path, 'git-receive-pack', basic('root', server.rootToken))
+    expect(pushed.status).toBe(404)
+    expect(pushed.text).toBe('A repository for this project does not exist yet.')
   })
 
   test('a gzip-encoded fetch request is inflated', async () => {

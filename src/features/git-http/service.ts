@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
 import { AccessLevel } from '../../core/access.js'
 import { anonymous, isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
@@ -13,6 +15,13 @@ import { tokenLookups } from '../tokens/index.js'
 
 export { readRefs, recordPushes } from './pushes.js'
 export { runHttpBackend } from './backend.js'
+
+async function repositoryExists(directory: string): Promise<boolean> {
+  return fs.stat(path.join(directory, 'HEAD')).then(
+    () => true,
+    () => false,
+  )
+}
 
 /** Where the project's bare repository is. */
 export function repositoryOf(ctx: Context, project: ProjectRow): string {
@@ -42,6 +51,7 @@ const MESSAGES = {
   project_not_found: "The project you were looking for could not be found or you don't have permission to view it.",
   push_code: 'You are not allowed to push code to this project.',
   archived: "You can't push code to an archived project.",
+  no_repo: 'A repository for this project does not exist yet.',
 }
 
 /** GL GitHttpClientController#render_access_denied. */
@@ -141,7 +151,10 @@ export async function authorizeGit(
   if (!credentials) {
     // Anonymous download of what anyone may read (GL http_download_allowed?); everything else asks for credentials.
     const loaded = service === 'git-upload-pack' ? await visibleProject(ctx, anonymous, fullPath) : null
-    if (loaded && canReadCode(loaded.access, loaded.project)) return { loaded, user: null }
+    if (loaded && canReadCode(loaded.access, loaded.project)) {
+      if (!(await repositoryExists(repositoryOf(ctx, loaded.project)))) return { status: 404, challenge: false, message: MESSAGES.no_repo }
+      return { loaded, user: null }
+    }
     return accessDenied(ctx)
   }
   const found = await authenticateBasic(ctx, credentials.login, credentials.password, ip)
@@ -154,6 +167,7 @@ export async function authorizeGit(
   const loaded = await visibleProject(ctx, found.caller, fullPath)
   if (!loaded) return { status: 404, challenge: false, message: MESSAGES.project_not_found }
   const { project } = loaded
+  if (!(await repositoryExists(repositoryOf(ctx, project)))) return { status: 404, challenge: false, message: MESSAGES.no_repo }
   if (service === 'git-upload-pack') {
     if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
   } else {
