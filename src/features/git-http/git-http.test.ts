@@ -478,6 +478,8 @@ describe('pushing', () => {
     const res = await request('GET', `/${project.path_with_namespace}.git/info/refs`, { headers: basic('dev', token) })
     expect(res.status).toBe(403)
     expect(res.text).toBe("The command you're trying to execute is not allowed.")
+    const bad = await request('GET', `/${project.path_with_namespace}.git/info/refs`, { headers: basic('dev', 'wrong') })
+    expect(bad.status).toBe(401)
     expect((await request('GET', `/${project.path_with_namespace}.git/info/refs?service=git-upload-archive`)).status).toBe(401)
   })
 })

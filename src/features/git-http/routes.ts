@@ -1,22 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { PassThrough, type Readable } from 'node:stream'
 import type { PlainRouteDeps } from '../../http/route.js'
-import {
-  accessDenied,
-  authorizeGit,
-  basicCredentials,
-  readRefs,
-  recordPushes,
-  repositoryOf,
-  runHttpBackend,
-  type GitRefusal,
-  type GitService,
-} from './service.js'
+import { authorizeGit, readRefs, recordPushes, repositoryOf, runHttpBackend, type GitRefusal } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
 const MAX_NAMESPACE_DEPTH = 20
-
-const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack']
 
 type GitParams = Record<string, string>
 
@@ -48,15 +36,7 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
     async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
       const ctx = await deps.context(request)
       const fullPath = fullPathOf(request.params as GitParams)
-      if (service === undefined || !SERVICES.includes(service)) {
-        // GL GitAccess#check_command_existence!: an unknown service is refused once the caller is known.
-        const known = basicCredentials(request.headers.authorization) !== null
-        return refuse(
-          reply,
-          known ? { status: 403, challenge: false, message: "The command you're trying to execute is not allowed." } : accessDenied(ctx),
-        )
-      }
-      const access = await authorizeGit(ctx, fullPath, service as GitService, request.headers.authorization, request.ip)
+      const access = await authorizeGit(ctx, fullPath, service, request.headers.authorization, request.ip)
       if ('status' in access) return refuse(reply, access)
       const { project } = access.loaded
       const directory = repositoryOf(ctx, project)

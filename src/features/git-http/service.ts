@@ -28,8 +28,6 @@ export function repositoryOf(ctx: Context, project: ProjectRow): string {
   return projectRepositoryDirectory(ctx.config, project)
 }
 
-export type GitService = 'git-upload-pack' | 'git-receive-pack'
-
 /** What an answer other than the backend's says: status, plain text and whether git should be asked for credentials. */
 export interface GitRefusal {
   status: 401 | 403 | 404
@@ -55,7 +53,7 @@ const MESSAGES = {
 }
 
 /** GL GitHttpClientController#render_access_denied. */
-export function accessDenied(ctx: Context): GitRefusal {
+function accessDenied(ctx: Context): GitRefusal {
   const help = `${ctx.config.externalUrl}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`
   return {
     status: 401,
@@ -127,7 +125,7 @@ async function visibleProject(ctx: Context, caller: Caller, fullPath: string): P
 }
 
 /** The login and password of an `Authorization: Basic` header, or null. */
-export function basicCredentials(header: string | undefined): { login: string; password: string } | null {
+function basicCredentials(header: string | undefined): { login: string; password: string } | null {
   const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null
   if (!match) return null
   const decoded = Buffer.from(match[1], 'base64').toString('utf8')
@@ -143,7 +141,7 @@ export function basicCredentials(header: string | undefined): { login: string; p
 export async function authorizeGit(
   ctx: Context,
   fullPath: string,
-  service: GitService,
+  service: string | undefined,
   authorization: string | undefined,
   ip: string,
 ): Promise<GitAccess | GitRefusal> {
@@ -159,6 +157,10 @@ export async function authorizeGit(
   }
   const found = await authenticateBasic(ctx, credentials.login, credentials.password, ip)
   if (!found) return accessDenied(ctx)
+  // GL GitAccess#check_command_existence!: an unknown service is refused once the caller is known.
+  if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
+    return { status: 403, challenge: false, message: "The command you're trying to execute is not allowed." }
+  }
   // GL GitAccess#check: the token's abilities are judged before the project is looked at.
   const needed = service === 'git-upload-pack' ? 'download_code' : 'push_code'
   if (!found.abilities.has(needed)) {
