@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 
@@ -102,21 +102,5 @@ export function runHttpBackend(request: BackendRequest): Promise<BackendResponse
     child.stdout.on('data', onData)
     child.stdout.on('end', onEnd)
     child.on('error', reject)
-  })
-}
-
-/** Runs a read-only git command in a repository, with the same clean environment as the backend. */
-export function runGit(directory: string, args: readonly string[]): Promise<string> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: '/nonexistent',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    LC_ALL: 'C',
-  }
-  return new Promise((resolve, reject) => {
-    execFile('git', [`--git-dir=${directory}`, ...args], { env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    )
   })
 }

@@ -2,12 +2,11 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../events/index.js'
-import { refreshRepositoryState } from '../repositories/index.js'
-import { runGit } from './backend.js'
+import { git, refreshRepositoryState } from '../repositories/index.js'
 
 /** Every branch and tag of a repository: full ref name → object id. */
 export async function readRefs(directory: string): Promise<Map<string, string>> {
-  const out = await runGit(directory, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'])
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], { gitDir: directory })
   const refs = new Map<string, string>()
   for (const line of out.split('\n')) {
     const space = line.indexOf(' ')
@@ -32,9 +31,10 @@ async function describe(directory: string, ref: string, from: string | undefined
   } else if (to !== undefined) {
     // A new branch counts the commits no ref had before; an updated one those since its old tip (GL Git::BranchHooksService).
     const exclude = from === undefined ? ['--not', ...before.values()] : ['--not', from]
-    count = Number((await runGit(directory, ['rev-list', '--count', to, ...exclude])).trim())
+    count = Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
   }
-  const title = to !== undefined && count > 0 ? commitTitle(await runGit(directory, ['log', '-1', '--format=%B', `${to}^{commit}`])) : null
+  const title =
+    to !== undefined && count > 0 ? commitTitle(await git(['log', '-1', '--format=%B', `${to}^{commit}`], { gitDir: directory })) : null
   return {
     commit_count: count,
     action,
