@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
+import { gitEnvironment } from '../repositories/index.js'
 
 /** A CGI request to `git http-backend` for one repository. */
 export interface BackendRequest {
@@ -37,11 +38,7 @@ function headerValue(headers: BackendRequest['headers'], name: string): string |
  */
 export function runHttpBackend(request: BackendRequest): Promise<BackendResponse> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: '/nonexistent',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    LC_ALL: 'C',
+    ...gitEnvironment(),
     GIT_PROJECT_ROOT: path.dirname(request.directory),
     PATH_INFO: `/${path.basename(request.directory)}${request.pathInfo}`,
     PATH_TRANSLATED: `${request.directory}${request.pathInfo}`,

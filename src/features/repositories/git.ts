@@ -20,21 +20,25 @@ export interface GitOptions {
   env?: Record<string, string>
 }
 
-/**
- * Runs the real `git` binary without a shell. The user's and the system's configuration are ignored so that every
- * repository is written the same way whatever the machine has in ~/.gitconfig or /etc/gitconfig.
- */
-export function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
-  const argv = options.gitDir ? [`--git-dir=${options.gitDir}`, ...args] : [...args]
-  const env: Record<string, string> = {
+/** The environment of every git process: the user's and the system's configuration ignored, no prompts. */
+export function gitEnvironment(): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: '/nonexistent',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
     LC_ALL: 'C',
-    ...options.env,
   }
+}
+
+/**
+ * Runs the real `git` binary without a shell. The user's and the system's configuration are ignored so that every
+ * repository is written the same way whatever the machine has in ~/.gitconfig or /etc/gitconfig.
+ */
+export function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  const argv = options.gitDir ? [`--git-dir=${options.gitDir}`, ...args] : [...args]
+  const env = { ...gitEnvironment(), ...options.env }
   return new Promise((resolve, reject) => {
     const child = execFile('git', argv, { env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) reject(new GitError(argv, (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null, stderr))

@@ -7,7 +7,7 @@ import type { Db } from '../../db/index.js'
 import { git } from './git.js'
 import { updateRepositoryState, type RepositoryState } from './store.js'
 
-export { git, GitError } from './git.js'
+export { git, gitEnvironment, GitError } from './git.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
 
