@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { PassThrough, type Readable } from 'node:stream'
 import type { PlainRouteDeps } from '../../http/route.js'
+import { findMovedProjectLocation } from '../projects/index.js'
+import { redirectBody } from '../sessions/index.js'
 import { authorizeGit, readRefs, recordPushes, repositoryOf, runHttpBackend, type GitRefusal } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
@@ -35,6 +37,12 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
 
     async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
       const ctx = await deps.context(request)
+      // A clone URL under a former path answers 301 to the current one, as the project's web URLs do (spec rule 6);
+      // git follows the redirect of its first request.
+      if (request.method === 'GET') {
+        const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
+        if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
+      }
       const fullPath = fullPathOf(request.params as GitParams)
       const access = await authorizeGit(ctx, fullPath, service, request.headers.authorization, request.ip)
       if ('status' in access) return refuse(reply, access)

@@ -71,6 +71,7 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
 }
 
 export { insertProject } from './store.js'
+export { findMovedProjectLocation } from './web-redirects.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
 export { ProjectJson as ProjectEntitySchema } from './schemas.js'
