@@ -597,5 +597,6 @@ export type EventRow = Selectable<EventsTable>
 export type NewEventRow = Insertable<EventsTable>
 export type NotificationSettingRow = Selectable<NotificationSettingsTable>
 export type SpamLogRow = Selectable<SpamLogsTable>
+export type NewSpamLogRow = Insertable<SpamLogsTable>
 export type JobRow = Selectable<JobsTable>
 export type NewJobRow = Insertable<JobsTable>

@@ -5,7 +5,7 @@ import { isoDate } from '../../core/time.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import type { EventRow, IssueRow, NamespaceRow, NoteRow, ProjectRow, PushEventPayloadRow } from '../../db/schema.js'
 import { projectAccessFrom, projectsWithRoleCondition, visibleProjectsCondition, type ProjectAccess } from '../access/index.js'
-import type { LoadedProject } from '../projects/index.js'
+import { findNamespacesByIds, findProjectsByIds, type LoadedProject } from '../projects/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { EventAction, TARGET_CLASS_NAMES, type EventActionName } from './actions.js'
 import { canReadEvent, canReadUserEvents, type EventTargetFacts } from './policy.js'
@@ -16,9 +16,7 @@ import {
   findMembershipsOfUser,
   findMergeRequestsByIds,
   findMilestonesByIds,
-  findNamespacesByIds,
   findNotesByIds,
-  findProjectsByIds,
   findPushEventPayloads,
   selectEvents,
   type EventFilters,

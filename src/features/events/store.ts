@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { Database, NamespaceRow, NewEventRow, NoteRow, ProjectRow, PushEventPayloadRow } from '../../db/schema.js'
+import type { Database, NewEventRow, NoteRow, PushEventPayloadRow } from '../../db/schema.js'
 
 export async function insertEvent(db: Db, row: NewEventRow): Promise<number> {
   const { id } = await db.insertInto('events').values(row).returning('id').executeTakeFirstOrThrow()
@@ -56,16 +56,6 @@ export function selectEvents(db: Db, filters: EventFilters) {
   if (filters.createdBefore !== undefined) query = query.where('created_at', '<', filters.createdBefore)
   if (filters.createdAfter !== undefined) query = query.where('created_at', '>', filters.createdAfter)
   return query
-}
-
-export function findProjectsByIds(db: Db, ids: number[]): Promise<ProjectRow[]> {
-  if (ids.length === 0) return Promise.resolve([])
-  return db.selectFrom('projects').selectAll().where('id', 'in', ids).execute()
-}
-
-export function findNamespacesByIds(db: Db, ids: number[]): Promise<NamespaceRow[]> {
-  if (ids.length === 0) return Promise.resolve([])
-  return db.selectFrom('namespaces').selectAll().where('id', 'in', ids).execute()
 }
 
 /** A user's current group memberships (with the group's traversal ids) and their direct roles on the given projects. */

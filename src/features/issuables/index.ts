@@ -17,16 +17,7 @@ export {
   type MetadataChange,
   type MetadataInput,
 } from './service.js'
-export {
-  findAssigneesOf,
-  findLabelsOf,
-  findMilestonesByIds,
-  findProjectsByIdList,
-  findUserNotesCounts,
-  findUsersByIdList,
-  hasNoteBy,
-  type IssuableType,
-} from './store.js'
+export { findAssigneesOf, findLabelsOf, findMilestonesByIds, findUserNotesCounts, hasNoteBy, type IssuableType } from './store.js'
 export { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from './present.js'
 export {
   issuableFilterParams,

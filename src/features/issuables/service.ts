@@ -11,7 +11,8 @@ import { findOrCreateLabelsByTitles } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
 import type { LoadedProject } from '../projects/index.js'
 import type { IssuableFilterParams } from './schemas.js'
-import { findProjectMilestone, findUsersByIdList, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
+import { findUsersByIds } from '../users/index.js'
+import { findProjectMilestone, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
 
 // Lists join issuables with projects under aliases, so the builder's table set varies by query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -84,7 +85,7 @@ export async function resolveMetadata(
   if (input.assigneeIds !== undefined) {
     const multiple = ctx.config.tier !== 'free'
     const ids = [...new Set(input.assigneeIds.filter((id) => id > 0))]
-    const users = new Map((await findUsersByIdList(trx, ids)).map((user) => [user.id, user]))
+    const users = new Map((await findUsersByIds(trx, ids)).map((user) => [user.id, user]))
     const assignees: UserRow[] = []
     for (const id of ids) {
       const user = users.get(id)

@@ -76,15 +76,6 @@ export async function findUserNotesCounts(db: Db, type: IssuableType, ids: reado
   return counts
 }
 
-export function findUsersByIdList(db: Db, ids: readonly number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return Promise.resolve([])
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('id', 'in', [...ids])
-    .execute() as Promise<UserRow[]>
-}
-
 export function findMilestonesByIds(db: Db, ids: readonly number[]): Promise<MilestoneRow[]> {
   if (ids.length === 0) return Promise.resolve([])
   return db
@@ -149,13 +140,4 @@ export async function hasNoteBy(db: Db, type: IssuableType, id: number, userId: 
   const column = type === 'Issue' ? 'issue_id' : 'merge_request_id'
   const row = await db.selectFrom('notes').select('id').where(column, '=', id).where('author_id', '=', userId).limit(1).executeTakeFirst()
   return row !== undefined
-}
-
-export function findProjectsByIdList(db: Db, ids: readonly number[]) {
-  if (ids.length === 0) return Promise.resolve([])
-  return db
-    .selectFrom('projects')
-    .selectAll()
-    .where('id', 'in', [...ids])
-    .execute()
 }

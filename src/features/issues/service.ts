@@ -13,9 +13,7 @@ import {
   findAssigneesOf,
   findLabelsOf,
   findMilestonesByIds,
-  findProjectsByIdList,
   findUserNotesCounts,
-  findUsersByIdList,
   hasNoteBy,
   issuableFilterConditions,
   issuableSortColumn,
@@ -27,7 +25,8 @@ import {
   type MetadataInput,
 } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
-import { withAccess, type LoadedProject } from '../projects/index.js'
+import { findUsersByIds } from '../users/index.js'
+import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import {
   canCreateIncident,
@@ -72,11 +71,11 @@ export async function issueViewsOf(
     findLabelsOf(ctx.db, 'Issue', ids),
     findAssigneesOf(ctx.db, 'Issue', ids),
     findUserNotesCounts(ctx.db, 'Issue', ids),
-    findProjectsByIdList(ctx.db, [...new Set(issues.map((issue) => issue.project_id))]),
+    findProjectsByIds(ctx.db, [...new Set(issues.map((issue) => issue.project_id))]),
     findMilestonesByIds(ctx.db, [...new Set(issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id])))]),
   ])
   const userIds = new Set(issues.flatMap((issue) => [issue.author_id, ...(issue.closed_by_id === null ? [] : [issue.closed_by_id])]))
-  const users = new Map((await findUsersByIdList(ctx.db, [...userIds])).map((user) => [user.id, user]))
+  const users = new Map((await findUsersByIds(ctx.db, [...userIds])).map((user) => [user.id, user]))
   const projectById = new Map(projects.map((project) => [project.id, project]))
   const milestoneById = new Map(milestones.map((milestone) => [milestone.id, milestone]))
   const views: IssueView[] = []
@@ -251,7 +250,7 @@ function dueDateOf(value: string | null | undefined): string | null | undefined 
  */
 async function assignableIn(ctx: Context, loaded: LoadedProject, ids: readonly number[] | undefined) {
   const allowed = new Set<number>()
-  for (const user of await findUsersByIdList(ctx.db, [...new Set(ids ?? [])])) {
+  for (const user of await findUsersByIds(ctx.db, [...new Set(ids ?? [])])) {
     const { access } = await withAccess({ ...ctx, caller: { user, credential: null, sudoFrom: null } }, loaded.project)
     if (canRead(access) && canReadIssue(access, loaded.project, { confidential: 0 } as IssueRow, [])) allowed.add(user.id)
   }

@@ -10,9 +10,7 @@ import {
   findAssigneesOf,
   findLabelsOf,
   findMilestonesByIds,
-  findProjectsByIdList,
   findUserNotesCounts,
-  findUsersByIdList,
   hasNoteBy,
   issuableFilterConditions,
   issuableSortColumn,
@@ -24,7 +22,8 @@ import {
   type MetadataInput,
 } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
-import { withAccess, type LoadedProject } from '../projects/index.js'
+import { findUsersByIds } from '../users/index.js'
+import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
 import { isFeatureAvailable } from '../projects/policy.js'
 import {
   canCreateMergeRequest,
@@ -78,13 +77,13 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
     findLabelsOf(ctx.db, 'MergeRequest', ids),
     findAssigneesOf(ctx.db, 'MergeRequest', ids),
     findUserNotesCounts(ctx.db, 'MergeRequest', ids),
-    findProjectsByIdList(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
+    findProjectsByIds(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
     findMilestonesByIds(ctx.db, [...new Set(rows.flatMap((row) => (row.milestone_id === null ? [] : [row.milestone_id])))]),
   ])
   const userIds = new Set(
     rows.flatMap((row) => [row.author_id, row.merged_by_id, row.closed_by_id].filter((id): id is number => id !== null)),
   )
-  const users = new Map((await findUsersByIdList(ctx.db, [...userIds])).map((user) => [user.id, user]))
+  const users = new Map((await findUsersByIds(ctx.db, [...userIds])).map((user) => [user.id, user]))
   const projectById = new Map(projects.map((project) => [project.id, project]))
   const milestoneById = new Map(milestones.map((milestone) => [milestone.id, milestone]))
   return rows.map((row) => ({
@@ -222,7 +221,7 @@ async function validateBranches(ctx: Context, projectId: number, source: string,
 /** The requested assignees who can read the project's merge requests, read before the write's transaction. */
 async function assignableIn(ctx: Context, loaded: LoadedProject, ids: readonly number[] | undefined) {
   const allowed = new Set<number>()
-  for (const user of await findUsersByIdList(ctx.db, [...new Set(ids ?? [])])) {
+  for (const user of await findUsersByIds(ctx.db, [...new Set(ids ?? [])])) {
     const { access } = await withAccess({ ...ctx, caller: { user, credential: null, sudoFrom: null } }, loaded.project)
     if (canRead(access) && canReadMergeRequests(access, loaded.project)) allowed.add(user.id)
   }

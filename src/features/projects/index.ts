@@ -70,7 +70,7 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
   return views.map((view) => presentProject(view, options))
 }
 
-export { insertProject } from './store.js'
+export { findNamespacesByIds, findProjectsByIds, insertProject } from './store.js'
 export { findMovedProjectLocation } from './web-redirects.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */

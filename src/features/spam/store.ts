@@ -1,17 +1,7 @@
 import type { Db } from '../../db/index.js'
+import type { NewSpamLogRow } from '../../db/schema.js'
 
-export function insertSpamLog(
-  db: Db,
-  values: {
-    user_id: number
-    noteable_type: string
-    title: string | null
-    description: string | null
-    source_ip: string | null
-    user_agent: string | null
-    created_at: string
-  },
-) {
+export function insertSpamLog(db: Db, values: NewSpamLogRow) {
   return db.insertInto('spam_logs').values(values).returning('id').executeTakeFirstOrThrow()
 }
 
