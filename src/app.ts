@@ -48,6 +48,9 @@ import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
 import { registerMilestoneRoutes } from './features/milestones/routes.js'
 import { registerNoteRoutes } from './features/notes/routes.js'
 import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
+import { registerForkRoutes } from './features/forks/routes.js'
+import { registerSnippetRoutes } from './features/snippets/routes.js'
+import { registerStorageMoveRoutes } from './features/storage-moves/routes.js'
 
 export interface AppDeps {
   config: Config
@@ -195,6 +198,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerLabelRoutes(api)
   registerEventRoutes(api)
   registerNotificationSettingRoutes(api)
+  registerForkRoutes(api)
+  registerSnippetRoutes(api)
+  registerStorageMoveRoutes(api)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web)

@@ -7,8 +7,8 @@ import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
 import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
-import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } from './features/events/index.js'
-import { JobWorker, jobHandlers as queueJobHandlers, periodicJobs as queuePeriodicJobs } from './jobs/index.js'
+import { jobHandlers, periodicJobs } from './background.js'
+import { JobWorker } from './jobs/index.js'
 import { anonymous } from './core/caller.js'
 import { defaultSettings } from './core/settings.js'
 
@@ -38,8 +38,8 @@ async function serve(config: Config) {
   // Every node runs a worker over the shared jobs table (DESIGN.md § Jobs); each feature says what runs its jobs.
   const worker = new JobWorker({
     db: database.db,
-    handlers: [...queueJobHandlers, ...eventJobHandlers],
-    periodic: [...queuePeriodicJobs, ...eventPeriodicJobs],
+    handlers: jobHandlers,
+    periodic: periodicJobs,
     context: () => ({ db: database.db, caller: anonymous, config, settings: defaultSettings, log, now: () => new Date() }),
     log,
   })

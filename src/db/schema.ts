@@ -112,6 +112,11 @@ export interface NamespacesTable {
   mentions_disabled: Generated<Flag>
   lfs_enabled: Generated<Flag>
   default_branch: string | null
+  /** Set by DELETE of a group (on it and every descendant); the deletion job removes rows and repositories. */
+  pending_delete: Generated<Flag>
+  /** The storage of a group's wiki repository; null while the group has none. */
+  wiki_repository_storage: string | null
+  wiki_repository_read_only: Generated<Flag>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -137,6 +142,10 @@ export interface ProjectsTable {
   repository_object_format: Generated<string>
   import_status: Generated<string>
   import_error: string | null
+  /** Set by DELETE; the deletion job removes the rows and the repository. Finders skip marked projects. */
+  pending_delete: Generated<Flag>
+  /** Set while a storage move copies the repository: pushes are refused. */
+  repository_read_only: Generated<Flag>
   /** JSON array of topic names. */
   topics: Generated<string>
   merge_method: Generated<string>
@@ -375,6 +384,7 @@ export interface MergeRequestsTable {
   remove_source_branch: Generated<Flag>
   milestone_id: number | null
   merge_commit_sha: string | null
+  squash_commit_sha: string | null
   merged_by_id: number | null
   closed_by_id: number | null
   updated_by_id: number | null
@@ -526,6 +536,39 @@ export interface JobsTable {
   finished_at: Timestamp | null
 }
 
+/** A project snippet (project_id set) or a personal snippet; its files live in its own repository. */
+export interface SnippetsTable {
+  id: Generated<number>
+  title: string
+  description: string | null
+  /** The first file's name and content, as GitLab keeps them on the row. */
+  file_name: string | null
+  content: string | null
+  visibility_level: Generated<number>
+  author_id: number
+  project_id: number | null
+  repository_storage: Generated<string>
+  repository_read_only: Generated<Flag>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A move of a project's, a snippet's or a group's (wiki) repository to another storage. */
+export interface RepositoryStorageMovesTable {
+  id: Generated<number>
+  container_type: 'project' | 'snippet' | 'group'
+  project_id: number | null
+  snippet_id: number | null
+  group_id: number | null
+  /** GL RepositoryStorageMovable: 1 initial, 2 scheduled, 3 started, 4 finished, 5 failed, 6 replicated, 7 cleanup failed. */
+  state: Generated<number>
+  source_storage_name: string
+  destination_storage_name: string
+  error_message: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -558,6 +601,8 @@ export interface Database {
   notification_settings: NotificationSettingsTable
   spam_logs: SpamLogsTable
   jobs: JobsTable
+  snippets: SnippetsTable
+  repository_storage_moves: RepositoryStorageMovesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -600,3 +645,6 @@ export type SpamLogRow = Selectable<SpamLogsTable>
 export type NewSpamLogRow = Insertable<SpamLogsTable>
 export type JobRow = Selectable<JobsTable>
 export type NewJobRow = Insertable<JobsTable>
+export type SnippetRow = Selectable<SnippetsTable>
+export type NewSnippetRow = Insertable<SnippetsTable>
+export type RepositoryStorageMoveRow = Selectable<RepositoryStorageMovesTable>

@@ -9,6 +9,9 @@ import { loadConfig, type Config } from '../config/index.js'
 import { openDatabase, type DatabaseHandle } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { ensureRootUser } from '../features/users/bootstrap.js'
+import { jobHandlers } from '../background.js'
+import { anonymous } from '../core/caller.js'
+import { JobWorker } from '../jobs/index.js'
 
 /** PostgreSQL server to test against; unset means SQLite only. */
 export const TEST_DATABASE_URL = process.env.SVC_TEST_DATABASE_URL || null
@@ -28,6 +31,8 @@ export interface TestServer {
   travel(milliseconds: number): void
   /** Stops the app clock at `at` (default: its current time); `travel` still moves it. */
   freeze(at?: Date): void
+  /** Runs every due job with the server's own handlers, as its worker would, until none is due; answers how many ran. */
+  runJobs(): Promise<number>
   close(): Promise<void>
 }
 
@@ -113,6 +118,18 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     },
     freeze(at) {
       frozenAt = at ? at.getTime() : Date.now() + offset
+    },
+    async runJobs() {
+      const settings = await app.settings.current()
+      const now = () => new Date(frozenAt ?? Date.now() + offset)
+      const silent = { info() {}, warn() {}, error() {}, debug() {} }
+      const worker = new JobWorker({
+        db: database.db,
+        handlers: jobHandlers,
+        clock: now,
+        context: () => ({ db: database.db, caller: anonymous, config, settings, log: silent, now }),
+      })
+      return worker.drain()
     },
     async close() {
       await app.close()

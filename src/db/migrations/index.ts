@@ -8,6 +8,7 @@ import * as m20261123T1847 from './20261123T1847_create_label_counts.js'
 import * as m20261123T1900 from './20261123T1900_create_jobs.js'
 import * as m20261123T1905 from './20261123T1905_project_readme_path.js'
 import * as m20261123T1930 from './20261123T1930_create_push_event_payloads.js'
+import * as m20261123T2020 from './20261123T2020_repository_containers_and_moves.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1900_create_jobs': m20261123T1900,
   '20261123T1905_project_readme_path': m20261123T1905,
   '20261123T1930_create_push_event_payloads': m20261123T1930,
+  '20261123T2020_repository_containers_and_moves': m20261123T2020,
 }

@@ -1,3 +1,4 @@
+import type { JobHandler } from '../../jobs/index.js'
 import { canRead, type Access } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
@@ -19,3 +20,6 @@ export async function findGroup(ctx: Context, idOrPath: string | number): Promis
   if (!canRead(access)) throw new NotFound('Group')
   return { group, access }
 }
+
+/** Jobs of this feature (deletion), run by every node's worker. */
+export const jobHandlers: JobHandler[] = []

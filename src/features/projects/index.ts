@@ -1,3 +1,4 @@
+import type { JobHandler } from '../../jobs/index.js'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { NotFound, ProjectMoved } from '../../core/errors.js'
@@ -75,3 +76,6 @@ export { findMovedProjectLocation } from './web-redirects.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
 export { ProjectJson as ProjectEntitySchema } from './schemas.js'
+
+/** Jobs of this feature (deletion), run by every node's worker. */
+export const jobHandlers: JobHandler[] = []

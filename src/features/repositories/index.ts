@@ -11,10 +11,21 @@ export { git, gitEnvironment, GitError } from './git.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
 
-/** GitLab's hashed storage path of a project's repository: `@hashed/<h[0:2]>/<h[2:4]>/<h>.git`, h = sha256 of the id (GL Storage::Hashed). */
-export function hashedRepositoryPath(projectId: number): string {
-  const hash = createHash('sha256').update(String(projectId)).digest('hex')
-  return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`
+/** What a repository belongs to: a project, a snippet, or a group's wiki. */
+export type RepositoryKind = 'project' | 'snippet' | 'group-wiki'
+
+// GL Storage::Hashed, Snippet#disk_path and GroupWiki#disk_path.
+const HASHED_ROOTS: Record<RepositoryKind, { root: string; suffix: string }> = {
+  project: { root: '@hashed', suffix: '.git' },
+  snippet: { root: '@snippets', suffix: '.git' },
+  'group-wiki': { root: '@groups', suffix: '.wiki.git' },
+}
+
+/** GitLab's hashed storage path of a repository: `@hashed/<h[0:2]>/<h[2:4]>/<h>.git`, h = sha256 of the owner's id. */
+export function hashedRepositoryPath(id: number, kind: RepositoryKind = 'project'): string {
+  const hash = createHash('sha256').update(String(id)).digest('hex')
+  const { root, suffix } = HASHED_ROOTS[kind]
+  return `${root}/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${suffix}`
 }
 
 /** The names of the configured storages, in configured order. */
@@ -22,11 +33,11 @@ export function storageNames(config: Config): string[] {
   return Object.keys(config.storages)
 }
 
-/** Where a project's repository lives on disk. */
-export function repositoryDirectory(config: Config, storage: string, projectId: number): string {
+/** Where a repository lives on disk. */
+export function repositoryDirectory(config: Config, storage: string, id: number, kind: RepositoryKind = 'project'): string {
   const root = config.storages[storage]
   if (root === undefined) throw new Error(`repository storage ${JSON.stringify(storage)} is not configured`)
-  return path.join(root, hashedRepositoryPath(projectId))
+  return path.join(root, hashedRepositoryPath(id, kind))
 }
 
 /** Where a project row says its repository is. */
@@ -53,7 +64,9 @@ export function pickRepositoryStorage(config: Config, settings: Settings): strin
 
 export interface NewRepository {
   storage: string
+  /** The owner's id: a project's, a snippet's or a group's. */
   projectId: number
+  kind?: RepositoryKind
   /** The branch HEAD names. */
   defaultBranch: string
   objectFormat: 'sha1' | 'sha256'
@@ -61,7 +74,7 @@ export interface NewRepository {
 
 /** Creates an empty bare repository with HEAD on the default branch; fails if the directory exists already. */
 export async function createRepository(config: Config, repository: NewRepository): Promise<string> {
-  const directory = repositoryDirectory(config, repository.storage, repository.projectId)
+  const directory = repositoryDirectory(config, repository.storage, repository.projectId, repository.kind)
   // Ids of committed projects are never reused (AUTOINCREMENT, sequences), so a directory already here is the leftover
   // of a creation that never committed (a crash mid-transaction) and belongs to no project.
   await fs.rm(directory, { recursive: true, force: true })
@@ -107,9 +120,9 @@ export async function commitFirstFile(commit: InitialCommit): Promise<string> {
   return sha
 }
 
-/** Removes a project's repository directory; a missing one is fine. */
-export async function removeRepository(config: Config, storage: string, projectId: number): Promise<void> {
-  await fs.rm(repositoryDirectory(config, storage, projectId), { recursive: true, force: true })
+/** Removes a repository directory; a missing one is fine. */
+export async function removeRepository(config: Config, storage: string, id: number, kind: RepositoryKind = 'project'): Promise<void> {
+  await fs.rm(repositoryDirectory(config, storage, id, kind), { recursive: true, force: true })
 }
 
 // GL Gitlab::FileDetector `readme` and Tree#readme: a root file named README*, markup preferred over plain text.

@@ -1,0 +1,22 @@
+import type { JobHandler, PeriodicJob } from './jobs/index.js'
+import { jobHandlers as queueJobHandlers, periodicJobs as queuePeriodicJobs } from './jobs/index.js'
+import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } from './features/events/index.js'
+import { jobHandlers as forkJobHandlers } from './features/forks/index.js'
+import { jobHandlers as projectJobHandlers } from './features/projects/index.js'
+import { jobHandlers as groupJobHandlers } from './features/groups/index.js'
+import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
+import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
+
+/** What runs each kind of job, over every feature: the server's worker and the tests' use the same list. */
+export const jobHandlers: JobHandler[] = [
+  ...queueJobHandlers,
+  ...eventJobHandlers,
+  ...projectJobHandlers,
+  ...groupJobHandlers,
+  ...forkJobHandlers,
+  ...snippetJobHandlers,
+  ...storageMoveJobHandlers,
+]
+
+/** Jobs every node schedules on a timer (once per slot across nodes). */
+export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs]

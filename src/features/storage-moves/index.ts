@@ -1,0 +1,3 @@
+import type { JobHandler } from '../../jobs/index.js'
+
+export const jobHandlers: JobHandler[] = []
