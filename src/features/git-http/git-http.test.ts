@@ -1,18 +1,17 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
+import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { changeSettings, createTestApplication, createTestGrant, REDIRECT_URI } from '../oauth/token-fixtures.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
-let workDir: string
 let owner: User
 let ownerToken: string
 
@@ -20,56 +19,13 @@ const DENIED =
   "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required " +
   'to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped. See '
 
-interface GitRun {
-  code: number
-  stdout: string
-  stderr: string
-}
+const gitClient = new GitClient()
+const git = (cwd: string, ...args: string[]) => gitClient.run(cwd, ...args)
+const gitOk = (cwd: string, ...args: string[]) => gitClient.ok(cwd, ...args)
+const freshDir = () => gitClient.freshDir()
 
-/** Real `git`, asynchronously (the server runs in this process), with no user configuration and no prompts. */
-function git(cwd: string, ...args: string[]): Promise<GitRun> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: workDir,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Tess',
-    GIT_AUTHOR_EMAIL: 'tess@example.com',
-    GIT_COMMITTER_NAME: 'Tess',
-    GIT_COMMITTER_EMAIL: 'tess@example.com',
-    LC_ALL: 'C',
-  }
-  return new Promise((resolve) => {
-    execFile('git', ['-c', 'credential.helper=', '-c', 'protocol.version=2', ...args], { cwd, env }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
-
-async function gitOk(cwd: string, ...args: string[]): Promise<string> {
-  const result = await git(cwd, ...args)
-  expect(result.code, result.stderr).toBe(0)
-  return result.stdout
-}
-
-/** The clone URL of a project, with credentials when given. */
-function repoUrl(fullPath: string, login?: string, password?: string): string {
-  const url = new URL(`${server.url}/${fullPath}.git`)
-  if (login !== undefined) url.username = encodeURIComponent(login)
-  if (password !== undefined) url.password = encodeURIComponent(password)
-  return url.toString()
-}
-
-let sequence = 0
-function freshDir(): string {
-  sequence += 1
-  return path.join(workDir, `clone${sequence}`)
-}
-
-async function clone(fullPath: string, login?: string, password?: string): Promise<{ run: GitRun; dir: string }> {
-  const dir = freshDir()
-  return { run: await git(workDir, 'clone', '--quiet', repoUrl(fullPath, login, password), dir), dir }
+async function clone(fullPath: string, login?: string, password?: string) {
+  return gitClient.clone(repoUrl(server.url, fullPath, login, password))
 }
 
 async function createProject(body: Record<string, unknown>, token = ownerToken): Promise<Record<string, any>> {
@@ -104,7 +60,6 @@ async function oauthToken(user: User, scopes: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-git-http-'))
   server = await startTestServer()
   request = client(server.url)
   owner = await createTestUser(server.database.db, { username: 'olga', password: 'olga-secret-1' })
@@ -113,7 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close()
-  fs.rmSync(workDir, { recursive: true, force: true })
+  gitClient.remove()
 })
 
 describe('public projects', () => {
@@ -414,11 +369,11 @@ describe('pushing', () => {
     expect(project.empty_repo).toBe(true)
     const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
     const dir = freshDir()
-    await gitOk(workDir, 'init', '--quiet', '--initial-branch=main', dir)
+    await gitOk(gitClient.workDir, 'init', '--quiet', '--initial-branch=main', dir)
     fs.writeFileSync(path.join(dir, 'README.md'), '# Hello\n')
     await gitOk(dir, 'add', 'README.md')
     await gitOk(dir, 'commit', '--quiet', '-m', 'First')
-    await gitOk(dir, 'push', '--quiet', repoUrl(project.path_with_namespace, 'dev', token), 'main')
+    await gitOk(dir, 'push', '--quiet', repoUrl(server.url, project.path_with_namespace, 'dev', token), 'main')
     const res = await request('GET', `/api/v4/projects/${project.id}`, { token: server.rootToken })
     expect(res.body).toMatchObject({ empty_repo: false, default_branch: 'main', readme_url: `${project.web_url}/-/blob/main/README.md` })
     const [event] = await events(project.id)
