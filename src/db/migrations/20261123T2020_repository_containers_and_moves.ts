@@ -15,7 +15,6 @@ export async function up(db: Kysely<any>) {
   await db.schema.alterTable('projects').addColumn('pending_delete', 'integer', flag(0)).execute()
   await db.schema.alterTable('projects').addColumn('repository_read_only', 'integer', flag(0)).execute()
   await db.schema.createIndex('projects_repository_storage_id').on('projects').columns(['repository_storage', 'id']).execute()
-  await db.schema.createIndex('projects_forked_from_project_id').on('projects').column('forked_from_project_id').execute()
 
   await db.schema.alterTable('namespaces').addColumn('pending_delete', 'integer', flag(0)).execute()
   await db.schema.alterTable('namespaces').addColumn('wiki_repository_storage', 'text').execute()
@@ -66,7 +65,6 @@ export async function down(db: Kysely<any>) {
   await db.schema.alterTable('namespaces').dropColumn('wiki_repository_read_only').execute()
   await db.schema.alterTable('namespaces').dropColumn('wiki_repository_storage').execute()
   await db.schema.alterTable('namespaces').dropColumn('pending_delete').execute()
-  await db.schema.dropIndex('projects_forked_from_project_id').execute()
   await db.schema.dropIndex('projects_repository_storage_id').execute()
   await db.schema.alterTable('projects').dropColumn('repository_read_only').execute()
   await db.schema.alterTable('projects').dropColumn('pending_delete').execute()

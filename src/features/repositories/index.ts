@@ -11,12 +11,13 @@ export { git, gitEnvironment, GitError } from './git.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
 
-/** What a repository belongs to: a project, a snippet, or a group's wiki. */
-export type RepositoryKind = 'project' | 'snippet' | 'group-wiki'
+/** What a repository belongs to: a project, a project's wiki, a snippet, or a group's wiki. */
+export type RepositoryKind = 'project' | 'project-wiki' | 'snippet' | 'group-wiki'
 
 // GL Storage::Hashed, Snippet#disk_path and GroupWiki#disk_path.
 const HASHED_ROOTS: Record<RepositoryKind, { root: string; suffix: string }> = {
   project: { root: '@hashed', suffix: '.git' },
+  'project-wiki': { root: '@hashed', suffix: '.wiki.git' },
   snippet: { root: '@snippets', suffix: '.git' },
   'group-wiki': { root: '@groups', suffix: '.wiki.git' },
 }
