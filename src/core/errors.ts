@@ -116,6 +116,9 @@ export class Unprocessable extends DomainError {
 /** 405 `{"error":"<text>"}` (Grape shape), e.g. the maximum-offset refusal. */
 export class NotAllowed extends DomainError {}
 
+/** 405 `{"message":"405 Method Not Allowed"}`: GitLab's `not_allowed!`, e.g. merging a merge request that cannot be merged. */
+export class ActionNotAllowed extends DomainError {}
+
 /** A project asked for by a path it had before a rename or transfer: 301 to its id for reads, 405 otherwise (spec rule 6). */
 export class ProjectMoved extends DomainError {
   constructor(readonly projectId: number) {
