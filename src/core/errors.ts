@@ -119,6 +119,9 @@ export class NotAllowed extends DomainError {}
 /** 405 `{"message":"405 Method Not Allowed"}`: GitLab's `not_allowed!`, e.g. merging a merge request that cannot be merged. */
 export class ActionNotAllowed extends DomainError {}
 
+/** 404 `{"error":"404 Not Found"}`: a route that does not exist in this configuration, e.g. a Premium API on Free. */
+export class RouteNotFound extends DomainError {}
+
 /** A project asked for by a path it had before a rename or transfer: 301 to its id for reads, 405 otherwise (spec rule 6). */
 export class ProjectMoved extends DomainError {
   constructor(readonly projectId: number) {

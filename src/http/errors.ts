@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   ActionNotAllowed,
+  RouteNotFound,
   BadRequest,
   Conflict,
   Forbidden,
@@ -104,6 +105,7 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof Conflict) return { status: 409, body: { message: error.detail } }
   if (error instanceof PreconditionFailed) return { status: 412, body: { message: '412 Precondition Failed' } }
   if (error instanceof Unprocessable) return { status: 422, body: { message: error.detail } }
+  if (error instanceof RouteNotFound) return { status: 404, body: { error: '404 Not Found' } }
   if (error instanceof NotAllowed) return { status: 405, body: { error: error.message } }
   if (error instanceof ActionNotAllowed) return { status: 405, body: { message: '405 Method Not Allowed' } }
   if (error instanceof MethodNotAllowed) {
