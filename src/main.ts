@@ -41,6 +41,7 @@ async function serve(config: Config) {
     handlers: jobHandlers,
     periodic: periodicJobs,
     context: () => ({ db: database.db, caller: anonymous, config, settings: defaultSettings, log, now: () => new Date() }),
+    leaseMs: config.jobLeaseMs,
     log,
   })
   worker.start()

@@ -21,6 +21,8 @@ export interface Config {
   recaptchaVerifyUrl: string
   /** Repository storages by name, in the order configured: absolute directories; `default` always exists. */
   storages: Record<string, string>
+  /** How long a worker's claim on a job holds without renewal: a job whose worker died runs again this long after. */
+  jobLeaseMs: number
 }
 
 /** A bad environment variable; main.ts prints the message alone and exits non-zero. */
@@ -84,6 +86,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const dataDir = path.resolve(read(env, 'SVC_DATA_DIR') ?? './data')
   const rootPassword = read(env, 'SVC_ROOT_PASSWORD')
+  const leaseText = read(env, 'SVC_JOB_LEASE_MS') ?? '60000'
+  if (!/^\d{1,9}$/.test(leaseText) || Number(leaseText) < 100) fail('SVC_JOB_LEASE_MS', 'a number of milliseconds from 100', leaseText)
   if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
   return {
     host,
@@ -101,5 +105,6 @@ export function loadConfig(env: Env = process.env): Config {
       readUrl(env, 'SVC_RECAPTCHA_VERIFY_URL', ['http:', 'https:'], 'an http:// or https:// URL') ??
       'https://www.google.com/recaptcha/api/siteverify',
     storages: readStorages(env, dataDir),
+    jobLeaseMs: Number(leaseText),
   }
 }

@@ -10,6 +10,6 @@ export {
 } from './define.js'
 export { enqueueJob, type EnqueueOptions } from './enqueue.js'
 export { JobScheduler } from './scheduler.js'
-export { JobWorker, type JobWorkerOptions } from './worker.js'
+export { JobWorker, wakeJobWorkers, type JobWorkerOptions } from './worker.js'
 export { countJobsByKindAndState } from './store.js'
 export { jobHandlers, periodicJobs, pruneFinishedJobs, PruneFinishedJobs } from './maintenance.js'

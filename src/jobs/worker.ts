@@ -31,6 +31,14 @@ export interface JobWorkerOptions {
 
 const silent: Log = { info() {}, warn() {}, error() {}, debug() {} }
 
+/** The workers polling in this process, so that work enqueued here starts without waiting for the next poll. */
+const pollingWorkers = new Set<JobWorker>()
+
+/** Ends the idle wait of this process's workers; call after committing jobs that should start now. Other nodes still poll. */
+export function wakeJobWorkers(): void {
+  for (const worker of pollingWorkers) worker.wakeUp()
+}
+
 /** Claims and runs jobs of the kinds it has handlers for, one at a time, until stopped. */
 export class JobWorker {
   readonly workerId: string
@@ -48,6 +56,7 @@ export class JobWorker {
   private loop: Promise<void> | null = null
   private stopping = false
   private wake: (() => void) | null = null
+  private woken = false
 
   constructor(options: JobWorkerOptions) {
     this.db = options.db
@@ -75,12 +84,20 @@ export class JobWorker {
   start(): void {
     if (this.loop) return
     this.stopping = false
+    pollingWorkers.add(this)
     this.loop = this.poll()
+  }
+
+  /** Polls again at once: now if idle, else right after the poll in progress. */
+  wakeUp(): void {
+    this.woken = true
+    this.wake?.()
   }
 
   /** Stops polling and waits for the job in progress to be recorded. */
   async stop(): Promise<void> {
     this.stopping = true
+    pollingWorkers.delete(this)
     this.wake?.()
     await this.loop
     this.loop = null
@@ -128,6 +145,10 @@ export class JobWorker {
   }
 
   private sleep(): Promise<void> {
+    if (this.woken) {
+      this.woken = false
+      return Promise.resolve()
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.pollIntervalMs)
       function done() {
