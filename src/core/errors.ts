@@ -70,6 +70,16 @@ export class MissingParam extends DomainError {
 /** 400 `{"error":"<param> is invalid"}`: Grape's declared-parameter failures; several joined by ", ". */
 export class ParamError extends DomainError {}
 
+/** `{"message":{"error":"<text>"}}` with the status given: GitLab's `render_api_error!({ error: message }, status)` of a failed service. */
+export class ServiceFailure extends DomainError {
+  constructor(
+    readonly status: 400 | 403 | 422,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 /** 409 `{"message":"409 Conflict"}` or a custom message as GitLab's `conflict!(message)` sends it: a string, or a model's error list. */
 export class Conflict extends DomainError {
   readonly detail: string | string[]

@@ -18,6 +18,7 @@ import {
   Refused,
   RefusedWithErrors,
   Rejected,
+  ServiceFailure,
   SpamDiscarded,
   SpamNeedsCaptcha,
   Throttled,
@@ -92,6 +93,7 @@ export function renderError(error: unknown): Rendered {
   if (error instanceof Invalid) return { status: 400, body: { message: error.errors } }
   if (error instanceof ParamError) return { status: 400, body: { error: error.message } }
   if (error instanceof SpamDiscarded) return { status: 400, body: { message: { error: error.message } } }
+  if (error instanceof ServiceFailure) return { status: error.status, body: { message: { error: error.message } } }
   if (error instanceof SpamNeedsCaptcha) {
     // GitLab's rest_api_actions_support.rb: the spam fields, then the model's errors as one sentence.
     const body = {

@@ -8,6 +8,7 @@ import { git } from './git.js'
 import { updateRepositoryState, type RepositoryState } from './store.js'
 
 export { git, gitEnvironment, GitError } from './git.js'
+export { branchCommit, commitFiles, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
 

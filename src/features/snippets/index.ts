@@ -1,3 +1,29 @@
-import type { JobHandler } from '../../jobs/index.js'
+import type { Context } from '../../core/context.js'
+import type { SnippetRow } from '../../db/schema.js'
+import { handle, type JobHandler } from '../../jobs/index.js'
+import { RemoveSnippetRepository } from './jobs.js'
+import { presentBasicSnippet } from './present.js'
+import type { BasicSnippetJson } from './schemas.js'
+import { buildSnippetViews, removeDeletedSnippetRepository, snippetPresentOptions } from './service.js'
 
-export const jobHandlers: JobHandler[] = []
+export { findSnippet, type LoadedSnippet } from './service.js'
+export { snippetRepositoryDirectory } from './repository.js'
+export { findSnippetsByIds, updateSnippetRepositoryReadOnly, updateSnippetRepositoryStorage } from './store.js'
+
+/** GL Entities::BasicSnippet's response schema: the snippet a storage move embeds. */
+export { BasicSnippetJson } from './schemas.js'
+
+/** The snippets as a storage move embeds them (GL Entities::BasicSnippet), in the order given, for the caller of `ctx`. */
+export async function presentSnippetsForMoves(ctx: Context, snippets: readonly SnippetRow[]): Promise<BasicSnippetJson[]> {
+  const options = snippetPresentOptions(ctx)
+  return (await buildSnippetViews(ctx, snippets)).map((view) => presentBasicSnippet(view, options))
+}
+
+/** One snippet as a storage move embeds it (GL Entities::BasicSnippet). */
+export async function presentSnippetForMove(ctx: Context, snippet: SnippetRow): Promise<BasicSnippetJson> {
+  return (await presentSnippetsForMoves(ctx, [snippet]))[0]
+}
+
+export const jobHandlers: JobHandler[] = [
+  handle(RemoveSnippetRepository, (ctx, { snippetId, storage }) => removeDeletedSnippetRepository(ctx, snippetId, storage)),
+]

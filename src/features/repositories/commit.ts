@@ -1,0 +1,67 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { git, GitError } from './git.js'
+
+/** A file written (added or replaced) or removed by a commit. */
+export type TreeChange = { path: string; content: string } | { path: string; remove: true }
+
+export interface FilesCommit {
+  directory: string
+  branch: string
+  /** Applied in order on top of the branch's tree, or of an empty tree when the branch does not exist yet. */
+  changes: readonly TreeChange[]
+  message: string
+  author: { name: string; email: string }
+  at: Date
+}
+
+/** The commit a branch points at, or null when there is no such branch. */
+export async function branchCommit(directory: string, branch: string): Promise<string | null> {
+  try {
+    return (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { gitDir: directory })).trim()
+  } catch (error) {
+    if (error instanceof GitError && error.code === 1) return null
+    throw error
+  }
+}
+
+/**
+ * Commits several file changes as one commit with plumbing and a temporary index (no working tree), authored and
+ * committed by `author` at `at`. The branch moves only if it still points where it did, so a concurrent commit fails
+ * this one instead of being lost. Returns the new commit.
+ */
+export async function commitFiles(commit: FilesCommit): Promise<string> {
+  const gitDir = commit.directory
+  const parent = await branchCommit(gitDir, commit.branch)
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-index-'))
+  const env = { GIT_INDEX_FILE: path.join(scratch, 'index') }
+  try {
+    if (parent) await git(['read-tree', parent], { gitDir, env })
+    else await git(['read-tree', '--empty'], { gitDir, env })
+    for (const change of commit.changes) {
+      if ('remove' in change) {
+        await git(['update-index', '--force-remove', '--', change.path], { gitDir, env })
+      } else {
+        const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: change.content })).trim()
+        await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${change.path}`], { gitDir, env })
+      }
+    }
+    const tree = (await git(['write-tree'], { gitDir, env })).trim()
+    const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
+    const identity = {
+      GIT_AUTHOR_NAME: commit.author.name,
+      GIT_AUTHOR_EMAIL: commit.author.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_NAME: commit.author.name,
+      GIT_COMMITTER_EMAIL: commit.author.email,
+      GIT_COMMITTER_DATE: date,
+    }
+    const parents = parent ? ['-p', parent] : []
+    const sha = (await git(['commit-tree', tree, ...parents, '-m', commit.message], { gitDir, env: identity })).trim()
+    await git(['update-ref', `refs/heads/${commit.branch}`, sha, parent ?? ''], { gitDir })
+    return sha
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true })
+  }
+}
