@@ -1,3 +1,8 @@
-import type { JobHandler } from '../../jobs/index.js'
+import { handle, type JobHandler } from '../../jobs/index.js'
+import { ForkRepository } from './jobs.js'
+import { copyForkRepository } from './service.js'
 
-export const jobHandlers: JobHandler[] = []
+/** The fork job, run by every node's worker. */
+export const jobHandlers: JobHandler[] = [
+  handle(ForkRepository, (ctx, payload) => copyForkRepository(ctx, payload.projectId, payload.branch)),
+]

@@ -21,6 +21,21 @@ export async function withAccess(ctx: Context, project: ProjectRow): Promise<Loa
   return { project, namespace, access: await projectAccess(ctx, project, namespace) }
 }
 
+// Creation and lists as forks reuse them: a fork is a created project, its forks a project list.
+export {
+  canCreateProjectIn,
+  createProject,
+  listProjects,
+  viewOfLoaded,
+  type ForkCreation,
+  type ListProjectsInput,
+  type ProjectListResult,
+} from './service.js'
+export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
+export { presentProject, type ProjectView } from './present.js'
+export { canReadCode, canReadNamespaceViaMembership, isFeatureAvailable } from './policy.js'
+export { ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
+
 /**
  * A project by id or full path as the caller may see it (GL helpers.rb `find_project!`): 404 "Project Not
  * Found" when it does not exist or is hidden from them. A path it had before a move, or its path written in

@@ -1,13 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { authorizeAdmin, isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { NotFound, ParamError } from '../../core/errors.js'
-import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
+import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
 import { findUserByIdOrUsername, presentUserBasic, type PresentOptions } from '../users/index.js'
 import { createInputOf, updateInputOf } from './attributes.js'
 import { findProject, projectPresentOptions } from './index.js'
+import { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
 import { presentBasicProject, presentProject, presentProjectDetails, presentProjectWithAccess } from './present.js'
 import {
   CreateProjectParams,
@@ -27,7 +27,6 @@ import {
   TransferProjectParams,
   UPDATE_AT_LEAST_ONE_OF,
   UpdateProjectParams,
-  type ListProjectsParams as ListParams,
 } from './schemas.js'
 import {
   createProject,
@@ -41,8 +40,6 @@ import {
   unstarProject,
   updateProject,
   viewOfLoaded,
-  type ListProjectsInput,
-  type ProjectListResult,
   type ProjectListScope,
 } from './service.js'
 
@@ -59,68 +56,6 @@ function unmodifiedSinceOf(header: string | undefined): Date | null {
   return Number.isNaN(at) ? null : new Date(at)
 }
 
-type FilterParams = Omit<ListParams, 'order_by' | 'statistics' | 'pagination' | 'simple' | 'with_custom_attributes' | 'page' | 'per_page'>
-
-function listInputOf(
-  ctx: Context,
-  input: FilterParams & { order_by: string; page: number; per_page: number; pagination?: string },
-  scope: ProjectListScope,
-  keysetAllowed: boolean,
-): ListProjectsInput {
-  const keyset = keysetAllowed && input.pagination === 'keyset'
-  return {
-    scope,
-    archived: input.archived,
-    visibility: input.visibility,
-    search: input.search,
-    searchNamespaces: input.search_namespaces,
-    owned: input.owned,
-    starred: input.starred,
-    imported: input.imported,
-    membership: input.membership,
-    withIssuesEnabled: input.with_issues_enabled,
-    withMergeRequestsEnabled: input.with_merge_requests_enabled,
-    withProgrammingLanguage: input.with_programming_language,
-    minAccessLevel: input.min_access_level,
-    idAfter: input.id_after,
-    idBefore: input.id_before,
-    lastActivityAfter: input.last_activity_after,
-    lastActivityBefore: input.last_activity_before,
-    repositoryStorage: input.repository_storage,
-    topics: input.topic,
-    topicId: input.topic_id,
-    updatedAfter: input.updated_after,
-    updatedBefore: input.updated_before,
-    orderBy: input.order_by as ListProjectsInput['orderBy'],
-    sort: input.sort,
-    // Project lists refuse offsets past the limit, as every keyset-capable type does (GL PaginationStrategies).
-    pagination: keyset
-      ? { kind: 'keyset', perPage: offsetWindow({ page: 1, per_page: input.per_page }, ctx.settings).perPage }
-      : { kind: 'offset', ...offsetWindow(input, ctx.settings, keysetAllowed ? 'Project' : null) },
-  }
-}
-
-function setListHeaders(request: FastifyRequest, reply: FastifyReply, ctx: Context, list: ProjectListResult) {
-  if (list.offset) setOffsetHeaders(request, reply, ctx.config.externalUrl, list.offset)
-  else setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, list.next ? { [list.next.param]: list.next.value } : null)
-}
-
-/** GET /projects and GET /users/:user_id/projects (GL `present_projects`): ProjectWithAccess, or BasicProjectDetails for `simple` and anonymous callers. */
-function presentList(
-  ctx: Context,
-  list: ProjectListResult,
-  input: { simple: boolean; statistics: boolean; with_custom_attributes: boolean },
-) {
-  const options = projectPresentOptions(ctx, {
-    statistics: input.statistics,
-    withCustomAttributes: input.with_custom_attributes && isAdmin(ctx.caller),
-  })
-  if (input.simple || !ctx.caller.user) return list.views.map((view) => presentBasicProject(view, options))
-  return list.views.map((view) =>
-    presentProjectWithAccess(view, options, list.permissions.get(view.project.id) ?? { projectLevel: null, groupLevel: null }),
-  )
-}
-
 export function registerProjectRoutes(api: ApiRouter) {
   api.get(
     '/projects',
@@ -129,7 +64,7 @@ export function registerProjectRoutes(api: ApiRouter) {
       const { ctx, input } = request
       const list = await listProjects(ctx, { ...listInputOf(ctx, input, { kind: 'all' }, true), pairUpdatedAt: true })
       setListHeaders(request, reply, ctx, list)
-      return presentList(ctx, list, input)
+      return presentProjectList(ctx, list, input)
     },
   )
 
@@ -142,7 +77,7 @@ export function registerProjectRoutes(api: ApiRouter) {
       if (!user) throw new NotFound('User')
       const list = await listProjects(ctx, listInputOf(ctx, input, { kind: 'user', user }, true))
       setListHeaders(request, reply, ctx, list)
-      return presentList(ctx, list, input)
+      return presentProjectList(ctx, list, input)
     },
   )
 

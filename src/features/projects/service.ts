@@ -199,6 +199,8 @@ export type ProjectListScope =
   | { kind: 'all' }
   | { kind: 'user'; user: User }
   | { kind: 'group'; group: NamespaceRow; includeSubgroups: boolean; includeAncestors: boolean }
+  /** The direct forks of a project (GL ForkProjectsFinder: ProjectsFinder over `project.forks`). */
+  | { kind: 'forks'; projectId: number }
 
 export type ListPagination = { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number }
 
@@ -271,7 +273,11 @@ async function filtersOf(ctx: Context, input: ListProjectsInput, similarity: boo
       projectsWithRoleCondition(ctx, eb, Math.max(level, AccessLevel.GUEST))
   const visible: ProjectCondition = (eb) => visibleProjectsCondition(ctx, eb)
   const { scope } = input
-  if (scope.kind === 'all') {
+  if (scope.kind === 'all' || scope.kind === 'forks') {
+    if (scope.kind === 'forks') {
+      const sourceId = scope.projectId
+      conditions.push((eb) => eb('projects.forked_from_project_id', '=', sourceId))
+    }
     if (!caller.user) conditions.push(input.owned || input.membership || input.minAccessLevel !== undefined || similarity ? none : visible)
     else if (input.owned) conditions.push(role(AccessLevel.OWNER))
     else if (input.minAccessLevel !== undefined) conditions.push(role(input.minAccessLevel))
@@ -456,8 +462,28 @@ async function saveErrors(
   }
 }
 
-/** POST /projects, and POST /projects/user/:user_id with `forUser`. */
-export async function createProject(ctx: Context, input: CreateInput, forUser: User | null = null): Promise<ProjectView> {
+/** What a fork adds to a creation (GL ForkService#new_fork_params): its source, and the job that copies the repository. */
+export interface ForkCreation {
+  sourceId: number
+  /** The fork's storage; the weighted pick when absent. */
+  storage?: string
+  /** The branch HEAD will name once the repository is copied. */
+  defaultBranch: string
+  objectFormat: string
+  /** Runs in the creating transaction once the row has its id (enqueues the copy with the project). */
+  schedule: (trx: Db, project: ProjectRow) => Promise<void>
+}
+
+/**
+ * POST /projects, and POST /projects/user/:user_id with `forUser`. With `fork` the project names its source, starts with
+ * import_status "scheduled" and no repository (the scheduled job makes it), and every refusal is a validation error.
+ */
+export async function createProject(
+  ctx: Context,
+  input: CreateInput,
+  forUser: User | null = null,
+  fork: ForkCreation | null = null,
+): Promise<ProjectView> {
   const caller = ctx.caller.user
   if (!caller) throw new Forbidden()
   const acting = forUser ? actingAs(ctx, forUser) : ctx
@@ -482,7 +508,7 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
   if (namespace.kind === 'user') {
     const limit = await projectLimitError(acting, creator)
     if (limit) {
-      if (forUser) throw new Invalid({ limit_reached: [limit] })
+      if (forUser || fork) throw new Invalid({ limit_reached: [limit] })
       throw new RefusedWithErrors([limit])
     }
   }
@@ -510,17 +536,20 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
     visibility_level: level,
     creator_id: creator.id,
     // The branch HEAD names, empty repository or not (GL CreateService#default_branch).
-    default_branch: input.defaultBranch || (await groupDefaultBranch(acting.db, namespace)) || DEFAULT_BRANCH,
+    default_branch: fork ? fork.defaultBranch : input.defaultBranch || (await groupDefaultBranch(acting.db, namespace)) || DEFAULT_BRANCH,
     empty_repo: readme ? 0 : 1,
     readme_path: readme ? 'README.md' : null,
     topics: JSON.stringify(input.topics ?? []),
-    repository_object_format: input.repositoryObjectFormat ?? 'sha1',
+    repository_object_format: fork ? fork.objectFormat : (input.repositoryObjectFormat ?? 'sha1'),
+    forked_from_project_id: fork ? fork.sourceId : null,
+    import_status: fork ? 'scheduled' : 'none',
     last_activity_at: at,
     created_at: at,
     updated_at: at,
   }
   const chosenStorage = input.repositoryStorage !== undefined && canChangeRepositoryStorage(acting.caller)
-  row.repository_storage = chosenStorage ? input.repositoryStorage : pickRepositoryStorage(acting.config, acting.settings)
+  row.repository_storage =
+    fork?.storage ?? (chosenStorage ? input.repositoryStorage : pickRepositoryStorage(acting.config, acting.settings))
   const changed = new Set(['name', 'path', 'visibility_level', ...Object.keys(settings), 'description'])
   if (chosenStorage) changed.add('repository_storage')
   const errors = projectValidationErrors(candidateOf(row), changed)
@@ -534,8 +563,12 @@ export async function createProject(ctx: Context, input: CreateInput, forUser: U
       const inserted = await insertProject(trx, row)
       // The repository is made inside the transaction once the row has its id, so a failure rolls the project back
       // (GL CreateService#save_project_and_import_data: 'Failed to create repository'); the catch removes the directory.
-      madeRepository = { storage: inserted.repository_storage, id: inserted.id }
-      await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
+      if (fork) {
+        await fork.schedule(trx, inserted)
+      } else {
+        madeRepository = { storage: inserted.repository_storage, id: inserted.id }
+        await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
+      }
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await deleteRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { git } from '../repositories/index.js'
+
+/** What a fork's repository is made from. */
+export interface ForkCopy {
+  /** The source's bare repository. */
+  source: string
+  /** Where the fork's repository goes; it appears there complete or not at all. */
+  target: string
+  /** Hard-link the object files (same storage): near constant time, and the fork keeps them when the source goes. */
+  link: boolean
+  /** Only this branch; HEAD names it. */
+  branch: string | null
+  /** The source's HEAD branch and object format, for a source without a repository yet. */
+  defaultBranch: string
+  objectFormat: string
+  signal?: AbortSignal
+}
+
+/** The source branch a fork asked for does not exist (any more). */
+export class SourceBranchMissing extends Error {}
+
+/** Names of staging directories beside a target: `<target>.fork-<random>`. */
+function stagingPrefix(target: string): string {
+  return `${path.basename(target)}.fork-`
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  )
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT'
+}
+
+/** A concurrent repack or prune removed a file while it was being linked: the copy starts over from new refs. */
+class SourceChanged extends Error {}
+
+interface Snapshot {
+  head: string
+  refs: { name: string; oid: string }[]
+}
+
+/** The refs the fork gets, read before any object is copied, so every object they name is among those copied. */
+async function readSnapshot(copy: ForkCopy): Promise<Snapshot> {
+  if (!(await exists(path.join(copy.source, 'HEAD')))) return { head: copy.branch ?? copy.defaultBranch, refs: [] }
+  const gitDir = copy.source
+  const patterns = copy.branch === null ? ['refs/heads/', 'refs/tags/'] : [`refs/heads/${copy.branch}`]
+  const listing = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { gitDir })
+  const refs = listing
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => ({ oid: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
+    // for-each-ref matches a pattern as a prefix of whole components; a branch must match exactly.
+    .filter((ref) => copy.branch === null || ref.name === `refs/heads/${copy.branch}`)
+  if (copy.branch !== null) {
+    if (refs.length === 0) throw new SourceBranchMissing(`Source branch ${copy.branch} not found`)
+    return { head: copy.branch, refs }
+  }
+  const head = (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir }).catch(() => copy.defaultBranch)).trim()
+  return { head: head || copy.defaultBranch, refs }
+}
+
+/** Files a writer has not finished (git writes under tmp_ names, pushes under quarantine directories, then renames). */
+function isUnfinished(name: string): boolean {
+  return name.startsWith('tmp_') || name.startsWith('incoming-') || name.startsWith('tmp_objdir')
+}
+
+/** Mirrors the object store file by file: hard links on one storage, copies (reflinks where the file system can) otherwise. */
+async function copyObjects(from: string, to: string, link: boolean, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted()
+  let entries
+  try {
+    entries = await fs.readdir(from, { withFileTypes: true })
+  } catch (error) {
+    if (isMissing(error)) throw new SourceChanged()
+    throw error
+  }
+  await fs.mkdir(to, { recursive: true })
+  // A pack counts once its index is in place: git renames the .idx last.
+  const indexed = new Set(entries.filter((e) => e.name.endsWith('.idx')).map((e) => e.name.slice(0, -'.idx'.length)))
+  for (const entry of entries) {
+    if (isUnfinished(entry.name)) continue
+    const source = path.join(from, entry.name)
+    const target = path.join(to, entry.name)
+    if (entry.isDirectory()) {
+      await copyObjects(source, target, link, signal)
+      continue
+    }
+    if (!entry.isFile()) continue
+    const pack = /^(pack-[0-9a-f]+)\.(pack|rev|bitmap|keep|promisor|mtimes)$/.exec(entry.name)
+    if (pack && !indexed.has(pack[1])) continue
+    try {
+      // The alternates file is rewritten in place by git, so it is copied, never shared.
+      if (link && entry.name !== 'alternates') await fs.link(source, target)
+      else await fs.copyFile(source, target, constants.COPYFILE_FICLONE)
+    } catch (error) {
+      if (isMissing(error)) throw new SourceChanged()
+      throw error
+    }
+  }
+}
+
+/** Flushes every file and directory under `root`, so a fork marked finished survives a power cut. */
+async function syncTree(root: string): Promise<void> {
+  for (const entry of await fs.readdir(root, { withFileTypes: true })) {
+    const full = path.join(root, entry.name)
+    if (entry.isDirectory()) await syncTree(full)
+    else if (entry.isFile()) await syncPath(full)
+  }
+  await syncPath(root)
+}
+
+async function syncPath(target: string): Promise<void> {
+  const handle = await fs.open(target, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Builds the fork in `staging`: an empty repository, the source's objects, then the snapshot's refs and HEAD. */
+async function assemble(copy: ForkCopy, staging: string): Promise<void> {
+  const snapshot = await readSnapshot(copy)
+  await git([
+    'init',
+    '--bare',
+    '--quiet',
+    `--initial-branch=${snapshot.head}`,
+    `--object-format=${copy.objectFormat === 'sha256' ? 'sha256' : 'sha1'}`,
+    staging,
+  ])
+  if (snapshot.refs.length === 0) return
+  await copyObjects(path.join(copy.source, 'objects'), path.join(staging, 'objects'), copy.link, copy.signal)
+  copy.signal?.throwIfAborted()
+  // update-ref refuses a name whose object is missing, so the refs written are the ones whose objects were copied.
+  const commands = snapshot.refs.map((ref) => `create ${ref.name} ${ref.oid}\n`).join('')
+  await git(['update-ref', '--stdin'], { gitDir: staging, input: commands })
+  await git(['pack-refs', '--all'], { gitDir: staging })
+}
+
+/**
+ * Makes the fork's repository from the source (GL RepositoryForkWorker, Gitaly CreateFork): assembled in a staging
+ * directory beside the target, flushed, then renamed into place, so a run killed at any point leaves either nothing
+ * at the target (the next run starts over and removes the leftovers) or the complete repository (the next run keeps it).
+ */
+export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 'existing'> {
+  if (await exists(path.join(copy.target, 'HEAD'))) return 'existing'
+  const parent = path.dirname(copy.target)
+  await fs.mkdir(parent, { recursive: true })
+  const prefix = stagingPrefix(copy.target)
+  for (const name of await fs.readdir(parent)) {
+    if (name.startsWith(prefix)) await fs.rm(path.join(parent, name), { recursive: true, force: true })
+  }
+  for (let attempt = 1; ; attempt++) {
+    const staging = path.join(parent, `${prefix}${randomBytes(6).toString('hex')}`)
+    try {
+      await assemble(copy, staging)
+      copy.signal?.throwIfAborted()
+      await syncTree(staging)
+      try {
+        await fs.rename(staging, copy.target)
+      } catch (error) {
+        // Another run finished first: its repository stays.
+        if (await exists(path.join(copy.target, 'HEAD'))) {
+          await fs.rm(staging, { recursive: true, force: true })
+          return 'existing'
+        }
+        throw error
+      }
+      await syncPath(parent)
+      return 'copied'
+    } catch (error) {
+      await fs.rm(staging, { recursive: true, force: true }).catch(() => {})
+      if (error instanceof SourceChanged && attempt < 5) continue
+      throw error
+    }
+  }
+}
+
+/** Whether a repository is at `directory`. */
+export function repositoryExists(directory: string): Promise<boolean> {
+  return exists(path.join(directory, 'HEAD'))
+}
