@@ -50,6 +50,7 @@ const MESSAGES = {
   push_code: 'You are not allowed to push code to this project.',
   archived: "You can't push code to an archived project.",
   no_repo: 'A repository for this project does not exist yet.',
+  read_only: 'The repository is temporarily read-only. Please try again later.',
 }
 
 /** GL GitHttpClientController#render_access_denied. */
@@ -173,6 +174,8 @@ export async function authorizeGit(
   if (service === 'git-upload-pack') {
     if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
   } else {
+    // GL GitAccess#check_push_access!: a repository being moved to another storage takes no pushes; fetches go on.
+    if (project.repository_read_only === 1) return { status: 403, challenge: false, message: MESSAGES.read_only }
     if (project.archived === 1) return { status: 403, challenge: false, message: MESSAGES.archived }
     // GL ProjectPolicy `push_code`: Developer; administrators may push anywhere.
     if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER)

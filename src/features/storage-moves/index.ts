@@ -1,3 +1,12 @@
-import type { JobHandler } from '../../jobs/index.js'
+import { handle, type JobHandler } from '../../jobs/index.js'
+import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
+import { runStorageMove, scheduleMovesOnStorage } from './service.js'
 
-export const jobHandlers: JobHandler[] = []
+export { requestProjectStorageMove } from './service.js'
+
+export const jobHandlers: JobHandler[] = [
+  handle(MoveRepositoryStorage, (ctx, payload) => runStorageMove(ctx, payload.moveId)),
+  handle(ScheduleBulkStorageMoves, (ctx, payload) =>
+    scheduleMovesOnStorage(ctx, payload.containerType, payload.sourceStorageName, payload.destinationStorageName),
+  ),
+]

@@ -1,0 +1,38 @@
+import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
+import type { GroupMoveJson, ProjectMoveJson } from './schemas.js'
+import { stateName } from './service.js'
+
+function presentMoveFields(move: RepositoryStorageMoveRow) {
+  return {
+    id: move.id,
+    created_at: move.created_at,
+    state: stateName(move.state),
+    source_storage_name: move.source_storage_name,
+    destination_storage_name: move.destination_storage_name,
+    error_message: move.error_message,
+  }
+}
+
+/** GL Entities::Projects::RepositoryStorageMove: the move with its project's identity. */
+export function presentProjectMove(move: RepositoryStorageMoveRow, project: ProjectRow): ProjectMoveJson {
+  return {
+    ...presentMoveFields(move),
+    project: {
+      id: project.id,
+      description: project.description,
+      name: project.name,
+      name_with_namespace: project.full_name,
+      path: project.path,
+      path_with_namespace: project.full_path,
+      created_at: project.created_at,
+    },
+  }
+}
+
+/** GL Entities::Groups::RepositoryStorageMove: the move with its group's BasicGroupDetails. */
+export function presentGroupMove(move: RepositoryStorageMoveRow, group: NamespaceRow, externalUrl: string): GroupMoveJson {
+  return {
+    ...presentMoveFields(move),
+    group: { id: group.id, web_url: `${externalUrl}/groups/${group.full_path}`, name: group.name },
+  }
+}
