@@ -52,6 +52,7 @@ describe('the gitbeaker Groups API', () => {
 
     await gitlab.Groups.remove(top.id)
     await expect(gitlab.Groups.show(top.id)).rejects.toMatchObject({ cause: { description: '404 Group Not Found' } })
+    await server.runJobs()
     expect(await findProjectRow(server.database.db, project.id)).toBeUndefined()
   })
 

@@ -1,4 +1,3 @@
-import type { JobHandler } from '../../jobs/index.js'
 import { canRead, type Access } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
@@ -21,5 +20,4 @@ export async function findGroup(ctx: Context, idOrPath: string | number): Promis
   return { group, access }
 }
 
-/** Jobs of this feature (deletion), run by every node's worker. */
-export const jobHandlers: JobHandler[] = []
+export { jobHandlers } from './deletion.js'

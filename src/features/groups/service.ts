@@ -15,6 +15,7 @@ import {
 import { replaceWithOwnerMember } from '../members/index.js'
 import { listProjectsOfGroupForDetail } from '../projects/index.js'
 import { insertNamespace, isFullPathTaken, parseSearch, relocateNamespace, trigramSimilarity } from '../namespaces/index.js'
+import { scheduleGroupDeletion } from './deletion.js'
 import { findGroup, type LoadedGroup } from './index.js'
 import { canCreateSubgroup, canCreateTopLevelGroup, canReadAllGroups } from './policy.js'
 import {
@@ -27,7 +28,6 @@ import {
 import {
   capVisibilityOfSubtree,
   countOwnerMembers,
-  deleteGroupRow,
   deleteRedirectsAtOrBelow,
   fetchSimilarityCandidates,
   findGroupsByIds,
@@ -494,11 +494,8 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
   }
 }
 
-/**
- * DELETE /groups/:id: Owners only. With no job system, the group, its subgroups, their projects and every
- * membership go at once, in one transaction, before the 202 (GitLab schedules the same removal).
- */
+/** DELETE /groups/:id: Owners only; marks the group and everything below it for deletion and schedules its removal. */
 export async function deleteGroup(ctx: Context, loaded: LoadedGroup): Promise<void> {
   authorizeGroup(loaded.access, 'remove_group')
-  await ctx.db.transaction().execute((trx) => deleteGroupRow(trx, loaded.group.id))
+  await ctx.db.transaction().execute((trx) => scheduleGroupDeletion(trx, loaded.group, ctx.now()))
 }

@@ -3,8 +3,9 @@ import type { Db } from '../../db/index.js'
 import type { Database, NamespaceRow, NamespaceUpdate } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
+/** A group not marked for deletion, by id or full path. */
 export function findGroupByIdOrFullPath(db: Db, idOrPath: string) {
-  const query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group')
+  const query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('pending_delete', '=', 0)
   if (/^\d+$/.test(idOrPath)) {
     const id = Number(idOrPath)
     return Number.isSafeInteger(id) ? query.where('id', '=', id).executeTakeFirst() : Promise.resolve(undefined)
@@ -52,7 +53,7 @@ function searchCondition(eb: GroupsEb, terms: SearchTerms, columns: readonly ['p
 
 /** Groups matching the list filters, unordered. */
 export function selectGroups(db: Db, filters: GroupFilters) {
-  let query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group')
+  let query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('pending_delete', '=', 0)
   const { scope, parent, search } = filters
   query = scope ? query.where((eb) => scope(eb)) : query.where(sql<SqlBool>`1 = 0`)
   if (parent?.kind === 'top') query = query.where('parent_id', 'is', null)
@@ -174,4 +175,31 @@ export async function deleteRedirectsAtOrBelow(db: Db, fullPath: string) {
 /** Removes a group; its subgroups, their projects and every membership go with it (foreign keys cascade). */
 export async function deleteGroupRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('namespaces').where('id', '=', id).execute()
+}
+
+/** Marks a group, its subgroups and all their projects for deletion. */
+export async function markSubtreePendingDelete(db: Db, group: NamespaceRow): Promise<void> {
+  const subtree = db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
+  await db.updateTable('projects').set({ pending_delete: 1 }).where('namespace_id', 'in', subtree).execute()
+  await db.updateTable('namespaces').set({ pending_delete: 1 }).where('traversal_ids', 'like', `${group.traversal_ids}%`).execute()
+}
+
+/** Where the projects of a group and its subgroups keep their repositories. */
+export function projectsInSubtree(db: Db, group: NamespaceRow) {
+  return db
+    .selectFrom('projects')
+    .select(['id', 'repository_storage'])
+    .where('namespace_id', 'in', db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`))
+    .execute()
+}
+
+/** The wiki repositories of a group and its subgroups. */
+export function wikiRepositoriesInSubtree(db: Db, group: NamespaceRow) {
+  return db
+    .selectFrom('namespaces')
+    .select(['id', 'wiki_repository_storage as storage'])
+    .where('traversal_ids', 'like', `${group.traversal_ids}%`)
+    .where('wiki_repository_storage', 'is not', null)
+    .$narrowType<{ storage: string }>()
+    .execute()
 }

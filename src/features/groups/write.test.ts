@@ -343,6 +343,16 @@ describe('DELETE /groups/:id', () => {
     const res = await send('DELETE', `/groups/${tree.top.id}`, 'owner')
     expect(res.status).toBe(202)
     expect(res.body).toEqual({ message: '202 Accepted' })
+    // Gone at once for every reader; the deletion job then removes the rows.
+    for (const group of [tree.top, tree.team, tree.squad]) expect((await send('GET', `/groups/${group.id}`, 'root')).status).toBe(404)
+    for (const project of [tree.svc, tree.api]) expect((await send('GET', `/projects/${project.id}`, 'root')).status).toBe(404)
+    const listed = await send('GET', '/groups?all_available=true&per_page=100', 'root')
+    expect(listed.body.map((g: { id: number }) => g.id)).not.toContain(tree.team.id)
+    const projects = await send('GET', '/projects?per_page=100', 'root')
+    expect(projects.body.map((p: { id: number }) => p.id)).not.toContain(tree.svc.id)
+    expect((await send('DELETE', `/groups/${tree.top.id}`, 'owner')).status).toBe(404)
+    expect(await findNamespaceRow(db, tree.top.id)).toBeDefined()
+    await server.runJobs()
     for (const group of [tree.top, tree.team, tree.squad]) expect(await findNamespaceRow(db, group.id)).toBeUndefined()
     for (const project of [tree.svc, tree.api]) expect(await findProjectRow(db, project.id)).toBeUndefined()
     const members = await db
@@ -359,6 +369,7 @@ describe('DELETE /groups/:id', () => {
   test('a subgroup alone; others stay', async () => {
     const tree = await buildTree('partial')
     expect((await send('DELETE', '/groups/partial%2Fteam%2Fsquad', 'owner')).status).toBe(202)
+    await server.runJobs()
     const db = server.database.db
     expect(await findNamespaceRow(db, tree.squad.id)).toBeUndefined()
     expect(await findProjectRow(db, tree.api.id)).toBeUndefined()

@@ -1,4 +1,3 @@
-import type { JobHandler } from '../../jobs/index.js'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { NotFound, ProjectMoved } from '../../core/errors.js'
@@ -55,7 +54,8 @@ export async function findProject(ctx: Context, idOrPath: string | number): Prom
       if (moved && canRead((await withAccess(ctx, moved)).access)) throw new ProjectMoved(moved.id)
     }
   }
-  if (!project) throw new NotFound('Project')
+  // A project marked for deletion is gone for every caller (GL `Project.without_deleted`).
+  if (!project || project.pending_delete) throw new NotFound('Project')
   const loaded = await withAccess(ctx, project)
   if (!canRead(loaded.access)) throw new NotFound('Project')
   if (text.includes('/') && project.full_path !== text) throw new ProjectMoved(project.id)
@@ -91,6 +91,4 @@ export { findMovedProjectLocation } from './web-redirects.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
 export { ProjectJson as ProjectEntitySchema } from './schemas.js'
-
-/** Jobs of this feature (deletion), run by every node's worker. */
-export const jobHandlers: JobHandler[] = []
+export { removeProjectRepositories, jobHandlers } from './deletion.js'

@@ -17,6 +17,7 @@ import {
 } from '../access/index.js'
 import { recordEvent } from '../events/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
+import { scheduleProjectDeletion } from './deletion.js'
 import {
   deleteRedirectsFrom,
   findNamespaceByFullPath,
@@ -50,7 +51,6 @@ import {
   countForks,
   countForksOfProject,
   countPersonalProjects,
-  deleteProjectRow,
   deleteStar,
   fetchProjects,
   fetchSearchTexts,
@@ -153,7 +153,7 @@ export async function buildViews(ctx: Context, projects: readonly ProjectRow[]):
     let forkedFrom: ProjectView | null = null
     if (withSource && project.forked_from_project_id !== null) {
       const source = sourceById.get(project.forked_from_project_id)
-      const sourceView = source ? viewOf(source, false) : null
+      const sourceView = source && !source.pending_delete ? viewOf(source, false) : null
       forkedFrom = sourceView && canRead(sourceView.access) ? sourceView : null
     }
     return {
@@ -179,7 +179,7 @@ export async function viewOfLoaded(ctx: Context, loaded: LoadedProject): Promise
     project.forked_from_project_id !== null ? findProjectById(ctx.db, project.forked_from_project_id) : Promise.resolve([]),
   ])
   let forkedFrom: ProjectView | null = null
-  if (source[0]) {
+  if (source[0] && !source[0].pending_delete) {
     const { views } = await buildViews(ctx, [{ ...source[0], forked_from_project_id: null }])
     forkedFrom = canRead(views[0].access) ? views[0] : null
   }
@@ -775,18 +775,13 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
 }
 
 /**
- * DELETE /projects/:id: GitLab schedules the deletion and answers 202; with no job system yet the rows go before
- * the answer. `unmodifiedSince` is the client's If-Unmodified-Since (GL `destroy_conditionally!`).
+ * DELETE /projects/:id: marks the project for deletion and schedules the job that removes it (GL
+ * `destroy_conditionally!` then ProjectDestroyWorker). `unmodifiedSince` is the client's If-Unmodified-Since.
  */
 export async function deleteProject(ctx: Context, loaded: LoadedProject, unmodifiedSince: Date | null): Promise<void> {
   authorizeProject(loaded.access, 'remove_project')
   if (unmodifiedSince && Date.parse(loaded.project.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
-  await ctx.db.transaction().execute((trx) => deleteProjectRow(trx, loaded.project.id))
-  // Once the rows are gone the repository goes too, best effort. This moves onto the deletion job when jobs exist.
-  const { repository_storage: storage, id } = loaded.project
-  await removeRepository(ctx.config, storage, id).catch((error: unknown) => {
-    ctx.log.error({ err: error, projectId: id, storage }, 'could not remove the repository of a deleted project')
-  })
+  await ctx.db.transaction().execute((trx) => scheduleProjectDeletion(trx, loaded.project.id, ctx.now()))
 }
 
 /** POST /projects/:id/archive and /unarchive: Owner (GL `archive_project`); archiving twice changes nothing. */

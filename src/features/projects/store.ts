@@ -27,6 +27,25 @@ export async function deleteProjectRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('projects').where('id', '=', id).execute()
 }
 
+export async function markProjectsPendingDelete(db: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return
+  await db
+    .updateTable('projects')
+    .set({ pending_delete: 1 })
+    .where('id', 'in', [...ids])
+    .execute()
+}
+
+/** Where the snippets of projects keep their repositories. */
+export function snippetRepositoriesOfProjects(db: Db, projectIds: readonly number[]) {
+  if (projectIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('snippets')
+    .select(['id', 'repository_storage'])
+    .where('project_id', 'in', [...projectIds])
+    .execute()
+}
+
 export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise<ProjectRow[]> {
   if (ids.length === 0) return []
   return executeRows(
@@ -53,7 +72,8 @@ export const countForksOfProject = preparedQuery((db: Db, id: number) =>
   db
     .selectFrom('projects')
     .select(sql<number>`count(*)`.as('count'))
-    .where('forked_from_project_id', '=', id),
+    .where('forked_from_project_id', '=', id)
+    .where('pending_delete', '=', 0),
 )
 
 /** Forks per project, for a page of projects in one query. */
@@ -63,6 +83,7 @@ export async function countForks(db: Db, ids: readonly number[]): Promise<Map<nu
     .selectFrom('projects')
     .select(['forked_from_project_id as id', sql<number>`count(*)`.as('count')])
     .where('forked_from_project_id', 'in', [...new Set(ids)])
+    .where('pending_delete', '=', 0)
     .groupBy('forked_from_project_id')
     .execute()
   return new Map(rows.map((r) => [Number(r.id), Number(r.count)]))
@@ -148,7 +169,8 @@ function hasTopic(topic: string): Expression<SqlBool> {
 
 /** Projects matching every filter, unordered. */
 export function selectProjects(db: Db, filters: ProjectFilters): ProjectQuery {
-  let query = db.selectFrom('projects').selectAll('projects')
+  // Projects marked for deletion are gone for every reader (GL `Project.without_deleted`).
+  let query = db.selectFrom('projects').selectAll('projects').where('projects.pending_delete', '=', 0)
   for (const condition of filters.conditions) query = query.where(condition)
   if (filters.namespaces) {
     const { ids, subtrees } = filters.namespaces

@@ -512,7 +512,7 @@ describe('PUT /projects/:id/transfer', () => {
 })
 
 describe('DELETE /projects/:id', () => {
-  test('the Owner deletes: 202, and the project with its members, stars and redirects is gone', async () => {
+  test('the Owner deletes: 202 and the project is gone at once; the job then removes it with its members, stars and redirects', async () => {
     const db = server.database.db
     const project = await createTestProject(db, { owner: anna, path: 'doomed', visibility: 'public' })
     await request('POST', `/api/v4/projects/${project.id}/star`, { token: tokens.outsider })
@@ -520,6 +520,17 @@ describe('DELETE /projects/:id', () => {
     const res = await request('DELETE', `/api/v4/projects/${project.id}`, { token: annaToken })
     expect(res.status).toBe(202)
     expect(res.body).toEqual({ message: '202 Accepted' })
+    expect((await request('GET', `/api/v4/projects/${project.id}`, { token: annaToken })).status).toBe(404)
+    expect(
+      (await request('GET', `/api/v4/projects/${encodeURIComponent(`${anna.username}/doomed-renamed`)}`, { token: annaToken })).status,
+    ).toBe(404)
+    const listed = await request('GET', `/api/v4/projects?owned=true&per_page=100`, { token: annaToken })
+    expect(listed.body.map((p: { id: number }) => p.id)).not.toContain(project.id)
+    // A second DELETE finds nothing to delete.
+    expect((await request('DELETE', `/api/v4/projects/${project.id}`, { token: annaToken })).status).toBe(404)
+    expect(await db.selectFrom('projects').select('pending_delete').where('id', '=', project.id).execute()).toEqual([{ pending_delete: 1 }])
+
+    expect(await server.runJobs()).toBeGreaterThanOrEqual(1)
     expect(await db.selectFrom('projects').select('id').where('id', '=', project.id).execute()).toEqual([])
     expect(await db.selectFrom('members').select('id').where('project_id', '=', project.id).execute()).toEqual([])
     expect(await db.selectFrom('project_stars').select('user_id').where('project_id', '=', project.id).execute()).toEqual([])
@@ -533,7 +544,10 @@ describe('DELETE /projects/:id', () => {
     const fork = await createTestProject(db, { owner: users.outsider, path: 'fork', visibility: 'public' })
     await db.updateTable('projects').set({ forked_from_project_id: source.id }).where('id', '=', fork.id).execute()
     expect((await request('DELETE', `/api/v4/projects/${source.id}`, { token: annaToken })).status).toBe(202)
+    expect((await request('GET', `/api/v4/projects/${fork.id}`, { token: tokens.outsider })).body.forked_from_project).toBeUndefined()
+    await server.runJobs()
     const shown = await request('GET', `/api/v4/projects/${fork.id}`, { token: tokens.outsider })
+    expect(shown.status).toBe(200)
     expect(shown.body.forked_from_project).toBeUndefined()
   })
 

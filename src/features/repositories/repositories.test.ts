@@ -297,6 +297,9 @@ test('deleting a project removes its repository', async () => {
   expect(fs.existsSync(directory)).toBe(true)
   const res = await request('DELETE', `/api/v4/projects/${project.id}`, { token: annaToken })
   expect(res.status).toBe(202)
+  // The deletion job removes it.
+  expect(fs.existsSync(directory)).toBe(true)
+  await server.runJobs()
   expect(fs.existsSync(directory)).toBe(false)
   expect(fs.existsSync(path.join(storageRoot('default'), '@hashed'))).toBe(true)
 })
