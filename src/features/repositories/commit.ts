@@ -16,6 +16,23 @@ export interface FilesCommit {
   at: Date
 }
 
+/** A commit whose files would not make a valid tree: a bad path, or a path that is both a file and a directory. */
+export class InvalidTreeError extends Error {}
+
+function treeProblem(paths: ReadonlySet<string>): string | null {
+  for (const filePath of paths) {
+    const segments = filePath.split('/')
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.toLowerCase() === '.git')) {
+      return `invalid path ${JSON.stringify(filePath)}`
+    }
+    for (let i = 1; i < segments.length; i += 1) {
+      const directory = segments.slice(0, i).join('/')
+      if (paths.has(directory)) return `${JSON.stringify(directory)} is both a file and a directory`
+    }
+  }
+  return null
+}
+
 /** The commit a branch points at, or null when there is no such branch. */
 export async function branchCommit(directory: string, branch: string): Promise<string | null> {
   try {
@@ -39,14 +56,26 @@ export async function commitFiles(commit: FilesCommit): Promise<string> {
   try {
     if (parent) await git(['read-tree', parent], { gitDir, env })
     else await git(['read-tree', '--empty'], { gitDir, env })
+    const paths = new Set(parent ? (await git(['ls-tree', '-r', '-z', '--name-only', parent], { gitDir })).split('\0').filter(Boolean) : [])
+    for (const change of commit.changes) {
+      if ('remove' in change) paths.delete(change.path)
+      else paths.add(change.path)
+    }
+    const problem = treeProblem(paths)
+    if (problem) throw new InvalidTreeError(problem)
+    // One `--index-info` batch, read in order; mode 0 removes a path.
+
+    const zero = '0'.repeat((await git(['rev-parse', '--show-object-format'], { gitDir })).trim() === 'sha256' ? 64 : 40)
+    const lines: string[] = []
     for (const change of commit.changes) {
       if ('remove' in change) {
-        await git(['update-index', '--force-remove', '--', change.path], { gitDir, env })
+        lines.push(`0 ${zero}\t${change.path}\0`)
       } else {
         const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: change.content })).trim()
-        await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${change.path}`], { gitDir, env })
+        lines.push(`100644 ${blob}\t${change.path}\0`)
       }
     }
+    await git(['update-index', '-z', '--index-info'], { gitDir, env, input: lines.join('') })
     const tree = (await git(['write-tree'], { gitDir, env })).trim()
     const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
     const identity = {

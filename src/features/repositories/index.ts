@@ -8,7 +8,7 @@ import { git } from './git.js'
 import { updateRepositoryState, type RepositoryState } from './store.js'
 
 export { git, gitEnvironment, GitError } from './git.js'
-export { branchCommit, commitFiles, type FilesCommit, type TreeChange } from './commit.js'
+export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
 
@@ -161,3 +161,5 @@ export async function refreshRepositoryState(
   await updateRepositoryState(db, project.id, state)
   return state
 }
+
+export { jobHandlers, scheduleRepositoryRemoval, type RepositoryLocation } from './removal.js'

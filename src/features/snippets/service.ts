@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import { AccessLevel, FeatureAccess, Visibility, visibilityLevel, type VisibilityName } from '../../core/access.js'
 import { isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { Forbidden, NotFound, ServiceFailure } from '../../core/errors.js'
+import { Forbidden, NotFound, RecordNotFound, ServiceFailure } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { Database, SnippetRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
@@ -67,6 +67,23 @@ export async function findSnippet(ctx: Context, id: number | string): Promise<Lo
   const number = /^\d+$/.test(text) ? Number(text) : NaN
   if (!Number.isSafeInteger(number)) throw new NotFound('Snippet')
   return loadSnippet(ctx, await findSnippetById(ctx.db, number))
+}
+
+/** One of the caller's own snippets (GL `SnippetsFinder.new(current_user, author: current_user)`), as PUT and DELETE /snippets/:id find it. */
+export async function findAuthoredSnippet(ctx: Context, id: number): Promise<LoadedSnippet> {
+  const snippet = await findSnippetById(ctx.db, id)
+  if (!snippet || snippet.author_id !== ctx.caller.user?.id) throw new NotFound('Snippet')
+  return loadSnippet(ctx, snippet)
+}
+
+/**
+ * GET /snippets/:id/user_agent_detail (GL `Snippet.find_by_id!`, then the detail): admins only; svc records no user
+ * agent details, so an existing snippet answers 404 UserAgentDetail.
+ */
+export async function findSnippetUserAgentDetail(ctx: Context, id: number, projectId: number | null = null): Promise<never> {
+  const snippet = await findSnippetById(ctx.db, id)
+  if (!snippet || (projectId !== null && snippet.project_id !== projectId)) throw new RecordNotFound()
+  throw new NotFound('UserAgentDetail')
 }
 
 /** GL project_snippets.rb `check_snippets_enabled`: 403 when the project's snippets are not available to the caller. */
