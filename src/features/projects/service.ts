@@ -16,6 +16,7 @@ import {
   type ProjectAccess,
 } from '../access/index.js'
 import { recordEvent } from '../events/index.js'
+import { requestProjectStorageMove } from '../storage-moves/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
 import {
@@ -707,10 +708,15 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
     project.forked_from_project_id !== null ? ((await findProjectById(ctx.db, project.forked_from_project_id))[0] ?? null) : null
   await saveErrors(ctx.db, errors, merged, namespace, changed, project.id, source, storageNames(ctx.config))
   if (hasErrors(errors)) throw new Invalid(errors)
-  // The storage changes only once a storage move has copied the repository (GL UpdateService schedules one); the row
-  // must keep naming where the repository is until moves exist.
-  delete changes.repository_storage
-  changed.delete('repository_storage')
+  // A repository changes storage through a scheduled storage move (GL UpdateService `changing_repository_storage?`);
+  // only a project without one has the column changed here.
+  if (
+    changes.repository_storage !== undefined &&
+    (await requestProjectStorageMove(ctx, project, changes.repository_storage)) !== 'no repository'
+  ) {
+    delete changes.repository_storage
+    changed.delete('repository_storage')
+  }
   if (changed.size === 0) return viewOfLoaded(ctx, loaded)
   const at = ctx.now().toISOString()
   const updated = await ctx.db.transaction().execute(async (trx) => {
