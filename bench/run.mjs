@@ -13,6 +13,7 @@ import { promisify } from 'node:util'
 import { benchLabels } from './labels.mjs'
 import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
+import { benchForks } from './fork.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
@@ -289,6 +290,8 @@ async function main() {
   await benchLabels()
   // Keyset pages of project events over 1,000 and 1,000,000 events (bench/events.mjs).
   await benchEvents()
+  // Forks of a ~100 MB repository against git clone, and clone throughput over HTTP (bench/fork.mjs).
+  await benchForks()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
