@@ -180,8 +180,8 @@ export async function applyMetadata(
   }
 }
 
-/** A close or reopen: its system note ("closed", "reopened") and its event, in the caller's transaction. */
-export async function recordStateChange(trx: Db, noteable: Noteable, authorId: number, action: 'closed' | 'reopened', at: Date) {
+/** A close, reopen or merge: its system note ("closed", "reopened", "merged") and its event, in the caller's transaction. */
+export async function recordStateChange(trx: Db, noteable: Noteable, authorId: number, action: 'closed' | 'reopened' | 'merged', at: Date) {
   await createSystemNote(trx, noteable, authorId, action, at)
   await recordEvent(trx, { projectId: noteable.projectId, authorId, action, target: { type: noteable.type, id: noteable.id }, at })
 }

@@ -1,4 +1,4 @@
-import { AccessLevel } from '../../core/access.js'
+import { AccessLevel, canRead } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
@@ -21,6 +21,15 @@ export function canCreateMergeRequest(access: ProjectAccess, project: ProjectRow
   return isDeveloper(access) && canCreateMergeRequestIn(access, project) && canReadMergeRequests(access, project)
 }
 
+/**
+ * GL `create_merge_request_in` as a merge request's target: any signed-in user who can read the project (a public or
+ * internal one gives them guest access) and its merge requests.
+ */
+export function canTargetMergeRequestsAt(access: ProjectAccess, project: ProjectRow): boolean {
+  if (!access.caller.user || !canRead(access)) return false
+  return canReadMergeRequests(access, project)
+}
+
 /** GL `update_merge_request`: Developers and up, or the author or an assignee who can read it. */
 export function canUpdateMergeRequest(
   access: ProjectAccess,
@@ -40,7 +49,12 @@ export function canSetMergeRequestMetadata(access: ProjectAccess, project: Proje
 
 /** GL MergeRequest#can_be_merged_by?: may push to the target branch (Developers and up, branches unprotected). */
 export function canMerge(access: ProjectAccess, project: ProjectRow): boolean {
-  return canReadMergeRequests(access, project) && isDeveloper(access)
+  return canReadMergeRequests(access, project) && canPushCode(access, project)
+}
+
+/** GL ProjectPolicy `push_code`: Developers and up (administrators anywhere), and never to an archived project. */
+export function canPushCode(access: ProjectAccess, project: ProjectRow): boolean {
+  return isDeveloper(access) && project.archived !== 1
 }
 
 /** GL `destroy_merge_request`: the project's Owner, or an administrator. */

@@ -2,6 +2,7 @@ import { isoDate } from '../../core/time.js'
 import { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from '../issuables/index.js'
 import { presentMilestone } from '../milestones/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
+import { mergeabilityOf, squashesOnMerge } from './mergeability.js'
 import type { MergeRequestBasicJson, MergeRequestJson } from './schemas.js'
 import type { MergeRequestView } from './service.js'
 
@@ -11,14 +12,16 @@ export interface MergeRequestPresentOptions extends PresentOptions {
 }
 
 /**
- * GL Entities::MergeRequestBasic. Without a repository nothing has been checked: merge_status and
- * detailed_merge_status stay "unchecked", and sha, diff refs and pipelines are null.
+ * GL Entities::MergeRequestBasic. Lists show what was recorded, not the repository: merge_status and
+ * detailed_merge_status of open merge requests stay "unchecked" there and sha is null; the single merge request
+ * shows the repository's answer. Pipelines are always null.
  */
 export function presentMergeRequestBasic(view: MergeRequestView, options: MergeRequestPresentOptions): MergeRequestBasicJson {
   const { mergeRequest: mr, project } = view
   const assignees = view.assignees.map((user) => presentUserBasic(user, options))
   const mergedBy = view.mergedBy ? presentUserBasic(view.mergedBy, options) : null
   const draft = mr.draft === 1
+  const mergeability = view.mergeability ?? mergeabilityOf(mr, project, null)
   return {
     id: mr.id,
     iid: mr.iid,
@@ -57,12 +60,12 @@ export function presentMergeRequestBasic(view: MergeRequestView, options: MergeR
         })
       : null,
     merge_when_pipeline_succeeds: false,
-    merge_status: 'unchecked',
-    detailed_merge_status: 'unchecked',
+    merge_status: mergeability.mergeStatus,
+    detailed_merge_status: mergeability.detailedMergeStatus,
     merge_after: null,
-    sha: null,
+    sha: mergeability.sha,
     merge_commit_sha: mr.merge_commit_sha,
-    squash_commit_sha: null,
+    squash_commit_sha: mr.squash_commit_sha,
     discussion_locked: mr.discussion_locked === 1 ? true : null,
     should_remove_source_branch: null,
     force_remove_source_branch: mr.remove_source_branch === 1,
@@ -72,9 +75,9 @@ export function presentMergeRequestBasic(view: MergeRequestView, options: MergeR
     web_url: `${options.externalUrl}/${project.full_path}/-/merge_requests/${mr.iid}`,
     time_stats: NO_TIME_STATS,
     squash: mr.squash === 1,
-    squash_on_merge: mr.squash === 1,
+    squash_on_merge: squashesOnMerge(project, mr),
     task_completion_status: taskCompletionOf(mr.description),
-    has_conflicts: false,
+    has_conflicts: mergeability.hasConflicts,
     blocking_discussions_resolved: true,
   }
 }
@@ -95,7 +98,7 @@ export function presentMergeRequest(view: MergeRequestView, options: MergeReques
           head_pipeline: null,
         }
       : {}),
-    diff_refs: null,
+    diff_refs: view.mergeability?.diffRefs ?? null,
     merge_error: null,
     first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },

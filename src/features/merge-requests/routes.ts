@@ -7,10 +7,12 @@ import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { findProject } from '../projects/index.js'
 import { findMergeRequest } from './index.js'
+import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
 import {
   CreateMergeRequestParams,
   ListMergeRequestsParams,
+  MergeMergeRequestParams,
   MergeRequestJson,
   MergeRequestListResponse,
   MergeRequestParams,
@@ -160,6 +162,20 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     }
     const loaded = await findProject(ctx, input.id)
     const view = await updateMergeRequest(ctx, loaded, input.merge_request_iid, mergeRequestInputOf(input))
+    return presentMergeRequest(view, optionsOf(ctx, { kind: 'project' }))
+  })
+
+  api.put(`${one}/merge`, { params: MergeMergeRequestParams, response: { 200: MergeRequestJson } }, async (request) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    const view = await mergeMergeRequest(ctx, loaded, input.merge_request_iid, {
+      mergeCommitMessage: input.merge_commit_message,
+      squashCommitMessage: input.squash_commit_message,
+      shouldRemoveSourceBranch: input.should_remove_source_branch,
+      autoMerge: input.auto_merge === true || input.merge_when_pipeline_succeeds === true,
+      sha: input.sha,
+      squash: input.squash,
+    })
     return presentMergeRequest(view, optionsOf(ctx, { kind: 'project' }))
   })
 

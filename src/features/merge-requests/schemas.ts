@@ -84,6 +84,19 @@ export const UpdateMergeRequestParams = Type.Object({
 })
 export type UpdateMergeRequestParams = Static<typeof UpdateMergeRequestParams>
 
+/** PUT /projects/:id/merge_requests/:merge_request_iid/merge. */
+export const MergeMergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  merge_commit_message: Type.Optional(Type.String()),
+  squash_commit_message: Type.Optional(Type.String()),
+  should_remove_source_branch: Type.Optional(Type.Boolean()),
+  merge_when_pipeline_succeeds: Type.Optional(Type.Boolean()),
+  auto_merge: Type.Optional(Type.Boolean()),
+  sha: Type.Optional(Type.String()),
+  squash: Type.Optional(Type.Boolean()),
+})
+
 /** GL MergeRequests.update_params_at_least_one_of, in its order. */
 export const UPDATE_MERGE_REQUEST_ANY_OF = [
   'assignee_id',
@@ -169,7 +182,7 @@ export const MergeRequestJson = Type.Object({
   first_deployed_to_production_at: Type.Optional(Nullable(Type.String())),
   pipeline: Type.Optional(Type.Null()),
   head_pipeline: Type.Optional(Type.Null()),
-  diff_refs: Type.Null(),
+  diff_refs: Nullable(Type.Object({ base_sha: Nullable(Type.String()), head_sha: Type.String(), start_sha: Type.String() })),
   merge_error: Nullable(Type.String()),
   first_contribution: Type.Boolean(),
   user: Type.Object({ can_merge: Type.Boolean() }),

@@ -31,8 +31,10 @@ import {
   canMerge,
   canReadMergeRequests,
   canSetMergeRequestMetadata,
+  canTargetMergeRequestsAt,
   canUpdateMergeRequest,
 } from './policy.js'
+import { loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
 import {
   deleteMergeRequestRow,
@@ -58,6 +60,8 @@ export interface MergeRequestView {
   userNotesCount: number
   /** Only for the single-merge-request entity. */
   detail?: { subscribed: boolean; firstContribution: boolean; canMerge: boolean; buildsAvailable: boolean }
+  /** What the repository says (single merge request only; lists show what was recorded). */
+  mergeability?: MergeabilityView
 }
 
 const TITLE_MAX = 255
@@ -117,6 +121,7 @@ export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row:
     canMerge: canMerge(loaded.access, loaded.project),
     buildsAvailable: isFeatureAvailable(loaded.access, loaded.project, 'builds'),
   }
+  view.mergeability = mergeabilityOf(row, loaded.project, await loadBranches(ctx, row, loaded.project))
   return view
 }
 
@@ -208,13 +213,21 @@ function validateText(title: string | undefined, description: string | null | un
 }
 
 /** GL MergeRequest#validate_branches: distinct branches, and no other open merge request between the same ones. */
-async function validateBranches(ctx: Context, projectId: number, source: string, target: string, exceptId: number | null) {
+async function validateBranches(
+  ctx: Context,
+  projects: { target: number; source: number },
+  source: string,
+  target: string,
+  exceptId: number | null,
+) {
   const errors: Record<string, string[]> = {}
   if (source.trim() === '') errors.source_branch = ["can't be blank"]
   if (target.trim() === '') errors.target_branch = ["can't be blank"]
   if (Object.keys(errors).length > 0) throw new Invalid(errors)
-  if (source === target) throw new Unprocessable(["You can't use same project/branch for source and target"])
-  const duplicate = await findOpenDuplicate(ctx.db, projectId, source, target, exceptId)
+  if (projects.target === projects.source && source === target) {
+    throw new Unprocessable(["You can't use same project/branch for source and target"])
+  }
+  const duplicate = await findOpenDuplicate(ctx.db, projects, source, target, exceptId)
   if (duplicate) throw new Conflict([`Another open merge request already exists for this source branch: !${duplicate.iid}`])
 }
 
@@ -236,20 +249,23 @@ export async function createMergeRequest(
 ): Promise<MergeRequestView> {
   const user = ctx.caller.user
   if (!user || !canCreateMergeRequest(loaded.access, loaded.project)) throw new Forbidden()
-  if (input.targetProjectId !== undefined && input.targetProjectId !== loaded.project.id) {
+  const source = loaded.project
+  const target = await targetProjectOf(ctx, loaded, input.targetProjectId)
+  if (target.project.id !== source.id && !(await inSameForkNetwork(ctx, source, target.project))) {
     throw new Unprocessable(['Source project is not a fork of the target project'])
   }
   validateText(input.title, input.description)
-  await validateBranches(ctx, loaded.project.id, input.sourceBranch, input.targetBranch, null)
-  const mayAdmin = canSetMergeRequestMetadata(loaded.access, loaded.project)
-  const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
+  const projects = { target: target.project.id, source: source.id }
+  await validateBranches(ctx, projects, input.sourceBranch, input.targetBranch, null)
+  const mayAdmin = canSetMergeRequestMetadata(target.access, target.project)
+  const canAssign = await assignableIn(ctx, target, input.assigneeIds)
   const now = ctx.now()
   const at = now.toISOString()
   const row = await ctx.db.transaction().execute(async (trx) => {
     const inserted = await insertMergeRequest(trx, {
-      project_id: loaded.project.id,
-      source_project_id: loaded.project.id,
-      iid: await allocateInternalId(trx, loaded.project.id, 'merge_requests'),
+      project_id: target.project.id,
+      source_project_id: source.id,
+      iid: await allocateInternalId(trx, target.project.id, 'merge_requests'),
       author_id: user.id,
       title: input.title,
       description: input.description ?? null,
@@ -262,8 +278,8 @@ export async function createMergeRequest(
       created_at: at,
       updated_at: at,
     })
-    const noteable = { type: 'MergeRequest' as const, id: inserted.id, projectId: loaded.project.id }
-    const change = await resolveMetadata(ctx, trx, loaded, { labels: [], assigneeIds: [], milestoneId: null }, input, {
+    const noteable = { type: 'MergeRequest' as const, id: inserted.id, projectId: target.project.id }
+    const change = await resolveMetadata(ctx, trx, target, { labels: [], assigneeIds: [], milestoneId: null }, input, {
       maySetMetadata: mayAdmin,
       canAssign,
     })
@@ -272,7 +288,44 @@ export async function createMergeRequest(
     await recordCreation(trx, noteable, user.id, now)
     return saved
   })
-  return showMergeRequest(ctx, loaded, row)
+  return showMergeRequest(ctx, target, row)
+}
+
+/**
+ * GL MergeRequests::BuildService#find_target_project: the asked-for project when the caller may create merge requests
+ * in it, else the project's default target (its upstream for a fork, unless `mr_default_target_self`), else itself.
+ */
+async function targetProjectOf(ctx: Context, loaded: LoadedProject, targetProjectId: number | undefined): Promise<LoadedProject> {
+  const usable = async (id: number | null | undefined) => {
+    if (id === undefined || id === null) return null
+    if (id === loaded.project.id) return loaded
+    const [project] = await findProjectsByIds(ctx.db, [id])
+    if (!project || project.pending_delete) return null
+    const candidate = await withAccess(ctx, project)
+    return canTargetMergeRequestsAt(candidate.access, project) ? candidate : null
+  }
+  const asked = await usable(targetProjectId)
+  if (asked) return asked
+  const upstream = loaded.project.mr_default_target_self === 1 ? null : await usable(loaded.project.forked_from_project_id)
+  return upstream ?? loaded
+}
+
+/** The project at the root of a fork network (GL ForkNetwork#root_project), following forked_from links. */
+async function forkRootOf(ctx: Context, project: ProjectRow): Promise<number> {
+  const seen = new Set<number>([project.id])
+  let current = project
+  while (current.forked_from_project_id !== null && !seen.has(current.forked_from_project_id)) {
+    const [parent] = await findProjectsByIds(ctx.db, [current.forked_from_project_id])
+    if (!parent) break
+    seen.add(parent.id)
+    current = parent
+  }
+  return current.id
+}
+
+/** GL Project#in_fork_network_of?: both projects descend from the same root. */
+async function inSameForkNetwork(ctx: Context, a: ProjectRow, b: ProjectRow): Promise<boolean> {
+  return (await forkRootOf(ctx, a)) === (await forkRootOf(ctx, b))
 }
 
 /** PUT /projects/:id/merge_requests/:merge_request_iid (GL MergeRequests::UpdateService, CloseService, ReopenService). */
@@ -296,8 +349,13 @@ export async function updateMergeRequest(
   const reopening = input.stateEvent === 'reopen' && current.state === 'closed'
   const willBeOpen = reopening || (current.state === 'opened' && !closing)
   if (targetBranch !== current.target_branch || reopening) {
-    if (current.source_branch === targetBranch) throw new Unprocessable(["You can't use same project/branch for source and target"])
-    if (willBeOpen) await validateBranches(ctx, loaded.project.id, current.source_branch, targetBranch, current.id)
+    const sameProject = (current.source_project_id ?? loaded.project.id) === loaded.project.id
+    if (sameProject && current.source_branch === targetBranch)
+      throw new Unprocessable(["You can't use same project/branch for source and target"])
+    if (willBeOpen) {
+      const projects = { target: loaded.project.id, source: current.source_project_id ?? loaded.project.id }
+      await validateBranches(ctx, projects, current.source_branch, targetBranch, current.id)
+    }
   }
   const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
   const now = ctx.now()

@@ -14,7 +14,7 @@ export async function findMergeRequestAssigneeIds(db: Db, id: number): Promise<n
 /** An open merge request of the project between the same branches, other than `exceptId` (GL validate_branches). */
 export function findOpenDuplicate(
   db: Db,
-  projectId: number,
+  projects: { target: number; source: number },
   sourceBranch: string,
   targetBranch: string,
   exceptId: number | null,
@@ -22,8 +22,8 @@ export function findOpenDuplicate(
   let query = db
     .selectFrom('merge_requests')
     .select('iid')
-    .where('project_id', '=', projectId)
-    .where('source_project_id', '=', projectId)
+    .where('project_id', '=', projects.target)
+    .where('source_project_id', '=', projects.source)
     .where('source_branch', '=', sourceBranch)
     .where('target_branch', '=', targetBranch)
     .where('state', '=', 'opened')

@@ -1,0 +1,143 @@
+import type { Context } from '../../core/context.js'
+import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
+import { findProjectsByIds } from '../projects/index.js'
+import { projectRepositoryDirectory } from '../repositories/index.js'
+import {
+  fetchSourceInto,
+  hasRepository,
+  mergeRequestHeadRef,
+  readBranch,
+  readBranchFacts,
+  readRef,
+  type BranchFacts,
+} from './repository.js'
+
+/** A merge request's branches as its repositories have them. */
+export interface LoadedBranches {
+  targetDir: string
+  sourceDir: string | null
+  /** The source project: the target itself, or a fork of it; null when it is gone. */
+  sourceProject: ProjectRow | null
+  facts: BranchFacts
+}
+
+/** What the entity shows once the repository has been looked at. */
+export interface MergeabilityView {
+  sha: string | null
+  mergeStatus: string
+  detailedMergeStatus: string
+  hasConflicts: boolean
+  diffRefs: { base_sha: string | null; head_sha: string; start_sha: string } | null
+}
+
+async function sourceProjectOf(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<ProjectRow | null> {
+  const id = row.source_project_id ?? row.project_id
+  if (id === target.id) return target
+  const [source] = await findProjectsByIds(ctx.db, [id])
+  return source ?? null
+}
+
+/**
+ * Reads the merge request's branches. A fork's source commit is fetched into the target repository's
+ * refs/merge-requests/<iid>/head first, so that merge bases and merges can be computed there. A merged merge request's
+ * head is that ref. Null when the target project has no repository.
+ */
+export async function loadBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<LoadedBranches | null> {
+  const targetDir = projectRepositoryDirectory(ctx.config, target)
+  if (!(await hasRepository(targetDir))) return null
+  const headRef = mergeRequestHeadRef(row.iid)
+  if (row.state === 'merged') {
+    const sourceSha = await readRef(targetDir, headRef)
+    const facts = { sourceSha, targetSha: null, baseSha: null, hasCommits: true, fastForwardPossible: false, conflicts: false }
+    return { targetDir, sourceDir: null, sourceProject: null, facts }
+  }
+  const sourceProject = await sourceProjectOf(ctx, row, target)
+  let sourceDir: string | null = null
+  let sourceSha: string | null = null
+  if (sourceProject) {
+    sourceDir = projectRepositoryDirectory(ctx.config, sourceProject)
+    if (await hasRepository(sourceDir)) sourceSha = await readBranch(sourceDir, row.source_branch)
+    if (sourceSha !== null && sourceProject.id !== target.id) {
+      if (!(await fetchSourceInto(targetDir, sourceDir, row.source_branch, sourceSha, row.iid))) sourceSha = null
+    }
+  }
+  const targetSha = await readBranch(targetDir, row.target_branch)
+  if (sourceSha === null) {
+    // GL keeps the last diff's head after the source branch is gone.
+    const kept = await readRef(targetDir, headRef)
+    return {
+      targetDir,
+      sourceDir,
+      sourceProject,
+      facts: { sourceSha: kept, targetSha, baseSha: null, hasCommits: false, fastForwardPossible: false, conflicts: false },
+    }
+  }
+  return { targetDir, sourceDir, sourceProject, facts: await readBranchFacts(targetDir, sourceSha, targetSha) }
+}
+
+/** Whether the source branch still exists with commits to merge into an existing target branch. */
+function hasMergeableCommits(facts: BranchFacts): boolean {
+  return facts.sourceSha !== null && facts.targetSha !== null && facts.hasCommits
+}
+
+/** GL MergeRequest#squash_on_merge?: the project's squash option decides, unless it leaves it to the merge request. */
+export function squashesOnMerge(project: ProjectRow, row: MergeRequestRow): boolean {
+  if (project.squash_option === 'always') return true
+  if (project.squash_option === 'never') return false
+  return row.squash === 1
+}
+
+/** GL Project#ff_merge_must_be_possible?: fast-forward and semi-linear merge methods. */
+export function requiresFastForward(project: ProjectRow): boolean {
+  return project.merge_method === 'ff' || project.merge_method === 'rebase_merge'
+}
+
+/**
+ * GL DetailedMergeStatusService with the checks svc has, in GitLab's order (MergeRequest.mergeable_state_checks, then
+ * mergeable_git_state_checks): not_open, draft_status, commits_status, ci_must_pass, conflict, need_rebase; else mergeable.
+ */
+export function detailedMergeStatusOf(row: MergeRequestRow, project: ProjectRow, branches: LoadedBranches): string {
+  if (row.state !== 'opened') return 'not_open'
+  if (row.draft === 1) return 'draft_status'
+  const { facts } = branches
+  if (!hasMergeableCommits(facts) || branches.sourceProject === null) return 'commits_status'
+  // Without pipelines, a project that requires a successful one can merge nothing (GL CheckCiStatusService).
+  if (project.only_allow_merge_if_pipeline_succeeds === 1) return 'ci_must_pass'
+  if (facts.conflicts) return 'conflict'
+  if (requiresFastForward(project) && !facts.fastForwardPossible) return 'need_rebase'
+  return 'mergeable'
+}
+
+/** GL MergeRequest#merge_status after a check (MergeabilityCheckService): broken or conflicting ones cannot be merged. */
+function mergeStatusOf(row: MergeRequestRow, branches: LoadedBranches): string {
+  if (row.state === 'merged') return 'can_be_merged'
+  const { facts } = branches
+  return hasMergeableCommits(facts) && !facts.conflicts ? 'can_be_merged' : 'cannot_be_merged'
+}
+
+/** The entity's repository fields; without a repository nothing has been checked. */
+export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branches: LoadedBranches | null): MergeabilityView {
+  if (branches === null) {
+    const merged = row.state === 'merged'
+    return {
+      sha: null,
+      mergeStatus: merged ? 'can_be_merged' : 'unchecked',
+      detailedMergeStatus: merged ? 'not_open' : 'unchecked',
+      hasConflicts: false,
+      diffRefs: null,
+    }
+  }
+  const { facts } = branches
+  const mergeStatus = mergeStatusOf(row, branches)
+  const diffRefs =
+    row.state !== 'merged' && facts.sourceSha !== null && facts.targetSha !== null
+      ? { base_sha: facts.baseSha, head_sha: facts.sourceSha, start_sha: facts.targetSha }
+      : null
+  return {
+    sha: facts.sourceSha,
+    mergeStatus,
+    detailedMergeStatus: detailedMergeStatusOf(row, project, branches),
+    hasConflicts: mergeStatus === 'cannot_be_merged',
+    diffRefs,
+  }
+}

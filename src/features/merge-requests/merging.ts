@@ -1,0 +1,241 @@
+import type { User } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
+import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../core/errors.js'
+import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
+import { recordPushEvent, type PushPayload } from '../events/index.js'
+import { recordStateChange } from '../issuables/index.js'
+import { withAccess, type LoadedProject } from '../projects/index.js'
+import { refreshRepositoryState } from '../repositories/index.js'
+import { findUsersByIds } from '../users/index.js'
+import { findMergeRequest } from './index.js'
+import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
+import { canMerge, canPushCode } from './policy.js'
+import {
+  deleteRef,
+  describeUpdate,
+  mergeRequestHeadRef,
+  mergeTree,
+  moveRef,
+  readBranch,
+  treeOf,
+  writeCommit,
+  writeRef,
+  type Identity,
+} from './repository.js'
+import { showMergeRequest, type MergeRequestView } from './service.js'
+import { updateMergeRequestRow } from './store.js'
+
+export interface MergeInput {
+  mergeCommitMessage?: string
+  squashCommitMessage?: string
+  shouldRemoveSourceBranch?: boolean
+  /** `auto_merge`, or the deprecated `merge_when_pipeline_succeeds`. */
+  autoMerge: boolean
+  sha?: string
+  squash?: boolean
+}
+
+// GL API::Helpers `execute_immediate_merge!`: a merge that could not be done.
+const CANNOT_MERGE = 'Branch cannot be merged'
+
+function identityOf(user: UserRow): Identity {
+  return { name: user.name, email: user.commit_email ?? user.email }
+}
+
+/** GL Gitlab::MergeRequests::MessageGenerator: the placeholders svc can fill; others are left as written. */
+function fillTemplate(template: string, values: Record<string, string>): string {
+  const filled = template.replace(/%\{([a-z_]+)\}/g, (whole, key: string) => (key in values ? values[key] : whole))
+  // Lines left empty by empty placeholders collapse, as GitLab's generator does.
+  return filled
+    .replace(/\r/g, '')
+    .replace(/\n\s*\n(\s*\n)+/g, '\n\n')
+    .trimEnd()
+}
+
+function templateValues(row: MergeRequestRow, project: ProjectRow, mergedBy: User, author: UserRow, externalUrl: string) {
+  return {
+    source_branch: row.source_branch,
+    target_branch: row.target_branch,
+    title: row.title,
+    description: row.description ?? '',
+    reference: `${project.full_path}!${row.iid}`,
+    local_reference: `!${row.iid}`,
+    source_project_id: String(row.source_project_id ?? row.project_id),
+    url: `${externalUrl}/${project.full_path}/-/merge_requests/${row.iid}`,
+    merged_by: `${mergedBy.name} <${mergedBy.commit_email ?? mergedBy.email}>`,
+    merge_request_author: `${author.name} <${author.commit_email ?? author.email}>`,
+    issues: '',
+    reviewed_by: '',
+    approved_by: '',
+    co_authored_by: '',
+  }
+}
+
+/** GL MergeRequest#default_merge_commit_message: the project's template, or "Merge branch …", the title and the reference. */
+function defaultMergeCommitMessage(row: MergeRequestRow, project: ProjectRow, values: Record<string, string>): string {
+  if (project.merge_commit_template) return fillTemplate(project.merge_commit_template, values)
+  return `Merge branch '${row.source_branch}' into '${row.target_branch}'\n\n${row.title}\n\nSee merge request ${values.reference}`
+}
+
+/** GL MergeRequest#default_squash_commit_message: the project's template, or the title. */
+function defaultSquashCommitMessage(row: MergeRequestRow, project: ProjectRow, values: Record<string, string>): string {
+  if (project.squash_commit_template) return fillTemplate(project.squash_commit_template, values)
+  return row.title
+}
+
+function pushPayload(
+  ref: string,
+  action: PushPayload['action'],
+  from: string | null,
+  to: string | null,
+  count: number,
+  message: string | null,
+) {
+  const title = message === null ? null : message.split('\n', 1)[0].trim()
+  return {
+    commit_count: count,
+    action,
+    ref_type: 'branch',
+    commit_from: from,
+    commit_to: to,
+    ref,
+    commit_title: title === null ? null : title.length > 70 ? `${title.slice(0, 67)}...` : title,
+  } satisfies PushPayload
+}
+
+interface GitMerge {
+  /** The new head of the target branch. */
+  head: string
+  mergeCommitSha: string | null
+  squashCommitSha: string | null
+}
+
+/**
+ * GL MergeStrategies::FromSourceBranch without a working tree: an optional squash commit (the source's tree on the merge
+ * base, authored by the merge request's author), then a merge commit by the merging user, or a fast-forward when the
+ * project merges fast-forward only. The target branch moves only if nobody pushed to it meanwhile.
+ */
+async function mergeInRepository(
+  branches: LoadedBranches,
+  row: MergeRequestRow,
+  project: ProjectRow,
+  messages: { merge: string; squash: string | null },
+  people: { merger: Identity; author: Identity },
+  at: Date,
+): Promise<GitMerge | null> {
+  const { targetDir, facts } = branches
+  const targetSha = facts.targetSha!
+  let source = facts.sourceSha!
+  let squashCommitSha: string | null = null
+  if (messages.squash !== null) {
+    squashCommitSha = await writeCommit(targetDir, {
+      tree: await treeOf(targetDir, source),
+      parents: [facts.baseSha!],
+      message: messages.squash,
+      author: people.author,
+      committer: people.merger,
+      at,
+    })
+    source = squashCommitSha
+  }
+  let head = source
+  let mergeCommitSha: string | null = null
+  if (project.merge_method !== 'ff') {
+    const tree = await mergeTree(targetDir, targetSha, source)
+    if (tree === null) return null
+    head = await writeCommit(targetDir, {
+      tree,
+      parents: [targetSha, source],
+      message: messages.merge,
+      author: people.merger,
+      committer: people.merger,
+      at,
+    })
+    mergeCommitSha = head
+  }
+  if (!(await moveRef(targetDir, `refs/heads/${row.target_branch}`, head, targetSha))) return null
+  return { head, mergeCommitSha, squashCommitSha }
+}
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid/merge (GL API::MergeRequests and MergeRequests::MergeService).
+ * Refusals in GitLab's order: 401 for who may not merge, 409 for a stale `sha`, 405 for a merge request that is not
+ * mergeable, 422 when the merge itself fails. There are no pipelines, so auto-merge has no strategy to wait with and the
+ * merge happens now when it can (GL `execute_merge` with no preferred strategy and no pipeline).
+ */
+export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid: number, input: MergeInput): Promise<MergeRequestView> {
+  const found = await findMergeRequest(ctx, loaded, iid)
+  const user = ctx.caller.user
+  if (!user || !canMerge(loaded.access, loaded.project)) throw new Unauthorized()
+  const { project } = loaded
+  const branches = await loadBranches(ctx, found, project)
+  const diffHeadSha = branches?.facts.sourceSha ?? null
+  if (input.sha !== undefined && input.sha !== diffHeadSha) {
+    throw new Conflict(`SHA does not match HEAD of source branch: ${diffHeadSha ?? ''}`)
+  }
+  const now = ctx.now()
+  // GL `merge_request.update(squash: params[:squash]) if params[:squash]`: kept even when the merge then fails.
+  const row = input.squash && found.squash !== 1 ? await updateMergeRequestRow(ctx.db, found.id, { squash: 1 }) : found
+  if (branches === null || detailedMergeStatusOf(row, project, branches) !== 'mergeable') {
+    if (input.autoMerge) throw new Unprocessable(CANNOT_MERGE)
+    throw new ActionNotAllowed()
+  }
+  const sourceSha = branches.facts.sourceSha!
+  const [author = user] = await findUsersByIds(ctx.db, [row.author_id])
+  const values = templateValues(row, project, user, author, ctx.config.externalUrl)
+  const messages = {
+    merge: input.mergeCommitMessage ?? defaultMergeCommitMessage(row, project, values),
+    squash: squashesOnMerge(project, row) ? (input.squashCommitMessage ?? defaultSquashCommitMessage(row, project, values)) : null,
+  }
+  // The head ref keeps the merged commits reachable, and the entity's sha, once the source branch is gone.
+  const headRef = mergeRequestHeadRef(row.iid)
+  await writeRef(branches.targetDir, headRef, sourceSha)
+  const merged = await mergeInRepository(branches, row, project, messages, { merger: identityOf(user), author: identityOf(author) }, now)
+  if (merged === null) throw new Unprocessable(CANNOT_MERGE)
+  const update = await describeUpdate(branches.targetDir, branches.facts.targetSha!, merged.head)
+  const noteable = { type: 'MergeRequest' as const, id: row.id, projectId: project.id }
+  const saved = await ctx.db.transaction().execute(async (trx) => {
+    const updated = await updateMergeRequestRow(trx, row.id, {
+      state: 'merged',
+      merged_at: now.toISOString(),
+      merged_by_id: user.id,
+      merge_commit_sha: merged.mergeCommitSha,
+      squash_commit_sha: merged.squashCommitSha,
+      updated_at: now.toISOString(),
+    })
+    await recordPushEvent(trx, {
+      projectId: project.id,
+      authorId: user.id,
+      at: now,
+      payload: pushPayload(row.target_branch, 'pushed', branches.facts.targetSha, merged.head, update.count, update.message),
+    })
+    await recordStateChange(trx, noteable, user.id, 'merged', now)
+    return updated
+  })
+  await refreshRepositoryState(ctx.db, ctx.config, project)
+  if (input.shouldRemoveSourceBranch ?? row.remove_source_branch === 1) await removeSourceBranch(ctx, user, saved, branches, sourceSha)
+  return showMergeRequest(ctx, loaded, saved)
+}
+
+/**
+ * GL MergeRequest#can_remove_source_branch? and DeleteSourceBranchWorker: the merging user may push to the source
+ * project, the branch is not that project's default branch, and it has not moved since the merge.
+ */
+async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow, branches: LoadedBranches, mergedSha: string) {
+  const source = branches.sourceProject
+  if (!source || branches.sourceDir === null || source.default_branch === row.source_branch) return
+  const { access } = await withAccess(ctx, source)
+  if (!canPushCode(access, source)) return
+  if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
+  if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
+  const now = ctx.now()
+  await ctx.db.transaction().execute((trx) =>
+    recordPushEvent(trx, {
+      projectId: source.id,
+      authorId: user.id,
+      at: now,
+      payload: pushPayload(row.source_branch, 'removed', mergedSha, null, 0, null),
+    }),
+  )
+  await refreshRepositoryState(ctx.db, ctx.config, source)
+}

@@ -1,0 +1,177 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { git, GitError } from '../repositories/index.js'
+
+/** What git says of one merge request's branches; null fields are missing branches. */
+export interface BranchFacts {
+  /** The source branch head (GL `diff_head_sha`). */
+  sourceSha: string | null
+  /** The target branch head (GL `diff_start_sha`). */
+  targetSha: string | null
+  /** Their merge base, null when they share no history. */
+  baseSha: string | null
+  /** The source has commits the target lacks. */
+  hasCommits: boolean
+  /** The target branch can be fast-forwarded to the source. */
+  fastForwardPossible: boolean
+  /** A three-way merge would conflict (or the histories are unrelated). */
+  conflicts: boolean
+}
+
+export interface Identity {
+  name: string
+  email: string
+}
+
+/** GitLab's ref keeping a merge request's head commit in the target repository (refs/merge-requests/<iid>/head). */
+export function mergeRequestHeadRef(iid: number): string {
+  return `refs/merge-requests/${iid}/head`
+}
+
+export async function hasRepository(directory: string): Promise<boolean> {
+  try {
+    await fs.access(path.join(directory, 'HEAD'))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The commit a ref points at, or null when it does not exist. */
+export async function readRef(gitDir: string, ref: string): Promise<string | null> {
+  try {
+    return (await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { gitDir })).trim() || null
+  } catch (error) {
+    if (error instanceof GitError) return null
+    throw error
+  }
+}
+
+export function readBranch(gitDir: string, branch: string): Promise<string | null> {
+  return readRef(gitDir, `refs/heads/${branch}`)
+}
+
+async function hasCommit(gitDir: string, sha: string): Promise<boolean> {
+  try {
+    await git(['cat-file', '-e', `${sha}^{commit}`], { gitDir })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}
+
+/**
+ * Makes a fork's commit available in the target repository by fetching the source branch into the merge request's
+ * head ref, as GitLab keeps it (GL MergeRequest#fetch_ref!). Nothing is fetched when the commit is there already.
+ */
+export async function fetchSourceInto(targetDir: string, sourceDir: string, branch: string, sha: string, iid: number): Promise<boolean> {
+  if (await hasCommit(targetDir, sha)) return true
+  try {
+    await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', sourceDir, `+refs/heads/${branch}:${mergeRequestHeadRef(iid)}`], {
+      gitDir: targetDir,
+    })
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error
+  }
+  return hasCommit(targetDir, sha)
+}
+
+async function mergeBase(gitDir: string, a: string, b: string): Promise<string | null> {
+  try {
+    return (await git(['merge-base', a, b], { gitDir })).trim() || null
+  } catch (error) {
+    if (error instanceof GitError && error.code === 1) return null
+    throw error
+  }
+}
+
+/** The tree of a three-way merge of `theirs` into `ours`, written without a working tree; null on conflicts or unrelated histories. */
+export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<string | null> {
+  try {
+    return (await git(['merge-tree', '--write-tree', '--no-messages', ours, theirs], { gitDir })).split('\n')[0].trim()
+  } catch (error) {
+    // Exit 1 is a conflicted merge; unrelated histories are refused with 128.
+    if (error instanceof GitError && (error.code === 1 || /unrelated histories/.test(error.stderr))) return null
+    throw error
+  }
+}
+
+/** Reads what mergeability depends on; both commits must be in `gitDir`. */
+export async function readBranchFacts(gitDir: string, sourceSha: string | null, targetSha: string | null): Promise<BranchFacts> {
+  if (sourceSha === null || targetSha === null) {
+    return { sourceSha, targetSha, baseSha: null, hasCommits: false, fastForwardPossible: false, conflicts: false }
+  }
+  const baseSha = await mergeBase(gitDir, targetSha, sourceSha)
+  if (baseSha === null) return { sourceSha, targetSha, baseSha, hasCommits: true, fastForwardPossible: false, conflicts: true }
+  const hasCommits = baseSha !== sourceSha
+  const fastForwardPossible = baseSha === targetSha
+  const conflicts = hasCommits && !fastForwardPossible && (await mergeTree(gitDir, targetSha, sourceSha)) === null
+  return { sourceSha, targetSha, baseSha, hasCommits, fastForwardPossible, conflicts }
+}
+
+export interface NewCommit {
+  tree: string
+  parents: string[]
+  message: string
+  author: Identity
+  committer: Identity
+  at: Date
+}
+
+/** Writes a commit object (no ref moves). */
+export async function writeCommit(gitDir: string, commit: NewCommit): Promise<string> {
+  const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
+  const env = {
+    GIT_AUTHOR_NAME: commit.author.name,
+    GIT_AUTHOR_EMAIL: commit.author.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: commit.committer.name,
+    GIT_COMMITTER_EMAIL: commit.committer.email,
+    GIT_COMMITTER_DATE: date,
+  }
+  const parents = commit.parents.flatMap((parent) => ['-p', parent])
+  // The message goes through standard input so that it is kept byte for byte (no -m paragraph handling).
+  return (await git(['commit-tree', commit.tree, ...parents], { gitDir, env, input: commit.message })).trim()
+}
+
+export async function treeOf(gitDir: string, commit: string): Promise<string> {
+  return (await git(['rev-parse', '--verify', `${commit}^{tree}`], { gitDir })).trim()
+}
+
+/**
+ * Moves a ref to `newSha` only if it still points at `oldSha` (null: only if it does not exist), so that a push that
+ * landed in between is never overwritten. Answers whether the ref was moved.
+ */
+export async function moveRef(gitDir: string, ref: string, newSha: string, oldSha: string | null): Promise<boolean> {
+  try {
+    await git(['update-ref', ref, newSha, oldSha ?? ''], { gitDir })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}
+
+/** Points a ref at a commit, whatever it pointed at before. */
+export async function writeRef(gitDir: string, ref: string, sha: string): Promise<void> {
+  await git(['update-ref', ref, sha], { gitDir })
+}
+
+/** Deletes a ref only if it still points at `oldSha`; answers whether it was deleted. */
+export async function deleteRef(gitDir: string, ref: string, oldSha: string): Promise<boolean> {
+  try {
+    await git(['update-ref', '-d', ref, oldSha], { gitDir })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}
+
+/** How many commits `to` has that `from` lacks, and the title of `to` (for push event payloads). */
+export async function describeUpdate(gitDir: string, from: string, to: string): Promise<{ count: number; message: string }> {
+  const count = Number((await git(['rev-list', '--count', to, '--not', from], { gitDir })).trim())
+  const message = await git(['log', '-1', '--format=%B', to], { gitDir })
+  return { count, message }
+}
