@@ -4,6 +4,7 @@ import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } fr
 import { jobHandlers as forkJobHandlers } from './features/forks/index.js'
 import { jobHandlers as projectJobHandlers } from './features/projects/index.js'
 import { jobHandlers as groupJobHandlers } from './features/groups/index.js'
+import { jobHandlers as repositoryJobHandlers } from './features/repositories/index.js'
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
 
@@ -13,6 +14,7 @@ export const jobHandlers: JobHandler[] = [
   ...eventJobHandlers,
   ...projectJobHandlers,
   ...groupJobHandlers,
+  ...repositoryJobHandlers,
   ...forkJobHandlers,
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,

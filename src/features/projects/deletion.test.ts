@@ -154,3 +154,27 @@ describe('group deletion runs as a job', () => {
     await runHandlerAgain('groups.delete', { groupId: top.id })
   })
 })
+
+describe('user deletion', () => {
+  test('the repositories of the user’s personal projects and snippets are removed by a job after the rows go', async () => {
+    const bob = await createTestUser(server.database.db, { username: 'bob' })
+    const bobToken = (await createTestToken(server.database.db, bob)).value
+    const created = await request('POST', '/api/v4/projects', { token: bobToken, body: { name: 'Mine', initialize_with_readme: true } })
+    expect(created.status).toBe(201)
+    const directory = repositoryDirectory(server.config, 'default', created.body.id)
+    const now = new Date().toISOString()
+    const snippet = await server.database.db
+      .insertInto('snippets')
+      .values({ title: 'Personal', author_id: bob.id, project_id: null, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const snippetDirectory = await makeRepository(Number(snippet.id), 'snippet')
+
+    expect((await request('DELETE', `/api/v4/users/${bob.id}`, { token: server.rootToken })).status).toBe(204)
+    expect(await server.database.db.selectFrom('projects').select('id').where('id', '=', created.body.id).execute()).toEqual([])
+    expect(fs.existsSync(directory)).toBe(true)
+    expect(await server.runJobs()).toBe(1)
+    expect(fs.existsSync(directory)).toBe(false)
+    expect(fs.existsSync(snippetDirectory)).toBe(false)
+  })
+})

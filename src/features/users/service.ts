@@ -7,9 +7,11 @@ import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NewUserRow, UserUpdate } from '../../db/schema.js'
 import { createPersonalNamespace, isUsernameUsedByNamespace, syncPersonalNamespace } from '../namespaces/index.js'
+import { scheduleRepositoryRemoval } from '../repositories/index.js'
 import { canListUsers, canReadAllUsers } from './policy.js'
 import {
   deleteUserRow,
+  repositoriesOfUser,
   findUserById,
   findUsersByIds,
   insertUser,
@@ -367,7 +369,11 @@ export async function deleteUser(ctx: Context, id: number, unmodifiedSince: Date
   const user = await findUserById(ctx.db, id)
   if (!user) throw new NotFound('User')
   if (unmodifiedSince && Date.parse(user.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
-  if (!(await deleteUserRow(ctx.db, id))) throw new NotFound('User')
+  // Their personal projects and snippets go with the rows; a job removes their repositories once that has committed.
+  await ctx.db.transaction().execute(async (trx) => {
+    await scheduleRepositoryRemoval(trx, await repositoriesOfUser(trx, id), ctx.now())
+    if (!(await deleteUserRow(trx, id))) throw new NotFound('User')
+  })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
+import type { RepositoryLocation } from '../repositories/index.js'
 import { preparedQuery } from '../../db/prepared.js'
 import type { NewUserRow, UserRow, UserUpdate } from '../../db/schema.js'
 
@@ -88,6 +89,25 @@ export async function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {
 
 export async function updateUserRow(db: Db, id: number, changes: UserUpdate): Promise<UserRow | undefined> {
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+}
+
+/** The repositories that go with a user's rows: their personal projects' (and wikis'), and snippets of theirs or of those projects. */
+export async function repositoriesOfUser(db: Db, userId: number): Promise<RepositoryLocation[]> {
+  const personal = db.selectFrom('namespaces').select('id').where('owner_id', '=', userId).where('kind', '=', 'user')
+  const projects = await db.selectFrom('projects').select(['id', 'repository_storage']).where('namespace_id', 'in', personal).execute()
+  const projectIds = projects.map((p) => p.id)
+  const snippets = await db
+    .selectFrom('snippets')
+    .select(['id', 'repository_storage'])
+    .where((eb) => eb.or([eb('author_id', '=', userId), eb('project_id', 'in', projectIds.length ? projectIds : [0])]))
+    .execute()
+  return [
+    ...projects.flatMap((p) => [
+      { kind: 'project' as const, id: p.id, storage: p.repository_storage },
+      { kind: 'project-wiki' as const, id: p.id, storage: p.repository_storage },
+    ]),
+    ...snippets.map((s) => ({ kind: 'snippet' as const, id: s.id, storage: s.repository_storage })),
+  ]
 }
 
 /** Removes the user; their tokens go with them (foreign keys cascade). */
