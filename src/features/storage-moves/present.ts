@@ -1,5 +1,6 @@
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
-import type { GroupMoveJson, ProjectMoveJson } from './schemas.js'
+import type { BasicSnippetJson } from '../snippets/index.js'
+import type { GroupMoveJson, ProjectMoveJson, SnippetMoveJson } from './schemas.js'
 import { stateName } from './service.js'
 
 function presentMoveFields(move: RepositoryStorageMoveRow) {
@@ -35,4 +36,9 @@ export function presentGroupMove(move: RepositoryStorageMoveRow, group: Namespac
     ...presentMoveFields(move),
     group: { id: group.id, web_url: `${externalUrl}/groups/${group.full_path}`, name: group.name },
   }
+}
+
+/** GL Entities::Snippets::RepositoryStorageMove: the move with its snippet as BasicSnippet (presented by the snippets feature). */
+export function presentSnippetMove(move: RepositoryStorageMoveRow, snippet: BasicSnippetJson): SnippetMoveJson {
+  return { ...presentMoveFields(move), snippet }
 }

@@ -6,7 +6,8 @@ import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, type ApiRouter } from '../../http/route.js'
 import { findGroup } from '../groups/index.js'
 import { findProject } from '../projects/index.js'
-import { presentGroupMove, presentProjectMove } from './present.js'
+import { findSnippet } from '../snippets/index.js'
+import { presentGroupMove, presentProjectMove, presentSnippetMove } from './present.js'
 import {
   AcceptedJson,
   BulkScheduleParams,
@@ -19,6 +20,8 @@ import {
   ScheduleContainerMoveParams,
   ShowContainerMoveParams,
   ShowMoveParams,
+  SnippetMoveJson,
+  SnippetMoveListJson,
 } from './schemas.js'
 import {
   containerIdOf,
@@ -28,6 +31,7 @@ import {
   scheduleBulkStorageMoves,
   scheduleStorageMove,
   showStorageMove,
+  snippetsOfMoves,
 } from './service.js'
 
 /** GL ee group_repository_storage_moves.rb exists only on Premium and Ultimate; elsewhere its routes are unknown. */
@@ -40,7 +44,7 @@ const admin = { before: adminOnly }
 const premiumAdmin = { before: premiumAdminOnly, authenticated: false }
 const accepted = { message: '202 Accepted' }
 
-/** Repository storage moves of projects and groups (GL lib/api/*_repository_storage_moves.rb); administrators only. */
+/** Repository storage moves of projects, snippets and groups (GL lib/api/*_repository_storage_moves.rb); administrators only. */
 export function registerStorageMoveRoutes(api: ApiRouter): void {
   async function presentProjectMoves(request: FastifyRequest, moves: RepositoryStorageMoveRow[]) {
     const projects = await projectsOfMoves(request.ctx, moves)
@@ -107,6 +111,71 @@ export function registerStorageMoveRoutes(api: ApiRouter): void {
       const { project } = await findProject(ctx, input.id)
       const move = await scheduleStorageMove(ctx, 'project', project.id, input.destination_storage_name)
       return reply.code(201).send(presentProjectMove(move, project))
+    },
+  )
+
+  // Snippets.
+  async function presentSnippetMoves(request: FastifyRequest, moves: RepositoryStorageMoveRow[]) {
+    const snippets = await snippetsOfMoves(request.ctx, moves)
+    return moves.map((move) => presentSnippetMove(move, snippets.get(containerIdOf(move))!))
+  }
+  api.get(
+    '/snippet_repository_storage_moves',
+    { ...admin, params: ListMovesParams, response: { 200: SnippetMoveListJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const page = await listStorageMoves(ctx, 'snippet', null, offsetWindow(input, ctx.settings))
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+      return presentSnippetMoves(request, page.rows)
+    },
+  )
+  api.get(
+    '/snippet_repository_storage_moves/:repository_storage_move_id',
+    { ...admin, params: ShowMoveParams, response: { 200: SnippetMoveJson } },
+    async (request) => {
+      const move = await showStorageMove(request.ctx, 'snippet', request.input.repository_storage_move_id, null)
+      return (await presentSnippetMoves(request, [move]))[0]
+    },
+  )
+  api.post(
+    '/snippet_repository_storage_moves',
+    { ...admin, params: BulkScheduleParams, response: { 202: AcceptedJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      await scheduleBulkStorageMoves(ctx, 'snippet', input.source_storage_name, input.destination_storage_name)
+      return reply.code(202).send(accepted)
+    },
+  )
+  // GL snippet_repository_storage_moves.rb `user_snippet`: any snippet by id, else 404 Snippet Not Found.
+  api.get(
+    '/snippets/:id/repository_storage_moves',
+    { ...admin, params: ListContainerMovesParams, response: { 200: SnippetMoveListJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { snippet } = await findSnippet(ctx, input.id)
+      const page = await listStorageMoves(ctx, 'snippet', snippet.id, offsetWindow(input, ctx.settings))
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+      return presentSnippetMoves(request, page.rows)
+    },
+  )
+  api.get(
+    '/snippets/:id/repository_storage_moves/:repository_storage_move_id',
+    { ...admin, params: ShowContainerMoveParams, response: { 200: SnippetMoveJson } },
+    async (request) => {
+      const { ctx, input } = request
+      const { snippet } = await findSnippet(ctx, input.id)
+      const move = await showStorageMove(ctx, 'snippet', input.repository_storage_move_id, snippet.id)
+      return (await presentSnippetMoves(request, [move]))[0]
+    },
+  )
+  api.post(
+    '/snippets/:id/repository_storage_moves',
+    { ...admin, params: ScheduleContainerMoveParams, response: { 201: SnippetMoveJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { snippet } = await findSnippet(ctx, input.id)
+      const move = await scheduleStorageMove(ctx, 'snippet', snippet.id, input.destination_storage_name)
+      return reply.code(201).send((await presentSnippetMoves(request, [move]))[0])
     },
   )
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { paginationParams } from '../../http/pagination.js'
 import { Nullable } from '../../http/schema.js'
+import { BasicSnippetJson } from '../snippets/index.js'
 
 // Request params (GL lib/api/project_repository_storage_moves.rb, snippet_…, ee group_…).
 
@@ -57,8 +58,12 @@ export type ProjectMoveJson = Static<typeof ProjectMoveJson>
 export const GroupMoveJson = Type.Object({ ...moveFields, group: GroupBasicDetailsJson })
 export type GroupMoveJson = Static<typeof GroupMoveJson>
 
+export const SnippetMoveJson = Type.Object({ ...moveFields, snippet: BasicSnippetJson })
+export type SnippetMoveJson = Static<typeof SnippetMoveJson>
+
 export const ProjectMoveListJson = Type.Array(ProjectMoveJson)
 export const GroupMoveListJson = Type.Array(GroupMoveJson)
+export const SnippetMoveListJson = Type.Array(SnippetMoveJson)
 
 /** GL `accepted!`. */
 export const AcceptedJson = Type.Object({ message: Type.String() })

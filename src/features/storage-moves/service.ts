@@ -5,6 +5,7 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
 import { enqueueJob, type JobContext } from '../../jobs/index.js'
 import { findNamespacesByIds, findProjectsByIds } from '../projects/index.js'
+import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
 import { pickRepositoryStorage, repositoryDirectory, storageNames, type RepositoryKind } from '../repositories/index.js'
 import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
 import { haveSameRefs, removeRepositoryAt, replicateRepository, repositoryExistsAt, temporaryDirectoryOf } from './replicate.js'
@@ -99,6 +100,13 @@ export async function projectsOfMoves(ctx: Context, moves: readonly RepositorySt
 export async function groupsOfMoves(ctx: Context, moves: readonly RepositoryStorageMoveRow[]): Promise<Map<number, NamespaceRow>> {
   const groups = await findNamespacesByIds(ctx.db, moves.map(containerIdOf))
   return new Map(groups.map((group) => [group.id, group]))
+}
+
+/** The snippets the moves belong to as their entity embeds them (GL Entities::BasicSnippet), by id. */
+export async function snippetsOfMoves(ctx: Context, moves: readonly RepositoryStorageMoveRow[]): Promise<Map<number, BasicSnippetJson>> {
+  const snippets = await findSnippetsByIds(ctx.db, moves.map(containerIdOf))
+  const presented = await presentSnippetsForMoves(ctx, snippets)
+  return new Map(presented.map((snippet) => [snippet.id, snippet]))
 }
 
 export function containerIdOf(move: RepositoryStorageMoveRow): number {

@@ -565,3 +565,112 @@ describe('group repository storage moves on Premium', () => {
     })
   })
 })
+
+describe('snippet repository storage moves', () => {
+  test("moves a snippet's repository; its content reads from the new storage", async () => {
+    const created = await request('POST', '/api/v4/snippets', {
+      token: server.rootToken,
+      body: { title: 'Moved snippet', file_name: 'hello.txt', content: 'hello\n', visibility: 'private' },
+    })
+    expect(created.status, created.text).toBe(201)
+    const id = created.body.id as number
+    const source = repositoryPath('default', id, 'snippet')
+    const refs = await refsOf(source)
+
+    const res = await request('POST', `/api/v4/snippets/${id}/repository_storage_moves`, {
+      token: server.rootToken,
+      body: { destination_storage_name: 'other' },
+    })
+    expect(res.status, res.text).toBe(201)
+    expect(Object.keys(res.body)).toEqual([
+      'id',
+      'created_at',
+      'state',
+      'source_storage_name',
+      'destination_storage_name',
+      'error_message',
+      'snippet',
+    ])
+    expect(res.body).toMatchObject({
+      state: 'scheduled',
+      source_storage_name: 'default',
+      destination_storage_name: 'other',
+      error_message: null,
+    })
+    const shownSnippet = await request('GET', `/api/v4/snippets/${id}`, { token: server.rootToken })
+    const {
+      id: _id,
+      title,
+      description,
+      visibility,
+      author,
+      created_at,
+      updated_at,
+      project_id,
+      web_url,
+      raw_url,
+      ssh_url_to_repo,
+      http_url_to_repo,
+    } = shownSnippet.body
+    expect(res.body.snippet).toEqual({
+      id,
+      title,
+      description,
+      visibility,
+      author,
+      created_at,
+      updated_at,
+      project_id,
+      web_url,
+      raw_url,
+      ssh_url_to_repo,
+      http_url_to_repo,
+    })
+    const twice = await request('POST', `/api/v4/snippets/${id}/repository_storage_moves`, { token: server.rootToken, body: {} })
+    expect([twice.status, twice.body]).toEqual([400, { message: { snippet: ['is read-only'] } }])
+
+    await server.runJobs()
+    const beaker = await admin.SnippetRepositoryStorageMoves.show(res.body.id, { snippetId: id })
+    expect(beaker.state).toBe('finished')
+    expect(fs.existsSync(source)).toBe(false)
+    const destination = repositoryPath('other', id, 'snippet')
+    expect(await refsOf(destination)).toBe(refs)
+    await git(['fsck', '--no-progress'], { gitDir: destination })
+    expect(
+      await server.database.db
+        .selectFrom('snippets')
+        .select(['repository_storage', 'repository_read_only'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({
+      repository_storage: 'other',
+      repository_read_only: 0,
+    })
+    const raw = await request('GET', `/api/v4/snippets/${id}/raw`, { token: server.rootToken })
+    expect([raw.status, raw.text]).toEqual([200, 'hello\n'])
+
+    const listed = await admin.SnippetRepositoryStorageMoves.all()
+    expect(listed.map((move) => move.id)).toContain(res.body.id)
+    expect(
+      (await request('GET', `/api/v4/snippets/${id}/repository_storage_moves`, { token: server.rootToken })).body.map(
+        (move: any) => move.id,
+      ),
+    ).toEqual([res.body.id])
+    expect((await request('GET', '/api/v4/snippets/999999/repository_storage_moves', { token: server.rootToken })).body).toEqual({
+      message: '404 Snippet Not Found',
+    })
+    const forbidden = await request('GET', '/api/v4/snippet_repository_storage_moves', { token: userToken })
+    expect([forbidden.status, forbidden.body]).toEqual([403, { message: '403 Forbidden' }])
+
+    // Bulk, back to default.
+    const bulk = await request('POST', '/api/v4/snippet_repository_storage_moves', {
+      token: server.rootToken,
+      body: { source_storage_name: 'other', destination_storage_name: 'default' },
+    })
+    expect([bulk.status, bulk.text]).toEqual([202, '{"message":"202 Accepted"}'])
+    await server.runJobs()
+    expect(fs.existsSync(source)).toBe(true)
+    expect(fs.existsSync(destination)).toBe(false)
+    expect((await request('GET', `/api/v4/snippets/${id}/raw`, { token: server.rootToken })).text).toBe('hello\n')
+  })
+})
