@@ -5,6 +5,7 @@ import { jobHandlers as forkJobHandlers } from './features/forks/index.js'
 import { jobHandlers as projectJobHandlers } from './features/projects/index.js'
 import { jobHandlers as groupJobHandlers } from './features/groups/index.js'
 import { jobHandlers as repositoryJobHandlers } from './features/repositories/index.js'
+import { jobHandlers as sessionJobHandlers, periodicJobs as sessionPeriodicJobs } from './features/sessions/index.js'
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
 
@@ -15,10 +16,11 @@ export const jobHandlers: JobHandler[] = [
   ...projectJobHandlers,
   ...groupJobHandlers,
   ...repositoryJobHandlers,
+  ...sessionJobHandlers,
   ...forkJobHandlers,
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,
 ]
 
 /** Jobs every node schedules on a timer (once per slot across nodes). */
-export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs]
+export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs, ...sessionPeriodicJobs]

@@ -7,7 +7,7 @@ import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 import type { SessionRow } from '../../db/schema.js'
 import { findUserForAuthentication } from '../users/index.js'
-import { deleteExpiredSessions, deleteSession, findSessionByDigest, insertSession, updateSession } from './store.js'
+import { deleteSession, findSessionByDigest, insertSession, updateSession } from './store.js'
 
 /** The session cookie (spec: Authentication). */
 export const SESSION_COOKIE = '_svc_session'
@@ -15,8 +15,6 @@ export const SESSION_COOKIE = '_svc_session'
 const VISITOR_SESSION_MS = 2 * 60 * 60 * 1000
 /** A session's expiry moves forward at most this often, so a busy session does not write on every request. */
 const TOUCH_INTERVAL_MS = 60 * 1000
-/** One new session in this many sweeps out the expired ones. */
-const SWEEP_ONE_IN = 100
 
 export type Session = SessionRow
 
@@ -69,7 +67,6 @@ export async function startSession(
   settings: Settings,
   now: Date,
 ): Promise<NewSession> {
-  if (Math.floor(Math.random() * SWEEP_ONE_IN) === 0) await deleteExpiredSessions(db, now.toISOString())
   const cookieValue = randomBytes(32).toString('base64url')
   const at = now.toISOString()
   const session = await insertSession(db, {
