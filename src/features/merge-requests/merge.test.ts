@@ -300,6 +300,30 @@ describe('refusals', () => {
     expect((await getMergeRequest(owner, project.id, mr.iid)).body.state).toBe('opened')
   })
 
+  test('a project that requires a successful pipeline, or whose repository is read-only, merges nothing', async () => {
+    const project = await repository(owner)
+    const dir = await cloneAs(owner, project.path_with_namespace)
+    await commit(dir, 'clean', { 'c.txt': 'c\n' }, 'Clean')
+    await push(dir, 'clean')
+    const mr = await openMergeRequest(owner, project.id, { source_branch: 'clean' })
+    const edit = await request('PUT', `/projects/${project.id}`, {
+      token: owner.token,
+      body: { only_allow_merge_if_pipeline_succeeds: true },
+    })
+    expect(edit.status, edit.text).toBe(200)
+    expect((await getMergeRequest(owner, project.id, mr.iid)).body).toMatchObject({
+      merge_status: 'can_be_merged',
+      detailed_merge_status: 'ci_must_pass',
+    })
+    const refused = await merge(owner, project.id, mr.iid)
+    expect([refused.status, refused.body]).toEqual([405, NOT_ALLOWED])
+    await request('PUT', `/projects/${project.id}`, { token: owner.token, body: { only_allow_merge_if_pipeline_succeeds: false } })
+    await db.updateTable('projects').set({ repository_read_only: 1 }).where('id', '=', project.id).execute()
+    const readOnly = await merge(owner, project.id, mr.iid)
+    expect([readOnly.status, readOnly.body]).toEqual([422, { message: 'Branch cannot be merged' }])
+    expect((await getMergeRequest(owner, project.id, mr.iid)).body.state).toBe('opened')
+  })
+
   test('who may merge, a stale sha, drafts, closed merge requests, missing branches and auto-merge', async () => {
     const project = await repository(owner)
     const reporter = await person()

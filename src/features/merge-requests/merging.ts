@@ -180,6 +180,8 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
     if (input.autoMerge) throw new Unprocessable(CANNOT_MERGE)
     throw new ActionNotAllowed()
   }
+  // A read-only repository (a storage move under way) refuses the ref update as its hooks refuse pushes.
+  if (project.repository_read_only === 1) throw new Unprocessable(CANNOT_MERGE)
   const sourceSha = branches.facts.sourceSha!
   const [author = user] = await findUsersByIds(ctx.db, [row.author_id])
   const values = templateValues(row, project, user, author, ctx.config.externalUrl)
@@ -224,6 +226,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
 async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow, branches: LoadedBranches, mergedSha: string) {
   const source = branches.sourceProject
   if (!source || branches.sourceDir === null || source.default_branch === row.source_branch) return
+  if (source.repository_read_only === 1) return
   const { access } = await withAccess(ctx, source)
   if (!canPushCode(access, source)) return
   if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
