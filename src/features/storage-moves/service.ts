@@ -3,7 +3,7 @@ import type { Context } from '../../core/context.js'
 import { Invalid, ParamError, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
-import { enqueueJob, type JobContext } from '../../jobs/index.js'
+import { enqueueJob, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
 import { findNamespacesByIds, findProjectsByIds } from '../projects/index.js'
 import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
 import { pickRepositoryStorage, repositoryDirectory, storageNames, type RepositoryKind } from '../repositories/index.js'
@@ -141,7 +141,7 @@ async function scheduleMove(
   check('source_storage_name', source)
   check('destination_storage_name', destination)
   const at = ctx.now().toISOString()
-  return ctx.db.transaction().execute(async (trx) => {
+  const scheduled = await ctx.db.transaction().execute(async (trx) => {
     const container = await findContainerStorage(trx, containerType, containerId)
     if (!container) throw new RecordNotFound()
     // GL `container_repository_writable`: a read-only repository is being moved already.
@@ -160,6 +160,8 @@ async function scheduleMove(
     await enqueueJob(trx, MoveRepositoryStorage, { moveId: move.id }, { uniqueKey: `storage-moves.move:${move.id}`, now: ctx.now() })
     return move
   })
+  wakeJobWorkers()
+  return scheduled
 }
 
 /** POST /projects/:id/repository_storage_moves and its snippet and group siblings: the source is where the container is now. */
@@ -221,6 +223,7 @@ export async function scheduleBulkStorageMoves(
     { containerType, sourceStorageName, destinationStorageName: destinationStorageName ?? null },
     { now: ctx.now() },
   )
+  wakeJobWorkers()
 }
 
 /** The bulk job: a move for every container still on the source; one that cannot move is skipped and logged. */
