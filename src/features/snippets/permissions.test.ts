@@ -205,4 +205,23 @@ describe('project snippets', () => {
       await db.updateTable('projects').set({ snippets_access_level: 20 }).where('id', '=', project.id).execute()
     }
   })
+  test('an archived project’s snippets are read-only, for admins too', async () => {
+    const db = server.database.db
+    const id = await projectSnippet('public')
+    await db.updateTable('projects').set({ archived: 1 }).where('id', '=', project.id).execute()
+    try {
+      for (const viewer of ['author', 'maintainer', 'admin']) {
+        const create = await request('POST', base, {
+          token: tokens[viewer],
+          body: { title: 'no', visibility: 'public', files: [{ file_path: 'f', content: 'x' }] },
+        })
+        const put = await request('PUT', `${base}/${id}`, { token: tokens[viewer], body: { title: 'no' } })
+        const del = await request('DELETE', `${base}/${id}`, { token: tokens[viewer] })
+        expect([viewer, create.status, put.status, del.status, put.body]).toEqual([viewer, 403, 403, 403, FORBIDDEN])
+      }
+      expect((await request('GET', `${base}/${id}`, { token: tokens.other })).status).toBe(200)
+    } finally {
+      await db.updateTable('projects').set({ archived: 0 }).where('id', '=', project.id).execute()
+    }
+  })
 })

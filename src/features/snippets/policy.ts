@@ -37,15 +37,20 @@ function maintainsSnippet(caller: Caller, snippet: SnippetRow, project: LoadedPr
   return caller.user !== null && project.access.level >= AccessLevel.MAINTAINER
 }
 
+/** An archived project is read-only: its snippets are neither written nor deleted (GL ProjectPolicy `archived`). */
+function isArchived(project: LoadedProject | null): boolean {
+  return project !== null && project.project.archived === 1
+}
+
 /** GL `update_snippet`: its author, an admin, or a Maintainer of its project. */
 export function canUpdateSnippet(caller: Caller, snippet: SnippetRow, project: LoadedProject | null): boolean {
-  if (!canReadSnippet(caller, snippet, project)) return false
+  if (!canReadSnippet(caller, snippet, project) || isArchived(project)) return false
   return isAdmin(caller) || isAuthor(caller, snippet) || maintainsSnippet(caller, snippet, project)
 }
 
 /** GL `admin_snippet` (delete): as update, but the author of a project snippet must still be a Reporter there. */
 export function canAdminSnippet(caller: Caller, snippet: SnippetRow, project: LoadedProject | null): boolean {
-  if (!canReadSnippet(caller, snippet, project)) return false
+  if (!canReadSnippet(caller, snippet, project) || isArchived(project)) return false
   if (isAdmin(caller) || maintainsSnippet(caller, snippet, project)) return true
   if (!isAuthor(caller, snippet)) return false
   return project === null || project.access.level >= AccessLevel.REPORTER
@@ -58,5 +63,6 @@ export function canCreatePersonalSnippet(caller: Caller): boolean {
 
 /** GL ProjectPolicy `create_snippet`: Reporter and up, with the snippets feature available. */
 export function canCreateProjectSnippet(project: LoadedProject): boolean {
-  return canReadProjectSnippets(project) && meets(project.access, { level: AccessLevel.REPORTER }) && project.access.caller.user !== null
+  if (isArchived(project) || project.access.caller.user === null) return false
+  return canReadProjectSnippets(project) && meets(project.access, { level: AccessLevel.REPORTER })
 }

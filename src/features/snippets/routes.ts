@@ -4,6 +4,7 @@ import { MissingParam, ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, mergedParams, type ApiRouter } from '../../http/route.js'
 import { findProject } from '../projects/index.js'
+import { spamRequestOf } from '../spam/index.js'
 import { presentSnippet } from './present.js'
 import {
   CreateProjectSnippetParams,
@@ -237,7 +238,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
   api.post('/snippets', { params: CreateSnippetParams, response: { 201: SnippetJson } }, async (request, reply) => {
     const { ctx, input } = request
     const snippetInput = createInputOf(mergedParams(request), input)
-    const snippet = await createSnippet(ctx, null, snippetInput)
+    const snippet = await createSnippet(ctx, null, snippetInput, spamRequestOf(request.headers, request.ip))
     return reply.code(201).send(await presentOne(ctx, snippet))
   })
 
@@ -245,7 +246,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     const { ctx, input } = request
     const snippetInput = updateInputOf(mergedParams(request), input)
     const loaded = await findAuthoredSnippet(ctx, input.id)
-    return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput))
+    return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput, spamRequestOf(request.headers, request.ip)))
   })
 
   api.delete('/snippets/:id', { params: SnippetIdParams }, async (request, reply) => {
@@ -304,7 +305,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     const snippetInput = createInputOf(mergedParams(request), input)
     const project = await findProject(ctx, input.id)
     authorizeProjectSnippets(project)
-    const snippet = await createSnippet(ctx, project, snippetInput)
+    const snippet = await createSnippet(ctx, project, snippetInput, spamRequestOf(request.headers, request.ip))
     return reply.code(201).send(await presentOne(ctx, snippet))
   })
 
@@ -312,7 +313,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     const { ctx, input } = request
     const snippetInput = updateInputOf(mergedParams(request), input)
     const loaded = await findProjectSnippetFor(ctx, input.id, input.snippet_id)
-    return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput))
+    return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput, spamRequestOf(request.headers, request.ip)))
   })
 
   api.delete('/projects/:id/snippets/:snippet_id', { params: ProjectSnippetIdParams }, async (request, reply) => {

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import { AccessLevel, FeatureAccess, Visibility, visibilityLevel, type VisibilityName } from '../../core/access.js'
+import { AccessLevel, FeatureAccess, Visibility, visibilityLevel, visibilityName, type VisibilityName } from '../../core/access.js'
 import { isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, RecordNotFound, ServiceFailure } from '../../core/errors.js'
@@ -9,6 +9,7 @@ import { enqueueJob } from '../../jobs/index.js'
 import { projectsWithRoleCondition, visibleProjectsCondition } from '../access/index.js'
 import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
 import { commitFiles, createRepository, pickRepositoryStorage, removeRepository, type TreeChange } from '../repositories/index.js'
+import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { RemoveSnippetRepository } from './jobs.js'
 import {
@@ -293,12 +294,21 @@ function authorOf(user: User) {
  * GL Snippets::CreateService: the row and its repository, with the files in one commit on `main`, in one transaction
  * so that a failure leaves neither.
  */
-export async function createSnippet(ctx: Context, project: LoadedProject | null, input: CreateSnippetInput): Promise<SnippetRow> {
+export async function createSnippet(
+  ctx: Context,
+  project: LoadedProject | null,
+  input: CreateSnippetInput,
+  spam: SpamRequest | null = null,
+): Promise<SnippetRow> {
   const user = ctx.caller.user
   if (project === null ? !canCreatePersonalSnippet(ctx.caller) : !canCreateProjectSnippet(project)) throw new Forbidden()
   if (!user) throw new Forbidden()
   const paths = input.files.map((file) => file.filePath)
   if (paths.some((path, index) => paths.indexOf(path) !== index)) throw new ServiceFailure(400, CREATE_FAILED)
+  // GL Snippet#check_for_spam?: only public snippets are checked, by their title and first file.
+  if (spam && input.visibility === 'public') {
+    await checkSpam(ctx, spam, { type: 'Snippet', title: input.title, description: input.files[0].content })
+  }
   const at = ctx.now().toISOString()
   const first = input.files[0]
   let made: { storage: string; id: number } | null = null
@@ -428,7 +438,12 @@ async function changesOf(directory: string, commit: string | null, current: stri
  * GL Snippets::UpdateService: the row's fields, and the files in one commit by the caller; the deprecated
  * `content`/`file_name` change the only file. The row keeps the first file of the repository, as GitLab's does.
  */
-export async function updateSnippet(ctx: Context, loaded: LoadedSnippet, input: UpdateSnippetInput): Promise<SnippetRow> {
+export async function updateSnippet(
+  ctx: Context,
+  loaded: LoadedSnippet,
+  input: UpdateSnippetInput,
+  spam: SpamRequest | null = null,
+): Promise<SnippetRow> {
   const { snippet, project } = loaded
   const user = ctx.caller.user
   if (!user || !canUpdateSnippet(ctx.caller, snippet, project)) throw new Forbidden()
@@ -463,6 +478,18 @@ export async function updateSnippet(ctx: Context, loaded: LoadedSnippet, input: 
     if (planned === null) throw new ServiceFailure(400, UPDATE_FAILED)
     changes = planned.changes
     finalFiles = [...planned.files].sort()
+  }
+  // GL Snippet#check_for_spam?: a snippet made public, or a public one whose title or content changes.
+  const publicAfter = (input.visibility ?? visibilityName(snippet.visibility_level)) === 'public'
+  const madePublic = publicAfter && snippet.visibility_level !== Visibility.PUBLIC
+  const textChanged = (input.title !== undefined && input.title !== snippet.title) || changes.length > 0
+  if (spam && publicAfter && (madePublic || textChanged)) {
+    const firstWritten = changes.find((change): change is { path: string; content: string } => !('remove' in change))
+    await checkSpam(ctx, spam, {
+      type: 'Snippet',
+      title: input.title ?? snippet.title,
+      description: firstWritten?.content ?? snippet.content,
+    })
   }
   const at = ctx.now().toISOString()
   const changesRow: Parameters<typeof updateSnippetRow>[2] = { updated_at: at }

@@ -519,3 +519,32 @@ describe('project snippets', () => {
     expect([unknown.status, unknown.body]).toEqual([404, { message: '404 Project Not Found' }])
   })
 })
+
+describe('spam', () => {
+  test('public snippets are checked by title and first file; private ones are not', async () => {
+    const settings = (body: Record<string, unknown>) => request('PUT', '/api/v4/application/settings', { token: server.rootToken, body })
+    expect((await settings({ spam_check_patterns: 'buy cheap' })).status).toBe(200)
+    try {
+      const refused = await request('POST', '/api/v4/snippets', {
+        token: aliceToken,
+        body: { title: 'Offer', visibility: 'public', files: [{ file_path: 'ad.txt', content: 'buy cheap pills' }] },
+      })
+      expect([refused.status, refused.body]).toEqual([
+        400,
+        { message: { error: 'Your snippet has been recognized as spam and has been discarded.' } },
+      ])
+      const log = await server.database.db.selectFrom('spam_logs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow()
+      expect(log).toMatchObject({ user_id: alice.id, noteable_type: 'Snippet', title: 'Offer', description: 'buy cheap pills' })
+
+      const hidden = await create({ title: 'Offer', visibility: 'private', files: [{ file_path: 'ad.txt', content: 'buy cheap pills' }] })
+      const published = await request('PUT', `/api/v4/snippets/${hidden.id}`, { token: aliceToken, body: { visibility: 'public' } })
+      expect([published.status, published.body]).toEqual([
+        400,
+        { message: { error: 'Your snippet has been recognized as spam and has been discarded.' } },
+      ])
+      expect((await request('GET', `/api/v4/snippets/${hidden.id}`, { token: aliceToken })).body.visibility).toBe('private')
+    } finally {
+      await settings({ spam_check_patterns: null })
+    }
+  })
+})

@@ -13,7 +13,7 @@ export interface SpamRequest {
 
 /** The text of a write that may be spam. */
 export interface Spammable {
-  type: 'Issue' | 'Note'
+  type: 'Issue' | 'Note' | 'Snippet'
   title: string | null
   description: string | null
 }
