@@ -206,7 +206,7 @@ describe('merge commits', () => {
     const again = await merge(maintainer, project.id, mr.iid)
     expect([again.status, again.body]).toEqual([405, NOT_ALLOWED])
     const list = await request('GET', `/projects/${project.id}/merge_requests`, { token: owner.token })
-    expect(list.body[0]).toMatchObject({ state: 'merged', merge_status: 'can_be_merged', detailed_merge_status: 'not_open' })
+    expect(list.body[0]).toMatchObject({ state: 'merged', merge_status: 'can_be_merged', detailed_merge_status: 'not_open', sha: head })
   })
 
   test('a custom merge commit message, and the project template with its placeholders', async () => {
@@ -470,6 +470,9 @@ describe('forks', () => {
       409,
       { message: ['Another open merge request already exists for this source branch: !1'] },
     ])
+    // Lists read the head from the refs without checking mergeability.
+    const list = await request('GET', `/projects/${upstream.id}/merge_requests`, { token: forker.token })
+    expect(list.body[0]).toMatchObject({ iid: 1, sha: head, merge_status: 'unchecked', detailed_merge_status: 'unchecked' })
     const byForker = await merge(forker, upstream.id, 1)
     expect([byForker.status, byForker.body]).toEqual([401, { message: '401 Unauthorized' }])
 

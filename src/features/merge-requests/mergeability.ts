@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import { findProjectsByIds } from '../projects/index.js'
-import { projectRepositoryDirectory } from '../repositories/index.js'
+import { git, projectRepositoryDirectory } from '../repositories/index.js'
 import {
   fetchSourceInto,
   hasRepository,
@@ -140,4 +140,45 @@ export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branch
     hasConflicts: mergeStatus === 'cannot_be_merged',
     diffRefs,
   }
+}
+
+/** A repository's branches and merge request head refs (full name → commit), read by one git process; null without one. */
+async function readHeadRefs(directory: string): Promise<Map<string, string> | null> {
+  if (!(await hasRepository(directory))) return null
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/merge-requests/'], { gitDir: directory })
+  const refs = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space))
+  }
+  return refs
+}
+
+/**
+ * The head commit (`sha`) of each merge request of a page, with one git process per repository involved rather than
+ * per merge request: the source branch's head, or the kept refs/merge-requests/<iid>/head once merged or gone.
+ */
+export async function headShasOf(
+  ctx: Context,
+  rows: readonly MergeRequestRow[],
+  known: readonly ProjectRow[],
+): Promise<Map<number, string>> {
+  const projects = new Map(known.map((project) => [project.id, project]))
+  const missing = [...new Set(rows.map((row) => row.source_project_id ?? row.project_id))].filter((id) => !projects.has(id))
+  for (const project of await findProjectsByIds(ctx.db, missing)) projects.set(project.id, project)
+  const ids = [...new Set(rows.flatMap((row) => [row.project_id, row.source_project_id ?? row.project_id]))].filter((id) =>
+    projects.has(id),
+  )
+  const refsById = new Map(
+    await Promise.all(ids.map(async (id) => [id, await readHeadRefs(projectRepositoryDirectory(ctx.config, projects.get(id)!))] as const)),
+  )
+  const shas = new Map<number, string>()
+  for (const row of rows) {
+    const kept = refsById.get(row.project_id)?.get(mergeRequestHeadRef(row.iid))
+    const source =
+      row.state === 'merged' ? undefined : refsById.get(row.source_project_id ?? row.project_id)?.get(`refs/heads/${row.source_branch}`)
+    const sha = source ?? kept
+    if (sha !== undefined) shas.set(row.id, sha)
+  }
+  return shas
 }

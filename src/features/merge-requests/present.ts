@@ -12,9 +12,9 @@ export interface MergeRequestPresentOptions extends PresentOptions {
 }
 
 /**
- * GL Entities::MergeRequestBasic. Lists show what was recorded, not the repository: merge_status and
- * detailed_merge_status of open merge requests stay "unchecked" there and sha is null; the single merge request
- * shows the repository's answer. Pipelines are always null.
+ * GL Entities::MergeRequestBasic. Lists do not check mergeability (GL rechecks asynchronously): merge_status and
+ * detailed_merge_status of open merge requests stay "unchecked" there, while sha is read from the refs; the single
+ * merge request shows the repository's answer. Pipelines are always null.
  */
 export function presentMergeRequestBasic(view: MergeRequestView, options: MergeRequestPresentOptions): MergeRequestBasicJson {
   const { mergeRequest: mr, project } = view
@@ -63,7 +63,7 @@ export function presentMergeRequestBasic(view: MergeRequestView, options: MergeR
     merge_status: mergeability.mergeStatus,
     detailed_merge_status: mergeability.detailedMergeStatus,
     merge_after: null,
-    sha: mergeability.sha,
+    sha: view.mergeability ? view.mergeability.sha : view.sha,
     merge_commit_sha: mr.merge_commit_sha,
     squash_commit_sha: mr.squash_commit_sha,
     discussion_locked: mr.discussion_locked === 1 ? true : null,

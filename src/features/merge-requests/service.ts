@@ -34,7 +34,7 @@ import {
   canTargetMergeRequestsAt,
   canUpdateMergeRequest,
 } from './policy.js'
-import { loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
+import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
 import {
   deleteMergeRequestRow,
@@ -58,6 +58,8 @@ export interface MergeRequestView {
   assignees: UserRow[]
   milestone: MilestoneRow | null
   userNotesCount: number
+  /** The head commit as the repositories have it (GL `diff_head_sha`). */
+  sha: string | null
   /** Only for the single-merge-request entity. */
   detail?: { subscribed: boolean; firstContribution: boolean; canMerge: boolean; buildsAvailable: boolean }
   /** What the repository says (single merge request only; lists show what was recorded). */
@@ -84,6 +86,7 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
     findProjectsByIds(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
     findMilestonesByIds(ctx.db, [...new Set(rows.flatMap((row) => (row.milestone_id === null ? [] : [row.milestone_id])))]),
   ])
+  const shas = await headShasOf(ctx, rows, projects)
   const userIds = new Set(
     rows.flatMap((row) => [row.author_id, row.merged_by_id, row.closed_by_id].filter((id): id is number => id !== null)),
   )
@@ -100,6 +103,7 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
     assignees: assignees.get(row.id) ?? [],
     milestone: row.milestone_id === null ? null : (milestoneById.get(row.milestone_id) ?? null),
     userNotesCount: notes.get(row.id) ?? 0,
+    sha: shas.get(row.id) ?? null,
   }))
 }
 
