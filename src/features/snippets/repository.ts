@@ -20,9 +20,22 @@ export async function repositoryExists(directory: string): Promise<boolean> {
   }
 }
 
-/** The branch HEAD names. */
+/** The branch HEAD names, read from the HEAD file (no process for a list of snippets). */
 export async function headBranch(directory: string): Promise<string> {
-  return (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir: directory })).trim()
+  const head = (await fs.readFile(path.join(directory, 'HEAD'), 'utf8')).trim()
+  const match = /^ref: refs\/heads\/(.+)$/.exec(head)
+  return match ? match[1] : (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir: directory })).trim()
+}
+
+/** The paths of the files on a branch, in the repository's order; none when the branch does not exist (one process). */
+export async function listBranchFiles(directory: string, branch: string): Promise<string[]> {
+  try {
+    const out = await git(['ls-tree', '-r', '-z', '--name-only', `refs/heads/${branch}`], { gitDir: directory })
+    return out.split('\0').filter(Boolean)
+  } catch (error) {
+    if (error instanceof GitError) return []
+    throw error
+  }
 }
 
 /** The commit a ref (branch, tag or sha) names, or null. */

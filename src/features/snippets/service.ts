@@ -23,6 +23,7 @@ import {
 import type { SnippetPresentOptions, SnippetView } from './present.js'
 import {
   headBranch,
+  listBranchFiles,
   listFiles,
   readFile,
   repositoryExists,
@@ -116,7 +117,7 @@ export async function buildSnippetViews(ctx: Context, snippets: readonly Snippet
         projectFullPath: snippet.project_id === null ? null : (projects.get(snippet.project_id)?.full_path ?? null),
         repositoryExists: exists,
         rootRef,
-        files: exists ? await listFiles(directory, rootRef) : [],
+        files: exists ? await listBranchFiles(directory, rootRef) : [],
       }
     }),
   )
@@ -492,10 +493,14 @@ export async function updateSnippet(
     })
   }
   const at = ctx.now().toISOString()
-  const changesRow: Parameters<typeof updateSnippetRow>[2] = { updated_at: at }
-  if (input.title !== undefined) changesRow.title = input.title
-  if (input.description !== undefined) changesRow.description = input.description
-  if (input.visibility !== undefined) changesRow.visibility_level = visibilityLevel(input.visibility)
+  const changesRow: Parameters<typeof updateSnippetRow>[2] = {}
+  if (input.title !== undefined && input.title !== snippet.title) changesRow.title = input.title
+  if (input.description !== undefined && input.description !== snippet.description) changesRow.description = input.description
+  const level = input.visibility === undefined ? snippet.visibility_level : visibilityLevel(input.visibility)
+  if (level !== snippet.visibility_level) changesRow.visibility_level = level
+  // As ActiveRecord saves: updated_at moves only when something changed.
+  if (Object.keys(changesRow).length === 0 && changes.length === 0) return snippet
+  changesRow.updated_at = at
   return ctx.db.transaction().execute(async (trx) => {
     if (changes.length > 0) {
       try {
