@@ -340,6 +340,29 @@ async function cleanUp(ctx: JobContext, move: RepositoryStorageMoveRow): Promise
  * (a run that died while copying) copies again from the untouched source, replicated only cleans up.
  */
 export async function runStorageMove(ctx: JobContext, moveId: number): Promise<void> {
+  try {
+    await resumeStorageMove(ctx, moveId)
+  } catch (error) {
+    // The last attempt that fails for an unexpected reason (database, file system) leaves the move failed and the
+    // repository writable rather than read-only for good; a move already switched keeps its new storage.
+    if (!ctx.signal.aborted && ctx.job.attempt >= MoveRepositoryStorage.maxAttempts) await giveUp(ctx, moveId, error)
+    throw error
+  }
+}
+
+async function giveUp(ctx: JobContext, moveId: number, error: unknown): Promise<void> {
+  const move = await findMoveById(ctx.db, moveId)
+  if (!move) return
+  const at = ctx.now().toISOString()
+  await ctx.db.transaction().execute(async (trx) => {
+    if (await updateMoveState(trx, move.id, [MoveState.scheduled, MoveState.started], MoveState.failed, at, errorMessageOf(error))) {
+      await setContainerWritable(trx, move.container_type, containerIdOf(move))
+    }
+    await updateMoveState(trx, move.id, [MoveState.replicated], MoveState.cleanupFailed, at, errorMessageOf(error))
+  })
+}
+
+async function resumeStorageMove(ctx: JobContext, moveId: number): Promise<void> {
   let move = await findMoveById(ctx.db, moveId)
   if (!move) return
   if (move.state === MoveState.scheduled) {

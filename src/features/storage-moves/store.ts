@@ -164,11 +164,17 @@ export async function switchContainerStorage(
   }
 }
 
-/** The ids of the containers of one type whose repositories are on `storage`, in id order. */
+/** The ids of the containers of one type whose repositories are on `storage`, in id order; containers being deleted are left out. */
 export async function findContainerIdsOnStorage(db: Db, containerType: ContainerType, storage: string): Promise<number[]> {
   let rows: { id: number }[]
   if (containerType === 'project') {
-    rows = await db.selectFrom('projects').select('id').where('repository_storage', '=', storage).orderBy('id').execute()
+    rows = await db
+      .selectFrom('projects')
+      .select('id')
+      .where('repository_storage', '=', storage)
+      .where('pending_delete', '=', 0)
+      .orderBy('id')
+      .execute()
   } else if (containerType === 'snippet') {
     rows = await db.selectFrom('snippets').select('id').where('repository_storage', '=', storage).orderBy('id').execute()
   } else {
@@ -177,6 +183,7 @@ export async function findContainerIdsOnStorage(db: Db, containerType: Container
       .select('id')
       .where('kind', '=', 'group')
       .where('wiki_repository_storage', '=', storage)
+      .where('pending_delete', '=', 0)
       .orderBy('id')
       .execute()
   }
