@@ -340,7 +340,12 @@ describe('POST /projects/:id/fork', () => {
     const secretGroup = await createTestGroup(db, { visibility: 'private' })
     const publicGroup = await createTestGroup(db, { visibility: 'public' })
     const privateMember = await createProject({ name: 'Guest here', visibility: 'private', initialize_with_readme: true })
-    await addTestMember(db, { user: carol, project: privateMember, accessLevel: 10 })
+    const privateRow = await db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', privateMember.id as number)
+      .executeTakeFirstOrThrow()
+    await addTestMember(db, { user: carol, project: privateRow, accessLevel: 10 })
     const before = await count()
 
     await refused(source.id, {}, undefined, 401, { message: '401 Unauthorized' })

@@ -236,8 +236,8 @@ describe('the gitbeaker Projects API', () => {
     expect((await api.Projects.show(created.id)).import_status).toBe('finished')
     const all = await api.Projects.allForks(source.id, { orderBy: 'id', sort: 'asc' })
     expect(all.map((p) => p.path_with_namespace)).toContain('dave-team/beaker-fork')
-    const pageOne = await api.Projects.allForks(source.id, { perPage: 1, maxPages: 1 })
-    expect(pageOne).toHaveLength(1)
+    const searched = await api.Projects.allForks(source.id, { search: 'beaker', simple: true })
+    expect(searched.map((p) => p.path_with_namespace)).toEqual(['dave-team/beaker-fork'])
 
     const plain = await api.Projects.create({ name: 'Plain', visibility: 'public' })
     await api.Projects.createForkRelationship(plain.id, source.id)

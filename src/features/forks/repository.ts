@@ -72,8 +72,11 @@ function isUnfinished(name: string): boolean {
   return name.startsWith('tmp_') || name.startsWith('incoming-') || name.startsWith('tmp_objdir')
 }
 
-/** Mirrors the object store file by file: hard links on one storage, copies (reflinks where the file system can) otherwise. */
-async function copyObjects(from: string, to: string, link: boolean, signal?: AbortSignal): Promise<void> {
+/**
+ * Mirrors the object store file by file: hard links on one storage, copies (reflinks where the file system can) otherwise.
+ * Answers what it wrote that needs flushing: copied files and every directory; a linked file's data is the source's.
+ */
+async function copyObjects(from: string, to: string, link: boolean, written: string[], signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted()
   let entries
   try {
@@ -83,6 +86,7 @@ async function copyObjects(from: string, to: string, link: boolean, signal?: Abo
     throw error
   }
   await fs.mkdir(to, { recursive: true })
+  written.push(to)
   // A pack counts once its index is in place: git renames the .idx last.
   const indexed = new Set(entries.filter((e) => e.name.endsWith('.idx')).map((e) => e.name.slice(0, -'.idx'.length)))
   for (const entry of entries) {
@@ -90,7 +94,7 @@ async function copyObjects(from: string, to: string, link: boolean, signal?: Abo
     const source = path.join(from, entry.name)
     const target = path.join(to, entry.name)
     if (entry.isDirectory()) {
-      await copyObjects(source, target, link, signal)
+      await copyObjects(source, target, link, written, signal)
       continue
     }
     if (!entry.isFile()) continue
@@ -98,23 +102,17 @@ async function copyObjects(from: string, to: string, link: boolean, signal?: Abo
     if (pack && !indexed.has(pack[1])) continue
     try {
       // The alternates file is rewritten in place by git, so it is copied, never shared.
-      if (link && entry.name !== 'alternates') await fs.link(source, target)
-      else await fs.copyFile(source, target, constants.COPYFILE_FICLONE)
+      if (link && entry.name !== 'alternates') {
+        await fs.link(source, target)
+      } else {
+        await fs.copyFile(source, target, constants.COPYFILE_FICLONE)
+        written.push(target)
+      }
     } catch (error) {
       if (isMissing(error)) throw new SourceChanged()
       throw error
     }
   }
-}
-
-/** Flushes every file and directory under `root`, so a fork marked finished survives a power cut. */
-async function syncTree(root: string): Promise<void> {
-  for (const entry of await fs.readdir(root, { withFileTypes: true })) {
-    const full = path.join(root, entry.name)
-    if (entry.isDirectory()) await syncTree(full)
-    else if (entry.isFile()) await syncPath(full)
-  }
-  await syncPath(root)
 }
 
 async function syncPath(target: string): Promise<void> {
@@ -126,24 +124,44 @@ async function syncPath(target: string): Promise<void> {
   }
 }
 
-/** Builds the fork in `staging`: an empty repository, the source's objects, then the snapshot's refs and HEAD. */
+/** What `git init --bare` writes that a repository needs, without its sample hooks (GL repositories have none either). */
+function configText(objectFormat: string): string {
+  if (objectFormat !== 'sha256') return '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n'
+  return '[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n'
+}
+
+/** Refs as `git pack-refs` writes them, sorted by name. */
+function packedRefsText(refs: Snapshot['refs']): string {
+  const sorted = [...refs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return `# pack-refs with: sorted \n${sorted.map((ref) => `${ref.oid} ${ref.name}\n`).join('')}`
+}
+
+/**
+ * Builds the fork in `staging`: the repository's skeleton, the source's objects, then the snapshot's refs and HEAD,
+ * written as git writes them (one process for the whole copy: the snapshot). Flushes what it wrote.
+ */
 async function assemble(copy: ForkCopy, staging: string): Promise<void> {
   const snapshot = await readSnapshot(copy)
-  await git([
-    'init',
-    '--bare',
-    '--quiet',
-    `--initial-branch=${snapshot.head}`,
-    `--object-format=${copy.objectFormat === 'sha256' ? 'sha256' : 'sha1'}`,
-    staging,
-  ])
-  if (snapshot.refs.length === 0) return
-  await copyObjects(path.join(copy.source, 'objects'), path.join(staging, 'objects'), copy.link, copy.signal)
-  copy.signal?.throwIfAborted()
-  // update-ref refuses a name whose object is missing, so the refs written are the ones whose objects were copied.
-  const commands = snapshot.refs.map((ref) => `create ${ref.name} ${ref.oid}\n`).join('')
-  await git(['update-ref', '--stdin'], { gitDir: staging, input: commands })
-  await git(['pack-refs', '--all'], { gitDir: staging })
+  const written: string[] = []
+  for (const directory of ['refs/heads', 'refs/tags', 'objects/info', 'objects/pack']) {
+    await fs.mkdir(path.join(staging, directory), { recursive: true })
+  }
+  written.push(path.join(staging, 'refs/heads'), path.join(staging, 'refs/tags'), path.join(staging, 'refs'))
+  if (snapshot.refs.length > 0) {
+    await copyObjects(path.join(copy.source, 'objects'), path.join(staging, 'objects'), copy.link, written, copy.signal)
+    copy.signal?.throwIfAborted()
+  }
+  const files: [string, string][] = [
+    ['config', configText(copy.objectFormat)],
+    ['packed-refs', packedRefsText(snapshot.refs)],
+    ['HEAD', `ref: refs/heads/${snapshot.head}\n`],
+  ]
+  for (const [name, text] of files) {
+    await fs.writeFile(path.join(staging, name), text)
+    written.push(path.join(staging, name))
+  }
+  written.push(path.join(staging, 'objects/info'), path.join(staging, 'objects/pack'), path.join(staging, 'objects'), staging)
+  for (const file of written) await syncPath(file)
 }
 
 /**
@@ -164,7 +182,6 @@ export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 
     try {
       await assemble(copy, staging)
       copy.signal?.throwIfAborted()
-      await syncTree(staging)
       try {
         await fs.rename(staging, copy.target)
       } catch (error) {
