@@ -127,9 +127,11 @@ describe('project snippets', () => {
       const id = await projectSnippet(visibility)
       seen[visibility] = {}
       for (const viewer of Object.keys(expected[visibility])) {
-        const res = await request('GET', `${base}/${id}`, { token: tokens[viewer] })
-        const personalRoute = await request('GET', `/api/v4/snippets/${id}`, { token: tokens[viewer] })
-        expect([viewer, personalRoute.status]).toEqual([viewer, res.status])
+        const res = await request('GET', `/api/v4/snippets/${id}`, { token: tokens[viewer] })
+        const projectRoute = await request('GET', `${base}/${id}`, { token: tokens[viewer] })
+        // The project snippets API wants a signed-in caller for everything (GL project_snippets.rb `authenticate!`).
+        const expectedThere = viewer === 'anonymous' ? [401, { message: '401 Unauthorized' }] : [res.status, res.body]
+        expect([viewer, projectRoute.status, projectRoute.body]).toEqual([viewer, ...expectedThere])
         if (res.status === 404) expect(res.body).toEqual(NOT_FOUND)
         seen[visibility][viewer] = res.status
       }

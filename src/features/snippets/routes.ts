@@ -188,6 +188,14 @@ function filePathOf(path: string): string {
   return path
 }
 
+/**
+ * GL project_snippets.rb `before { authenticate! }` and `before { check_snippets_enabled }`: the project is found (404)
+ * and its snippets must be available to the caller (403) before any param is judged.
+ */
+async function projectSnippetsEnabled(request: FastifyRequest, raw: Record<string, unknown>) {
+  authorizeProjectSnippets(await findProject(request.ctx, String(raw.id)))
+}
+
 export function registerSnippetRoutes(api: ApiRouter): void {
   // ----- personal snippets (GL lib/api/snippets.rb) -----
 
@@ -257,16 +265,20 @@ export function registerSnippetRoutes(api: ApiRouter): void {
 
   // ----- project snippets (GL lib/api/project_snippets.rb) -----
 
-  api.get('/projects/:id/snippets', { params: ProjectSnippetListParams, response: { 200: SnippetListJson } }, async (request, reply) => {
-    const { ctx, input } = request
-    const window = offsetWindow(input, ctx.settings)
-    const project = await findProject(ctx, input.id)
-    return presentPage(request, reply, ctx, await listProjectSnippets(ctx, project, window))
-  })
+  api.get(
+    '/projects/:id/snippets',
+    { params: ProjectSnippetListParams, before: projectSnippetsEnabled, response: { 200: SnippetListJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const window = offsetWindow(input, ctx.settings)
+      const project = await findProject(ctx, input.id)
+      return presentPage(request, reply, ctx, await listProjectSnippets(ctx, project, window))
+    },
+  )
 
   api.get(
     '/projects/:id/snippets/:snippet_id',
-    { params: ProjectSnippetIdParams, authenticated: false, response: { 200: SnippetJson } },
+    { params: ProjectSnippetIdParams, before: projectSnippetsEnabled, response: { 200: SnippetJson } },
     async (request) => {
       const { ctx, input } = request
       const loaded = await findProjectSnippetFor(ctx, input.id, input.snippet_id)
@@ -274,14 +286,18 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     },
   )
 
-  api.get('/projects/:id/snippets/:snippet_id/raw', { params: ProjectSnippetIdParams, authenticated: false }, async (request, reply) => {
-    const { ctx, input } = request
-    return sendContent(ctx, reply, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
-  })
+  api.get(
+    '/projects/:id/snippets/:snippet_id/raw',
+    { params: ProjectSnippetIdParams, before: projectSnippetsEnabled },
+    async (request, reply) => {
+      const { ctx, input } = request
+      return sendContent(ctx, reply, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
+    },
+  )
 
   api.get(
     '/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw',
-    { params: ProjectSnippetFileParams, authenticated: false },
+    { params: ProjectSnippetFileParams, before: projectSnippetsEnabled },
     async (request, reply) => {
       const { ctx, input } = request
       const filePath = filePathOf(input.file_path)
@@ -300,27 +316,39 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     },
   )
 
-  api.post('/projects/:id/snippets', { params: CreateProjectSnippetParams, response: { 201: SnippetJson } }, async (request, reply) => {
-    const { ctx, input } = request
-    const snippetInput = createInputOf(mergedParams(request), input)
-    const project = await findProject(ctx, input.id)
-    authorizeProjectSnippets(project)
-    const snippet = await createSnippet(ctx, project, snippetInput, spamRequestOf(request.headers, request.ip))
-    return reply.code(201).send(await presentOne(ctx, snippet))
-  })
+  api.post(
+    '/projects/:id/snippets',
+    { params: CreateProjectSnippetParams, before: projectSnippetsEnabled, response: { 201: SnippetJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const snippetInput = createInputOf(mergedParams(request), input)
+      const project = await findProject(ctx, input.id)
+      authorizeProjectSnippets(project)
+      const snippet = await createSnippet(ctx, project, snippetInput, spamRequestOf(request.headers, request.ip))
+      return reply.code(201).send(await presentOne(ctx, snippet))
+    },
+  )
 
-  api.put('/projects/:id/snippets/:snippet_id', { params: UpdateProjectSnippetParams, response: { 200: SnippetJson } }, async (request) => {
-    const { ctx, input } = request
-    const snippetInput = updateInputOf(mergedParams(request), input)
-    const loaded = await findProjectSnippetFor(ctx, input.id, input.snippet_id)
-    return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput, spamRequestOf(request.headers, request.ip)))
-  })
+  api.put(
+    '/projects/:id/snippets/:snippet_id',
+    { params: UpdateProjectSnippetParams, before: projectSnippetsEnabled, response: { 200: SnippetJson } },
+    async (request) => {
+      const { ctx, input } = request
+      const snippetInput = updateInputOf(mergedParams(request), input)
+      const loaded = await findProjectSnippetFor(ctx, input.id, input.snippet_id)
+      return presentOne(ctx, await updateSnippet(ctx, loaded, snippetInput, spamRequestOf(request.headers, request.ip)))
+    },
+  )
 
-  api.delete('/projects/:id/snippets/:snippet_id', { params: ProjectSnippetIdParams }, async (request, reply) => {
-    const { ctx, input } = request
-    await deleteSnippet(ctx, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
-    return reply.code(204).send()
-  })
+  api.delete(
+    '/projects/:id/snippets/:snippet_id',
+    { params: ProjectSnippetIdParams, before: projectSnippetsEnabled },
+    async (request, reply) => {
+      const { ctx, input } = request
+      await deleteSnippet(ctx, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
+      return reply.code(204).send()
+    },
+  )
 }
 
 async function findProjectSnippetFor(ctx: Context, projectId: string, snippetId: number): Promise<LoadedSnippet> {

@@ -518,8 +518,14 @@ describe('project snippets', () => {
       const res = await request(method, url, { token: aliceToken, body })
       expect([method, url, res.status, res.body]).toEqual([method, url, 403, { message: '403 Forbidden' }])
     }
+    const badParams = await request('POST', base, { token: aliceToken, body: { visibility: 'nope' } })
+    expect([badParams.status, badParams.body]).toEqual([403, { message: '403 Forbidden' }])
     const unknown = await request('GET', '/api/v4/projects/999999/snippets', { token: aliceToken })
     expect([unknown.status, unknown.body]).toEqual([404, { message: '404 Project Not Found' }])
+    const unknownBadParams = await request('POST', '/api/v4/projects/999999/snippets', { token: aliceToken, body: {} })
+    expect([unknownBadParams.status, unknownBadParams.body]).toEqual([404, { message: '404 Project Not Found' }])
+    const anonymous = await request('GET', '/api/v4/projects/999999/snippets')
+    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }])
   })
 })
 
