@@ -132,6 +132,23 @@ describe('personal snippets', () => {
     expect(body.files).toEqual([{ path: 'old.md', raw_url: `${server.url}/-/snippets/${body.id}/raw/main/old.md` }])
   })
 
+  test('form-encoded files, as Rack nests them', async () => {
+    const res = await request('POST', '/api/v4/snippets', {
+      token: aliceToken,
+      form: true,
+      body: {
+        title: 'Form',
+        'files[0][file_path]': 'f.txt',
+        'files[0][content]': 'from a form',
+        'files[1][file_path]': 'g.txt',
+        'files[1][content]': 'g',
+      },
+    })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.files.map((f: { path: string }) => f.path)).toEqual(['f.txt', 'g.txt'])
+    expect((await request('GET', `/api/v4/snippets/${res.body.id}/raw`, { token: aliceToken })).text).toBe('from a form')
+  })
+
   test('admins see repository_storage', async () => {
     const body = await create({ title: 'Stored', files: [{ file_path: 'a.txt', content: 'a' }] })
     const asAdmin = await request('GET', `/api/v4/snippets/${body.id}`, { token: server.rootToken })
@@ -432,6 +449,16 @@ describe('validation', () => {
         { message: { error: 'Repository Error updating the snippet' } },
       ],
       [{ visibility: 'secret' }, 400, { error: 'visibility does not have a valid value' }],
+      [
+        { files: [{ action: 'create', file_path: 'a.txt/inner.txt', content: 'z' }] },
+        400,
+        { message: { error: 'Repository Error updating the snippet' } },
+      ],
+      [
+        { files: [{ action: 'create', file_path: '.git/config', content: 'z' }] },
+        400,
+        { message: { error: 'Repository Error updating the snippet' } },
+      ],
     ]
     const head = (await git.ok(snippetDirectory(multi.id), 'rev-parse', 'main')).trim()
     for (const [body, status, expected] of expectations) {
