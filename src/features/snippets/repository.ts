@@ -59,7 +59,8 @@ export async function listFiles(directory: string, ref: string): Promise<string[
 
 /** A file's content at a commit, or null when the commit has no such file. */
 export async function readFile(directory: string, commit: string, filePath: string): Promise<string | null> {
-  const entry = (await git(['ls-tree', '-z', commit, '--', filePath], { gitDir: directory })).split('\0')[0] ?? ''
+  const listed = await git(['ls-tree', '-z', commit, '--', filePath], { gitDir: directory, env: { GIT_LITERAL_PATHSPECS: '1' } })
+  const entry = listed.split('\0')[0] ?? ''
   const tab = entry.indexOf('\t')
   const meta = entry.slice(0, tab)
   if (tab < 0 || entry.slice(tab + 1) !== filePath || !/ blob /.test(meta)) return null

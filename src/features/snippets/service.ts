@@ -219,7 +219,9 @@ export async function listSnippets(
   }
   if (filters.createdAfter !== undefined) query = query.where('snippets.created_at', '>=', filters.createdAfter)
   if (filters.createdBefore !== undefined) query = query.where('snippets.created_at', '<=', filters.createdBefore)
-  query = query.orderBy('snippets.created_at', 'desc').orderBy('snippets.id', 'desc')
+  // Public snippets are `fresh` (newest created first); SnippetsFinder sorts by `id_desc`.
+  if (scope === 'public') query = query.orderBy('snippets.created_at', 'desc')
+  query = query.orderBy('snippets.id', 'desc')
   return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
 }
 
@@ -240,7 +242,7 @@ export async function listProjectSnippets(
       return eb.or(seen)
     })
   }
-  query = query.orderBy('snippets.created_at', 'desc').orderBy('snippets.id', 'desc')
+  query = query.orderBy('snippets.id', 'desc')
   return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
 }
 

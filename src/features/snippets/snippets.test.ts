@@ -185,6 +185,8 @@ describe('personal snippets', () => {
     expect([noRef.status, noRef.body]).toEqual([404, { message: '404 Reference Not Found' }])
     const noFile = await request('GET', `/api/v4/snippets/${body.id}/files/main/c.txt/raw`)
     expect([noFile.status, noFile.body]).toEqual([404, { message: '404 File Not Found' }])
+    const glob = await request('GET', `/api/v4/snippets/${body.id}/files/main/${encodeURIComponent('a*')}/raw`)
+    expect([glob.status, glob.body]).toEqual([404, { message: '404 File Not Found' }])
     const traversal = await request('GET', `/api/v4/snippets/${body.id}/files/main/..%2Fa.txt/raw`)
     expect([traversal.status, traversal.body]).toEqual([400, { error: 'file_path should be a valid file path' }])
   })
