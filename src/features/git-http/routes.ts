@@ -3,7 +3,8 @@ import { PassThrough, type Readable } from 'node:stream'
 import type { PlainRouteDeps } from '../../http/route.js'
 import { findMovedProjectLocation } from '../projects/index.js'
 import { redirectBody } from '../sessions/index.js'
-import { authorizeGit, readRefs, recordPushes, repositoryOf, runHttpBackend, type GitRefusal } from './service.js'
+import { beginRepositoryPush, isProjectRepositoryReadOnly } from '../storage-moves/index.js'
+import { authorizeGit, READ_ONLY_REFUSAL, readRefs, recordPushes, repositoryOf, runHttpBackend, type GitRefusal } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
 const MAX_NAMESPACE_DEPTH = 20
@@ -49,18 +50,33 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       const { project } = access.loaded
       const directory = repositoryOf(ctx, project)
       const pushing = pathInfo === '/git-receive-pack'
-      const before = pushing ? await readRefs(directory) : null
-      const queryAt = (request.raw.url ?? '').indexOf('?')
-      const backend = await runHttpBackend({
-        directory,
-        method: request.method,
-        pathInfo,
-        query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
-        headers: request.headers,
-        remoteUser: access.user?.username ?? null,
-        remoteAddr: request.ip,
-        body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
-      })
+      // A push marks itself running, then asks again whether the repository is writable: a storage move made it
+      // read-only before, and this push stops here, or after, and the move waits for the marked push to end.
+      const endPush = pushing ? await beginRepositoryPush(directory) : null
+      let before: Awaited<ReturnType<typeof readRefs>> | null
+      let backend: Awaited<ReturnType<typeof runHttpBackend>>
+      try {
+        if (endPush && (await isProjectRepositoryReadOnly(ctx, project.id))) {
+          await endPush()
+          return refuse(reply, READ_ONLY_REFUSAL)
+        }
+        before = pushing ? await readRefs(directory) : null
+        const queryAt = (request.raw.url ?? '').indexOf('?')
+        backend = await runHttpBackend({
+          directory,
+          method: request.method,
+          pathInfo,
+          query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
+          headers: request.headers,
+          remoteUser: access.user?.username ?? null,
+          remoteAddr: request.ip,
+          body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+        })
+      } catch (error) {
+        await endPush?.()
+        throw error
+      }
+      if (endPush) void backend.exited.finally(endPush)
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
       // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.

@@ -53,6 +53,9 @@ const MESSAGES = {
   read_only: 'The repository is temporarily read-only. Please try again later.',
 }
 
+/** A push into a repository being moved to another storage (GL GitAccess `read_only`). */
+export const READ_ONLY_REFUSAL: GitRefusal = { status: 403, challenge: false, message: MESSAGES.read_only }
+
 /** GL GitHttpClientController#render_access_denied. */
 function accessDenied(ctx: Context): GitRefusal {
   const help = `${ctx.config.externalUrl}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`
@@ -175,7 +178,7 @@ export async function authorizeGit(
     if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
   } else {
     // GL GitAccess#check_push_access!: a repository being moved to another storage takes no pushes; fetches go on.
-    if (project.repository_read_only === 1) return { status: 403, challenge: false, message: MESSAGES.read_only }
+    if (project.repository_read_only === 1) return READ_ONLY_REFUSAL
     if (project.archived === 1) return { status: 403, challenge: false, message: MESSAGES.archived }
     // GL ProjectPolicy `push_code`: Developer; administrators may push anywhere.
     if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER)

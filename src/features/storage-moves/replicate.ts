@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { git } from '../repositories/index.js'
+import { PUSH_MARKERS_DIRECTORY } from './pushes.js'
 
 /** Whether a bare repository is at `directory`. */
 export async function repositoryExistsAt(directory: string): Promise<boolean> {
@@ -57,7 +58,14 @@ export async function replicateRepository(source: string, destination: string, s
   await fs.mkdir(path.dirname(temporary), { recursive: true })
   try {
     const before = await listRefs(source)
-    await fs.cp(source, temporary, { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true })
+    const markers = path.join(source, PUSH_MARKERS_DIRECTORY)
+    await fs.cp(source, temporary, {
+      recursive: true,
+      errorOnExist: true,
+      force: false,
+      preserveTimestamps: true,
+      filter: (entry) => entry !== markers,
+    })
     throwIfAborted(signal)
     const copied = await listRefs(temporary)
     const after = await listRefs(source)

@@ -8,6 +8,7 @@ import { findNamespacesByIds, findProjectsByIds } from '../projects/index.js'
 import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
 import { pickRepositoryStorage, repositoryDirectory, storageNames, type RepositoryKind } from '../repositories/index.js'
 import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
+import { waitForPushes } from './pushes.js'
 import { haveSameRefs, removeRepositoryAt, replicateRepository, repositoryExistsAt, temporaryDirectoryOf } from './replicate.js'
 import {
   findContainerIdsOnStorage,
@@ -53,6 +54,14 @@ export function stateName(state: number): string {
 /** GL error_message column: text limited to 256 characters. */
 const ERROR_MESSAGE_LIMIT = 256
 
+/** GL Gitlab::GlRepository type names, as the wait for pushes names them. */
+const REPOSITORY_TYPE_NAMES: Record<RepositoryKind, string> = {
+  project: 'project',
+  'project-wiki': 'wiki',
+  snippet: 'snippet',
+  'group-wiki': 'wiki',
+}
+
 /** The repositories a storage move carries for each container type (GL *::UpdateRepositoryStorageService#mirror_repositories). */
 const REPOSITORY_KINDS: Record<ContainerType, RepositoryKind[]> = {
   project: ['project', 'project-wiki'],
@@ -66,6 +75,11 @@ export interface MoveWindow {
 }
 
 /** Moves of one type, or of one container of that type, newest first (GL `order_created_at_desc`). */
+/** Whether a project's repository is read-only now, read afresh (a push asks again once its marker is written). */
+export async function isProjectRepositoryReadOnly(ctx: Context, projectId: number): Promise<boolean> {
+  return (await findContainerStorage(ctx.db, 'project', projectId))?.readOnly ?? false
+}
+
 export async function listStorageMoves(
   ctx: Context,
   containerType: ContainerType,
@@ -277,6 +291,10 @@ async function replicate(ctx: JobContext, move: RepositoryStorageMoveRow): Promi
       const destinations = directoriesOf(ctx, move, move.destination_storage_name)
       for (let n = 0; n < sources.length; n++) {
         if (!(await repositoryExistsAt(sources[n]))) continue
+        // Pushes that began before the repository became read-only finish first (GL `wait_for_pushes`).
+        if (!(await waitForPushes(sources[n], ctx.signal))) {
+          throw new Error(`Timeout waiting for ${REPOSITORY_TYPE_NAMES[REPOSITORY_KINDS[move.container_type][n]]} repository pushes`)
+        }
         await replicateRepository(sources[n], destinations[n], ctx.signal)
         copied = true
       }

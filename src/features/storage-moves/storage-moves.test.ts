@@ -8,6 +8,7 @@ import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createRepository, git, hashedRepositoryPath } from '../repositories/index.js'
+import { beginRepositoryPush } from './index.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -333,6 +334,32 @@ describe('moving a project repository', () => {
     await git(['fsck', '--no-progress'], { gitDir: repositoryPath('other', replicated.id) })
 
     expect(await server.runJobs()).toBe(0)
+  })
+
+  test('a move waits for pushes that were running when the repository became read-only; a dead process is not waited for', async () => {
+    const project = await createProject('Waited For')
+    const source = repositoryPath('default', project.id)
+    const endPush = await beginRepositoryPush(source)
+    // A marker nobody refreshed for a minute: its process died.
+    const stale = path.join(source, 'svc-pushes', 'dead-process')
+    fs.writeFileSync(stale, '')
+    fs.utimesSync(stale, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
+    const move = await request('POST', `/api/v4/projects/${project.id}/repository_storage_moves`, {
+      token: server.rootToken,
+      body: { destination_storage_name: 'other' },
+    })
+    const jobs = server.runJobs()
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const stateOf = async () =>
+      (await request('GET', `/api/v4/project_repository_storage_moves/${move.body.id}`, { token: server.rootToken })).body.state
+    expect(await stateOf()).toBe('started')
+    expect(fs.existsSync(repositoryPath('other', project.id))).toBe(false)
+    await endPush()
+    await jobs
+    expect(await stateOf()).toBe('finished')
+    // Markers are not copied.
+    expect(fs.existsSync(path.join(repositoryPath('other', project.id), 'svc-pushes'))).toBe(false)
+    await git(['fsck', '--no-progress'], { gitDir: repositoryPath('other', project.id) })
   })
 
   test('a source that changed after the copy is kept: cleanup failed', async () => {
