@@ -40,8 +40,12 @@ async function waitUntilReady(url: string, child: ChildProcessWithoutNullStreams
 
 /** Names under `root` (recursively) that are staging directories of fork copies. */
 function stagingDirectories(root: string): string[] {
-  if (!fs.existsSync(root)) return []
-  return fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => /\.git\.fork-[0-9a-f]+$/.test(name))
+  try {
+    return fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => /\.git\.fork-[0-9a-f]+$/.test(name))
+  } catch {
+    // Missing, or a directory removed while being listed.
+    return []
+  }
 }
 
 test('a server killed with -9 in the middle of fork copies finishes them after a restart, with whole repositories and every row', async () => {
@@ -97,18 +101,21 @@ test('a server killed with -9 in the middle of fork copies finishes them after a
       forkIds.push(res.body.id as number)
     }
 
-    // Killed while a fork is "started": its copy is under way.
+    // Killed while a copy is under way: its staging directory is being filled beside the fork's place.
     let killedDuring: { id: number; staging: string[] } | null = null
     const deadline = Date.now() + 60_000
     while (!killedDuring && Date.now() < deadline) {
-      const res = await request('GET', `/api/v4/projects/${source.id}/forks?per_page=100`, { token })
-      const started = (res.body as { id: number; import_status: string }[]).find((p) => p.import_status === 'started')
-      if (started) {
+      const staging = stagingDirectories(storageB)
+      if (staging.length > 0) {
         child.kill('SIGKILL')
-        killedDuring = { id: started.id, staging: stagingDirectories(storageB) }
+        const id = forkIds.find((forkId) => staging[0].startsWith(`${hashedRepositoryPath(forkId)}.fork-`))
+        killedDuring = { id: id ?? -1, staging }
+      } else {
+        await sleep(1)
       }
     }
     expect(killedDuring).not.toBeNull()
+    expect(forkIds).toContain(killedDuring?.id)
     await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)))
 
     const database = await open()
