@@ -106,21 +106,35 @@ export async function buildSnippetViews(ctx: Context, snippets: readonly Snippet
   const authors = new Map((await findUsersByIds(ctx.db, [...new Set(snippets.map((s) => s.author_id))])).map((user) => [user.id, user]))
   const projectIds = [...new Set(snippets.flatMap((s) => (s.project_id === null ? [] : [s.project_id])))]
   const projects = new Map((await findProjectsByIds(ctx.db, projectIds)).map((project) => [project.id, project]))
-  return Promise.all(
-    snippets.map(async (snippet) => {
-      const directory = snippetRepositoryDirectory(ctx.config, snippet)
-      const exists = await repositoryExists(directory)
-      const rootRef = exists ? await headBranch(directory) : SNIPPET_DEFAULT_BRANCH
-      return {
-        snippet,
-        author: authors.get(snippet.author_id) as User,
-        projectFullPath: snippet.project_id === null ? null : (projects.get(snippet.project_id)?.full_path ?? null),
-        repositoryExists: exists,
-        rootRef,
-        files: exists ? await listBranchFiles(directory, rootRef) : [],
-      }
-    }),
-  )
+  return mapWithLimit(snippets, GIT_READS_AT_ONCE, async (snippet) => {
+    const directory = snippetRepositoryDirectory(ctx.config, snippet)
+    const exists = await repositoryExists(directory)
+    const rootRef = exists ? await headBranch(directory) : SNIPPET_DEFAULT_BRANCH
+    return {
+      snippet,
+      author: authors.get(snippet.author_id) as User,
+      projectFullPath: snippet.project_id === null ? null : (projects.get(snippet.project_id)?.full_path ?? null),
+      repositoryExists: exists,
+      rootRef,
+      files: exists ? await listBranchFiles(directory, rootRef) : [],
+    }
+  })
+}
+
+// A page of 100 snippets reads 100 repositories: a few git processes at a time, not a hundred.
+const GIT_READS_AT_ONCE = 8
+
+async function mapWithLimit<T, R>(items: readonly T[], limit: number, map: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await map(items[index])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
 }
 
 export async function buildSnippetView(ctx: Context, snippet: SnippetRow): Promise<SnippetView> {
