@@ -318,6 +318,19 @@ describe('personal snippets', () => {
     }
   })
 
+  test('a long page presents every snippet with its own files, in order', async () => {
+    const carol = await createTestUser(server.database.db, { username: 'carol-many' })
+    const carolToken = (await createTestToken(server.database.db, carol)).value
+    const ids: number[] = []
+    for (let n = 0; n < 12; n += 1) {
+      ids.push((await create({ title: `n${n}`, files: [{ file_path: `file${n}.txt`, content: `${n}` }] }, carolToken)).id)
+    }
+    const page = await request('GET', '/api/v4/snippets?per_page=100', { token: carolToken })
+    expect(page.body.map((s: { id: number; file_name: string }) => [s.id, s.file_name])).toEqual(
+      ids.map((id, n) => [id, `file${n}.txt`]).reverse(),
+    )
+  })
+
   test('user_agent_detail is for admins; svc records none', async () => {
     const body = await create({ title: 'UA', files: [{ file_path: 'u', content: 'u' }] })
     const asUser = await request('GET', `/api/v4/snippets/${body.id}/user_agent_detail`, { token: aliceToken })
