@@ -27,9 +27,10 @@ export async function beginRepositoryPush(directory: string): Promise<() => Prom
     fs.utimes(marker, now, now).catch(() => {})
   }, PUSH_MARKER_REFRESH_MS)
   refresh.unref()
+  // Never fails: a marker that could not be removed stops being refreshed and goes stale.
   return async () => {
     clearInterval(refresh)
-    await fs.rm(marker, { force: true })
+    await fs.rm(marker, { force: true }).catch(() => {})
   }
 }
 
