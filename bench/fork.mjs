@@ -178,7 +178,8 @@ async function forkUntilFinished(port, token, sourceId, forkPath) {
     if (pickedUpMs === null && shown.body.import_status !== 'scheduled') pickedUpMs = performance.now() - started
     if (shown.body.import_status === 'finished') return { ms: performance.now() - started, pickedUpMs, project: shown.body }
     if (shown.body.import_status === 'failed') throw new Error(`fork failed: ${shown.body.import_error}`)
-    await sleep(2)
+    // Each poll is served by the process running the job: a wait between polls keeps them from slowing it.
+    await sleep(10)
   }
 }
 
