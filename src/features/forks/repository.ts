@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { git } from '../repositories/index.js'
+import { git, repositoryExists, syncPath } from '../repositories/index.js'
 
 /** What a fork's repository is made from. */
 export interface ForkCopy {
@@ -28,13 +28,6 @@ function stagingPrefix(target: string): string {
   return `${path.basename(target)}.fork-`
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(
-    () => true,
-    () => false,
-  )
-}
-
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT'
 }
@@ -49,7 +42,7 @@ interface Snapshot {
 
 /** The refs the fork gets, read before any object is copied, so every object they name is among those copied. */
 async function readSnapshot(copy: ForkCopy): Promise<Snapshot> {
-  if (!(await exists(path.join(copy.source, 'HEAD')))) return { head: copy.branch ?? copy.defaultBranch, refs: [] }
+  if (!(await repositoryExists(copy.source))) return { head: copy.branch ?? copy.defaultBranch, refs: [] }
   const gitDir = copy.source
   const patterns = copy.branch === null ? ['refs/heads/', 'refs/tags/'] : [`refs/heads/${copy.branch}`]
   const listing = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { gitDir })
@@ -115,15 +108,6 @@ async function copyObjects(from: string, to: string, link: boolean, written: str
   }
 }
 
-async function syncPath(target: string): Promise<void> {
-  const handle = await fs.open(target, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-
 /** What `git init --bare` writes that a repository needs, without its sample hooks (GL repositories have none either). */
 function configText(objectFormat: string): string {
   if (objectFormat !== 'sha256') return '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n'
@@ -170,7 +154,7 @@ async function assemble(copy: ForkCopy, staging: string): Promise<void> {
  * at the target (the next run starts over and removes the leftovers) or the complete repository (the next run keeps it).
  */
 export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 'existing'> {
-  if (await exists(path.join(copy.target, 'HEAD'))) return 'existing'
+  if (await repositoryExists(copy.target)) return 'existing'
   const parent = path.dirname(copy.target)
   await fs.mkdir(parent, { recursive: true })
   const prefix = stagingPrefix(copy.target)
@@ -186,7 +170,7 @@ export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 
         await fs.rename(staging, copy.target)
       } catch (error) {
         // Another run finished first: its repository stays.
-        if (await exists(path.join(copy.target, 'HEAD'))) {
+        if (await repositoryExists(copy.target)) {
           await fs.rm(staging, { recursive: true, force: true })
           return 'existing'
         }
@@ -200,9 +184,4 @@ export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 
       throw error
     }
   }
-}
-
-/** Whether a repository is at `directory`. */
-export function repositoryExists(directory: string): Promise<boolean> {
-  return exists(path.join(directory, 'HEAD'))
 }

@@ -19,10 +19,10 @@ import {
   type ProjectListResult,
   type ProjectView,
 } from '../projects/index.js'
-import { git, projectRepositoryDirectory, refreshRepositoryState } from '../repositories/index.js'
+import { git, projectRepositoryDirectory, refreshRepositoryState, repositoryExists } from '../repositories/index.js'
 import { ForkRepository } from './jobs.js'
 import { canForkProject, canManageForkRelation } from './policy.js'
-import { copyRepositoryForFork, repositoryExists, SourceBranchMissing } from './repository.js'
+import { copyRepositoryForFork, SourceBranchMissing } from './repository.js'
 import { linkForkedFrom, unlinkForkedFrom, updateImportStatus } from './store.js'
 
 /** The feature access levels a fork copies from its source (GL ForkService#fork_new_project, ProjectFeature::FEATURES). */

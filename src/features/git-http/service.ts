@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
 import { AccessLevel } from '../../core/access.js'
 import { anonymous, isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
@@ -8,20 +6,13 @@ import { oauthLookups } from '../oauth/index.js'
 import { NotFound, ProjectMoved } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { findProject, type LoadedProject } from '../projects/index.js'
-import { projectRepositoryDirectory } from '../repositories/index.js'
+import { projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
 import { canReadCode } from '../projects/policy.js'
 import { authenticateWithPassword } from '../sessions/index.js'
 import { tokenLookups } from '../tokens/index.js'
 
 export { readRefs, recordPushes } from './pushes.js'
 export { runHttpBackend } from './backend.js'
-
-async function repositoryExists(directory: string): Promise<boolean> {
-  return fs.stat(path.join(directory, 'HEAD')).then(
-    () => true,
-    () => false,
-  )
-}
 
 /** Where the project's bare repository is. */
 export function repositoryOf(ctx: Context, project: ProjectRow): string {

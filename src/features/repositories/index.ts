@@ -163,3 +163,4 @@ export async function refreshRepositoryState(
 }
 
 export { jobHandlers, scheduleRepositoryRemoval, type RepositoryLocation } from './removal.js'
+export { repositoryExists, syncPath } from './files.js'

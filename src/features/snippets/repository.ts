@@ -11,15 +11,6 @@ export function snippetRepositoryDirectory(config: Config, snippet: { id: number
   return repositoryDirectory(config, snippet.repository_storage, snippet.id, 'snippet')
 }
 
-export async function repositoryExists(directory: string): Promise<boolean> {
-  try {
-    await fs.access(path.join(directory, 'HEAD'))
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** The branch HEAD names, read from the HEAD file (no process for a list of snippets). */
 export async function headBranch(directory: string): Promise<string> {
   const head = (await fs.readFile(path.join(directory, 'HEAD'), 'utf8')).trim()

@@ -8,7 +8,14 @@ import type { Database, SnippetRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
 import { projectsWithRoleCondition, visibleProjectsCondition } from '../access/index.js'
 import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
-import { commitFiles, createRepository, pickRepositoryStorage, removeRepository, type TreeChange } from '../repositories/index.js'
+import {
+  commitFiles,
+  createRepository,
+  pickRepositoryStorage,
+  removeRepository,
+  repositoryExists,
+  type TreeChange,
+} from '../repositories/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { RemoveSnippetRepository } from './jobs.js'
@@ -26,7 +33,6 @@ import {
   listBranchFiles,
   listFiles,
   readFile,
-  repositoryExists,
   resolveCommit,
   snippetRepositoryDirectory,
   SNIPPET_DEFAULT_BRANCH,

@@ -1,15 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { git } from '../repositories/index.js'
+import { git, syncPath } from '../repositories/index.js'
 import { PUSH_MARKERS_DIRECTORY } from './pushes.js'
-
-/** Whether a bare repository is at `directory`. */
-export async function repositoryExistsAt(directory: string): Promise<boolean> {
-  return fs.stat(path.join(directory, 'HEAD')).then(
-    () => true,
-    () => false,
-  )
-}
 
 /** Every ref with the object it names, and what HEAD points at: equal listings mean equal repositories to a client. */
 async function listRefs(directory: string): Promise<string> {
@@ -27,15 +19,6 @@ async function syncTree(root: string): Promise<void> {
     else if (entry.isFile()) await syncPath(full)
   }
   await syncPath(root)
-}
-
-async function syncPath(target: string): Promise<void> {
-  const handle = await fs.open(target, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
 }
 
 function throwIfAborted(signal: AbortSignal | undefined) {

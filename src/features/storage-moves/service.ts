@@ -6,10 +6,10 @@ import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../d
 import { enqueueJob, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
 import { findNamespacesByIds, findProjectsByIds } from '../projects/index.js'
 import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
-import { pickRepositoryStorage, repositoryDirectory, storageNames, type RepositoryKind } from '../repositories/index.js'
+import { pickRepositoryStorage, repositoryDirectory, repositoryExists, storageNames, type RepositoryKind } from '../repositories/index.js'
 import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
 import { waitForPushes } from './pushes.js'
-import { haveSameRefs, removeRepositoryAt, replicateRepository, repositoryExistsAt, temporaryDirectoryOf } from './replicate.js'
+import { haveSameRefs, removeRepositoryAt, replicateRepository, temporaryDirectoryOf } from './replicate.js'
 import {
   findContainerIdsOnStorage,
   findContainerStorage,
@@ -203,7 +203,7 @@ export async function requestProjectStorageMove(
   destinationStorageName: string,
 ): Promise<'scheduled' | 'dropped' | 'no repository'> {
   if (project.repository_storage === destinationStorageName) return 'dropped'
-  if (!(await repositoryExistsAt(repositoryDirectory(ctx.config, project.repository_storage, project.id)))) return 'no repository'
+  if (!(await repositoryExists(repositoryDirectory(ctx.config, project.repository_storage, project.id)))) return 'no repository'
   try {
     await scheduleMove(ctx, 'project', project.id, project.repository_storage, destinationStorageName)
     return 'scheduled'
@@ -290,7 +290,7 @@ async function replicate(ctx: JobContext, move: RepositoryStorageMoveRow): Promi
       const sources = directoriesOf(ctx, move, move.source_storage_name)
       const destinations = directoriesOf(ctx, move, move.destination_storage_name)
       for (let n = 0; n < sources.length; n++) {
-        if (!(await repositoryExistsAt(sources[n]))) continue
+        if (!(await repositoryExists(sources[n]))) continue
         // Pushes that began before the repository became read-only finish first (GL `wait_for_pushes`).
         if (!(await waitForPushes(sources[n], ctx.signal))) {
           throw new Error(`Timeout waiting for ${REPOSITORY_TYPE_NAMES[REPOSITORY_KINDS[move.container_type][n]]} repository pushes`)
@@ -337,7 +337,7 @@ async function cleanUp(ctx: JobContext, move: RepositoryStorageMoveRow): Promise
       const sources = directoriesOf(ctx, move, move.source_storage_name)
       const destinations = directoriesOf(ctx, move, move.destination_storage_name)
       for (let n = 0; n < sources.length; n++) {
-        if (!(await repositoryExistsAt(sources[n]))) continue
+        if (!(await repositoryExists(sources[n]))) continue
         // A push accepted just before the repository became read-only may have landed after the copy: keep its only copy.
         if (!(await haveSameRefs(sources[n], destinations[n])))
           throw new Error('The source repository changed after it was copied; it was kept')
