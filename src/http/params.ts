@@ -198,3 +198,10 @@ export function parseParams<T extends TObject>(schema: T, raw: Record<string, un
   }
   return out as Static<T>
 }
+
+/** The client's If-Unmodified-Since; an unreadable one is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
+export function unmodifiedSinceOf(header: string | undefined): Date | null {
+  if (!header) return null
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? null : new Date(at)
+}

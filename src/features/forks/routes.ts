@@ -11,13 +11,7 @@ import {
 } from '../projects/index.js'
 import { ForkProjectParams, ForkRelationParams, ListForksParams, ProjectIdParams } from './schemas.js'
 import { forkProject, linkFork, listForks, unlinkFork } from './service.js'
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
-}
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 export function registerForkRoutes(api: ApiRouter): void {
   api.post('/projects/:id/fork', { params: ForkProjectParams, response: { 201: ProjectJson } }, async (request, reply) => {

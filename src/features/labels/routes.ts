@@ -39,13 +39,7 @@ import {
   type LabelView,
   type UpdateLabelInput,
 } from './service.js'
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
-}
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 async function projectParent(ctx: Context, id: string): Promise<LabelParent> {
   return { kind: 'project', loaded: await findProject(ctx, id) }

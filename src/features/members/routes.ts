@@ -27,6 +27,7 @@ import {
   type ListMembersInput,
   type MemberPage,
 } from './service.js'
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 /** The same endpoints serve projects and groups (GL members.rb `%w[group project].each`). */
 const SOURCES = [
@@ -51,13 +52,6 @@ function expiresAtOf(value: string | null | undefined): string | null | undefine
   const date = `${match[1]}-${match[2]}-${match[3]}`
   const parsed = new Date(`${date}T00:00:00.000Z`)
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date ? date : false
-}
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
 }
 
 function listInputOf(ctx: Context, input: ListMembersParams & { state?: 'awaiting' | 'active' }): ListMembersInput {

@@ -9,6 +9,7 @@ import type { Noteable } from './index.js'
 import { presentNote } from './present.js'
 import { CreateNoteParams, ListNotesParams, NoteJson, NoteListResponse, NoteParams, UpdateNoteParams } from './schemas.js'
 import { createNote, deleteNote, findNoteable, listNotes, showNote, updateNote } from './service.js'
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 /** The same endpoints serve issues and merge requests (GL notes.rb `noteable_types.each`). */
 const NOTEABLES: readonly [string, Noteable['type']][] = [
@@ -20,13 +21,6 @@ const ACTIVITY_KINDS = { all_notes: null, only_comments: 'user', only_activity: 
 
 function presentOptions(ctx: Context): PresentOptions {
   return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }
-}
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
 }
 
 export function registerNoteRoutes(api: ApiRouter) {

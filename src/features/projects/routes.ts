@@ -42,18 +42,12 @@ import {
   viewOfLoaded,
   type ProjectListScope,
 } from './service.js'
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 const PROJECT = '/projects/:id'
 
 function userOptions(ctx: Context): PresentOptions {
   return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }
-}
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
 }
 
 export function registerProjectRoutes(api: ApiRouter) {

@@ -38,6 +38,7 @@ import {
   type ListUsersInput,
   type UserAttributes,
 } from './service.js'
+import { unmodifiedSinceOf } from '../../http/params.js'
 
 /** Ids are digits only, so `/users/abc` reaches no route and gets the catch-all 404 (GL users.rb `requirements`). */
 const USER = '/users/:id(^\\d+$)'
@@ -53,13 +54,6 @@ function presentOptions(ctx: Context): PresentOptions {
 function userIdOf(text: string): number {
   const id = Number(text)
   return Number.isSafeInteger(id) ? id : 0
-}
-
-/** An unreadable If-Unmodified-Since is ignored, as GitLab's `Time.parse … rescue nil` ignores it. */
-function unmodifiedSinceOf(header: string | undefined): Date | null {
-  if (!header) return null
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : new Date(at)
 }
 
 function attributesOf(input: CreateUserParams | UpdateUserParams): UserAttributes {
