@@ -5,7 +5,7 @@ import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../events/index.js'
 import { recordStateChange } from '../issuables/index.js'
 import { withAccess, type LoadedProject } from '../projects/index.js'
-import { refreshRepositoryState } from '../repositories/index.js'
+import { refreshRepositoryState, type GitIdentity as Identity } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { findMergeRequest } from './index.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
@@ -20,7 +20,6 @@ import {
   treeOf,
   writeCommit,
   writeRef,
-  type Identity,
 } from './repository.js'
 import { showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'

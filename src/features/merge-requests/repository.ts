@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { git, GitError } from '../repositories/index.js'
+import { commitEnvironment, git, GitError, type GitIdentity } from '../repositories/index.js'
 
 /** What git says of one merge request's branches; null fields are missing branches. */
 export interface BranchFacts {
@@ -16,11 +16,6 @@ export interface BranchFacts {
   fastForwardPossible: boolean
   /** A three-way merge would conflict (or the histories are unrelated). */
   conflicts: boolean
-}
-
-export interface Identity {
-  name: string
-  email: string
 }
 
 /** GitLab's ref keeping a merge request's head commit in the target repository (refs/merge-requests/<iid>/head). */
@@ -114,22 +109,14 @@ export interface NewCommit {
   tree: string
   parents: string[]
   message: string
-  author: Identity
-  committer: Identity
+  author: GitIdentity
+  committer: GitIdentity
   at: Date
 }
 
 /** Writes a commit object (no ref moves). */
 export async function writeCommit(gitDir: string, commit: NewCommit): Promise<string> {
-  const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
-  const env = {
-    GIT_AUTHOR_NAME: commit.author.name,
-    GIT_AUTHOR_EMAIL: commit.author.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: commit.committer.name,
-    GIT_COMMITTER_EMAIL: commit.committer.email,
-    GIT_COMMITTER_DATE: date,
-  }
+  const env = commitEnvironment(commit.author, commit.committer, commit.at)
   const parents = commit.parents.flatMap((parent) => ['-p', parent])
   // The message goes through standard input so that it is kept byte for byte (no -m paragraph handling).
   return (await git(['commit-tree', commit.tree, ...parents], { gitDir, env, input: commit.message })).trim()

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { git, GitError } from './git.js'
+import { commitEnvironment, git, GitError } from './git.js'
 
 /** A file written (added or replaced) or removed by a commit. */
 export type TreeChange = { path: string; content: string } | { path: string; remove: true }
@@ -77,15 +77,7 @@ export async function commitFiles(commit: FilesCommit): Promise<string> {
     }
     await git(['update-index', '-z', '--index-info'], { gitDir, env, input: lines.join('') })
     const tree = (await git(['write-tree'], { gitDir, env })).trim()
-    const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
-    const identity = {
-      GIT_AUTHOR_NAME: commit.author.name,
-      GIT_AUTHOR_EMAIL: commit.author.email,
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_NAME: commit.author.name,
-      GIT_COMMITTER_EMAIL: commit.author.email,
-      GIT_COMMITTER_DATE: date,
-    }
+    const identity = commitEnvironment(commit.author, commit.author, commit.at)
     const parents = parent ? ['-p', parent] : []
     const sha = (await git(['commit-tree', tree, ...parents, '-m', commit.message], { gitDir, env: identity })).trim()
     await git(['update-ref', `refs/heads/${commit.branch}`, sha, parent ?? ''], { gitDir })

@@ -20,6 +20,25 @@ export interface GitOptions {
   env?: Record<string, string>
 }
 
+/** A commit's author or committer. */
+export interface GitIdentity {
+  name: string
+  email: string
+}
+
+/** The environment that makes git write a commit by these people at this time (whole seconds, UTC). */
+export function commitEnvironment(author: GitIdentity, committer: GitIdentity, at: Date): Record<string, string> {
+  const date = `${Math.floor(at.getTime() / 1000)} +0000`
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+    GIT_COMMITTER_DATE: date,
+  }
+}
+
 /** The environment of every git process: the user's and the system's configuration ignored, no prompts. */
 export function gitEnvironment(): Record<string, string> {
   return {

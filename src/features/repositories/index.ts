@@ -4,10 +4,10 @@ import path from 'node:path'
 import type { Config } from '../../config/index.js'
 import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
-import { git } from './git.js'
+import { commitEnvironment, git } from './git.js'
 import { updateRepositoryState, type RepositoryState } from './store.js'
 
-export { git, gitEnvironment, GitError } from './git.js'
+export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
 export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export type { RepositoryState } from './store.js'
@@ -107,15 +107,7 @@ export async function commitFirstFile(commit: InitialCommit): Promise<string> {
   const gitDir = commit.directory
   const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: commit.content })).trim()
   const tree = (await git(['mktree'], { gitDir, input: `100644 blob ${blob}\t${commit.path}\n` })).trim()
-  const date = `${Math.floor(commit.at.getTime() / 1000)} +0000`
-  const env = {
-    GIT_AUTHOR_NAME: commit.author.name,
-    GIT_AUTHOR_EMAIL: commit.author.email,
-    GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: commit.author.name,
-    GIT_COMMITTER_EMAIL: commit.author.email,
-    GIT_COMMITTER_DATE: date,
-  }
+  const env = commitEnvironment(commit.author, commit.author, commit.at)
   const sha = (await git(['commit-tree', tree, '-m', commit.message], { gitDir, env })).trim()
   // The zero old value makes update-ref refuse if the branch somehow exists already.
   await git(['update-ref', `refs/heads/${commit.branch}`, sha, ''], { gitDir })
