@@ -31,7 +31,7 @@ export {
   type ProjectListResult,
 } from './service.js'
 export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
-export { presentProject, type ProjectView } from './present.js'
+export { presentProject, presentProjectIdentity, type ProjectView } from './present.js'
 export { canReadCode, canReadNamespaceViaMembership, isFeatureAvailable } from './policy.js'
 export { ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
 

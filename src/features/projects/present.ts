@@ -125,13 +125,9 @@ export function presentNamespaceBasic(namespace: NamespaceRow, owner: User | nul
   }
 }
 
-/** Entities::BasicProjectDetails (ProjectIdentity first). */
-export function presentBasicProject(view: ProjectView, options: ProjectPresentOptions): BasicProjectJson {
-  const { project, access } = view
-  const readCode = canReadCode(access, project)
-  const topics = topicsOf(project)
-  const webUrl = webUrlOf(project, options.externalUrl)
-  const json = {
+/** Entities::ProjectIdentity: how a project is named where another resource embeds it. */
+export function presentProjectIdentity(project: ProjectRow) {
+  return {
     id: project.id,
     description: project.description,
     name: project.name,
@@ -139,7 +135,16 @@ export function presentBasicProject(view: ProjectView, options: ProjectPresentOp
     path: project.path,
     path_with_namespace: project.full_path,
     created_at: project.created_at,
-  } as BasicProjectJson
+  }
+}
+
+/** Entities::BasicProjectDetails (ProjectIdentity first). */
+export function presentBasicProject(view: ProjectView, options: ProjectPresentOptions): BasicProjectJson {
+  const { project, access } = view
+  const readCode = canReadCode(access, project)
+  const topics = topicsOf(project)
+  const webUrl = webUrlOf(project, options.externalUrl)
+  const json = presentProjectIdentity(project) as BasicProjectJson
   if (readCode) json.default_branch = defaultBranchOf(project)
   json.tag_list = topics
   json.topics = [...topics]

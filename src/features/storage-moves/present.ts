@@ -1,4 +1,5 @@
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
+import { presentProjectIdentity } from '../projects/index.js'
 import type { BasicSnippetJson } from '../snippets/index.js'
 import type { GroupMoveJson, ProjectMoveJson, SnippetMoveJson } from './schemas.js'
 import { stateName } from './service.js'
@@ -18,15 +19,7 @@ function presentMoveFields(move: RepositoryStorageMoveRow) {
 export function presentProjectMove(move: RepositoryStorageMoveRow, project: ProjectRow): ProjectMoveJson {
   return {
     ...presentMoveFields(move),
-    project: {
-      id: project.id,
-      description: project.description,
-      name: project.name,
-      name_with_namespace: project.full_name,
-      path: project.path,
-      path_with_namespace: project.full_path,
-      created_at: project.created_at,
-    },
+    project: presentProjectIdentity(project),
   }
 }
 
