@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { git, repositoryExists, syncPath } from '../repositories/index.js'
+import { git, readmeAt, readRepositoryState, repositoryExists, syncPath, type RepositoryState } from '../repositories/index.js'
 
 /** What a fork's repository is made from. */
 export interface ForkCopy {
@@ -18,6 +18,15 @@ export interface ForkCopy {
   defaultBranch: string
   objectFormat: string
   signal?: AbortSignal
+  /** Settled before anything is written at the target (the record that the copy started); a rejection fails the copy. */
+  started?: Promise<unknown>
+}
+
+/** The fork's repository, and what its project entity shows of it. */
+export interface ForkedRepository {
+  /** `existing`: an earlier run had made it. */
+  outcome: 'copied' | 'existing'
+  state: RepositoryState
 }
 
 /** The source branch a fork asked for does not exist (any more). */
@@ -56,8 +65,33 @@ async function readSnapshot(copy: ForkCopy): Promise<Snapshot> {
     if (refs.length === 0) throw new SourceBranchMissing(`Source branch ${copy.branch} not found`)
     return { head: copy.branch, refs }
   }
-  const head = (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir }).catch(() => copy.defaultBranch)).trim()
+  const head = await readHead(gitDir).catch(() => copy.defaultBranch)
   return { head: head || copy.defaultBranch, refs }
+}
+
+/** The branch a repository's HEAD names: its HEAD file as git writes it, else as git reads it. */
+async function readHead(gitDir: string): Promise<string> {
+  const text = await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8')
+  const named = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text)
+  if (named) return named[1]
+  return (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir })).trim()
+}
+
+/**
+ * What the fork's project entity shows (as readRepositoryState reads it), from the snapshot the fork is made of: the
+ * README comes from the HEAD branch's commit, read in the source while the objects are copied (objects never change).
+ */
+function snapshotState(copy: ForkCopy, snapshot: Snapshot): Promise<RepositoryState> {
+  const emptyRepo = !snapshot.refs.some((ref) => ref.name.startsWith('refs/heads/'))
+  const headRef = snapshot.refs.find((ref) => ref.name === `refs/heads/${snapshot.head}`)
+  const state = (headRef ? readmeAt(copy.source, headRef.oid) : Promise.resolve(null)).then((readmePath) => ({
+    emptyRepo,
+    defaultBranch: snapshot.head,
+    readmePath,
+  }))
+  // Awaited once the copy is done; a copy that fails first leaves it unread.
+  state.catch(() => {})
+  return state
 }
 
 /** Files a writer has not finished (git writes under tmp_ names, pushes under quarantine directories, then renames). */
@@ -82,30 +116,34 @@ async function copyObjects(from: string, to: string, link: boolean, written: str
   written.push(to)
   // A pack counts once its index is in place: git renames the .idx last.
   const indexed = new Set(entries.filter((e) => e.name.endsWith('.idx')).map((e) => e.name.slice(0, -'.idx'.length)))
-  for (const entry of entries) {
-    if (isUnfinished(entry.name)) continue
-    const source = path.join(from, entry.name)
-    const target = path.join(to, entry.name)
-    if (entry.isDirectory()) {
-      await copyObjects(source, target, link, written, signal)
-      continue
-    }
-    if (!entry.isFile()) continue
-    const pack = /^(pack-[0-9a-f]+)\.(pack|rev|bitmap|keep|promisor|mtimes)$/.exec(entry.name)
-    if (pack && !indexed.has(pack[1])) continue
-    try {
-      // The alternates file is rewritten in place by git, so it is copied, never shared.
-      if (link && entry.name !== 'alternates') {
-        await fs.link(source, target)
-      } else {
-        await fs.copyFile(source, target, constants.COPYFILE_FICLONE)
-        written.push(target)
+  // Entries go concurrently: the disk, not one round trip per file, sets the pace. All settle before a failure is
+  // answered, so nothing is still writing into the staging directory when it is removed.
+  const outcomes = await Promise.allSettled(
+    entries.map(async (entry) => {
+      if (isUnfinished(entry.name)) return
+      const source = path.join(from, entry.name)
+      const target = path.join(to, entry.name)
+      if (entry.isDirectory()) return copyObjects(source, target, link, written, signal)
+      if (!entry.isFile()) return
+      const pack = /^(pack-[0-9a-f]+)\.(pack|rev|bitmap|keep|promisor|mtimes)$/.exec(entry.name)
+      if (pack && !indexed.has(pack[1])) return
+      signal?.throwIfAborted()
+      try {
+        // The alternates file is rewritten in place by git, so it is copied, never shared.
+        if (link && entry.name !== 'alternates') {
+          await fs.link(source, target)
+        } else {
+          await fs.copyFile(source, target, constants.COPYFILE_FICLONE)
+          written.push(target)
+        }
+      } catch (error) {
+        if (isMissing(error)) throw new SourceChanged()
+        throw error
       }
-    } catch (error) {
-      if (isMissing(error)) throw new SourceChanged()
-      throw error
-    }
-  }
+    }),
+  )
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected')
+  if (failure) throw failure.reason
 }
 
 /** What `git init --bare` writes that a repository needs, without its sample hooks (GL repositories have none either). */
@@ -122,10 +160,13 @@ function packedRefsText(refs: Snapshot['refs']): string {
 
 /**
  * Builds the fork in `staging`: the repository's skeleton, the source's objects, then the snapshot's refs and HEAD,
- * written as git writes them (one process for the whole copy: the snapshot). Flushes what it wrote.
+ * written as git writes them (two processes for the whole copy: the snapshot, and the README beside the copy). Flushes
+ * what it wrote; answers the fork's repository state.
  */
-async function assemble(copy: ForkCopy, staging: string): Promise<void> {
+async function assemble(copy: ForkCopy, staging: string): Promise<RepositoryState> {
   const snapshot = await readSnapshot(copy)
+  const state = snapshotState(copy, snapshot)
+  await copy.started
   const written: string[] = []
   for (const directory of ['refs/heads', 'refs/tags', 'objects/info', 'objects/pack']) {
     await fs.mkdir(path.join(staging, directory), { recursive: true })
@@ -145,7 +186,9 @@ async function assemble(copy: ForkCopy, staging: string): Promise<void> {
     written.push(path.join(staging, name))
   }
   written.push(path.join(staging, 'objects/info'), path.join(staging, 'objects/pack'), path.join(staging, 'objects'), staging)
-  for (const file of written) await syncPath(file)
+  // Flushed together: one wait for the disk instead of one per file.
+  await Promise.all(written.map((file) => syncPath(file)))
+  return await state
 }
 
 /**
@@ -153,8 +196,8 @@ async function assemble(copy: ForkCopy, staging: string): Promise<void> {
  * directory beside the target, flushed, then renamed into place, so a run killed at any point leaves either nothing
  * at the target (the next run starts over and removes the leftovers) or the complete repository (the next run keeps it).
  */
-export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 'existing'> {
-  if (await repositoryExists(copy.target)) return 'existing'
+export async function copyRepositoryForFork(copy: ForkCopy): Promise<ForkedRepository> {
+  if (await repositoryExists(copy.target)) return { outcome: 'existing', state: await readRepositoryState(copy.target) }
   const parent = path.dirname(copy.target)
   await fs.mkdir(parent, { recursive: true })
   const prefix = stagingPrefix(copy.target)
@@ -164,7 +207,7 @@ export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 
   for (let attempt = 1; ; attempt++) {
     const staging = path.join(parent, `${prefix}${randomBytes(6).toString('hex')}`)
     try {
-      await assemble(copy, staging)
+      const state = await assemble(copy, staging)
       copy.signal?.throwIfAborted()
       try {
         await fs.rename(staging, copy.target)
@@ -172,12 +215,12 @@ export async function copyRepositoryForFork(copy: ForkCopy): Promise<'copied' | 
         // Another run finished first: its repository stays.
         if (await repositoryExists(copy.target)) {
           await fs.rm(staging, { recursive: true, force: true })
-          return 'existing'
+          return { outcome: 'existing', state: await readRepositoryState(copy.target) }
         }
         throw error
       }
       await syncPath(parent)
-      return 'copied'
+      return { outcome: 'copied', state }
     } catch (error) {
       await fs.rm(staging, { recursive: true, force: true }).catch(() => {})
       if (error instanceof SourceChanged && attempt < 5) continue

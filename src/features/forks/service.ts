@@ -19,11 +19,11 @@ import {
   type ProjectListResult,
   type ProjectView,
 } from '../projects/index.js'
-import { git, projectRepositoryDirectory, refreshRepositoryState, repositoryExists } from '../repositories/index.js'
+import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
 import { ForkRepository } from './jobs.js'
 import { canForkProject, canManageForkRelation } from './policy.js'
 import { copyRepositoryForFork, SourceBranchMissing } from './repository.js'
-import { linkForkedFrom, unlinkForkedFrom, updateImportStatus } from './store.js'
+import { finishFork, linkForkedFrom, unlinkForkedFrom, updateImportStatus } from './store.js'
 
 /** The feature access levels a fork copies from its source (GL ForkService#fork_new_project, ProjectFeature::FEATURES). */
 const FEATURE_LEVEL_COLUMNS = [
@@ -240,21 +240,26 @@ export async function copyForkRepository(ctx: JobContext, projectId: number, bra
     await updateImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'failed', 'Source project cannot be found.')
     return
   }
-  await updateImportStatus(ctx.db, fork.id, ['scheduled'], 'started', null)
+  // Recorded while the copy reads the source's refs; nothing is written at the target before it is.
+  const started = updateImportStatus(ctx.db, fork.id, ['scheduled'], 'started', null)
+  // Awaited below; a failure before then must not go unhandled.
+  started.catch(() => {})
   try {
-    const target = projectRepositoryDirectory(ctx.config, fork)
-    await copyRepositoryForFork({
+    const { state } = await copyRepositoryForFork({
       source: projectRepositoryDirectory(ctx.config, source),
-      target,
+      target: projectRepositoryDirectory(ctx.config, fork),
       link: source.repository_storage === fork.repository_storage,
       branch,
       defaultBranch: fork.default_branch ?? source.default_branch ?? 'main',
       objectFormat: fork.repository_object_format,
       signal: ctx.signal,
+      started,
     })
-    await refreshRepositoryState(ctx.db, ctx.config, fork)
-    await updateImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'finished', null)
+    await started
+    // The repository is on disk (flushed) before the row says so: the state and "finished" in one commit.
+    await finishFork(ctx.db, fork.id, state)
   } catch (error) {
+    await started.catch(() => {})
     if (ctx.signal.aborted) throw error
     const message = error instanceof Error ? error.message : String(error)
     if (error instanceof SourceBranchMissing || ctx.job.attempt >= ForkRepository.maxAttempts) {

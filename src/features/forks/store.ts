@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { ProjectRow } from '../../db/schema.js'
+import { repositoryStateColumns, type RepositoryState } from '../repositories/index.js'
 
 // The fork relation and the import state of a fork, both columns of `projects`.
 
@@ -18,6 +19,17 @@ export async function updateImportStatus(
     .set({ import_status: to, import_error: error })
     .where('id', '=', projectId)
     .where('import_status', 'in', [...from])
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+/** Marks a scheduled or started fork finished and records what its entity shows of the repository just made, in one statement. */
+export async function finishFork(db: Db, projectId: number, state: RepositoryState): Promise<boolean> {
+  const result = await db
+    .updateTable('projects')
+    .set({ ...repositoryStateColumns(state), import_status: 'finished', import_error: null })
+    .where('id', '=', projectId)
+    .where('import_status', 'in', ['scheduled', 'started'])
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }

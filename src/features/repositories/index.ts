@@ -10,7 +10,7 @@ import { updateRepositoryState, type RepositoryState } from './store.js'
 export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
 export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
-export type { RepositoryState } from './store.js'
+export { repositoryStateColumns, type RepositoryState } from './store.js'
 
 /** What a repository belongs to: a project, a project's wiki, a snippet, or a group's wiki. */
 export type RepositoryKind = 'project' | 'project-wiki' | 'snippet' | 'group-wiki'
@@ -137,10 +137,15 @@ export async function readRepositoryState(directory: string): Promise<Repository
   if (anyBranch === '') return { emptyRepo: true, defaultBranch: head, readmePath: null }
   const headExists = (await git(['for-each-ref', '--format=%(refname)', `refs/heads/${head}`], { gitDir: directory })).trim() !== ''
   if (!headExists) return { emptyRepo: false, defaultBranch: head, readmePath: null }
+  return { emptyRepo: false, defaultBranch: head, readmePath: await readmeAt(directory, `refs/heads/${head}`) }
+}
+
+/** The README GitLab would link in the root tree of a commit (a ref, or an object id): one git process. */
+export async function readmeAt(directory: string, commit: string): Promise<string | null> {
   // Blobs only: a directory named README is no README.
-  const entries = (await git(['ls-tree', '-z', `refs/heads/${head}`], { gitDir: directory })).split('\0').filter(Boolean)
+  const entries = (await git(['ls-tree', '-z', commit], { gitDir: directory })).split('\0').filter(Boolean)
   const blobs = entries.filter((entry) => / blob /.test(entry.split('\t')[0])).map((entry) => entry.slice(entry.indexOf('\t') + 1))
-  return { emptyRepo: false, defaultBranch: head, readmePath: readmeOf(blobs) }
+  return readmeOf(blobs)
 }
 
 /** Reads the repository and records on the project what its entity shows (empty_repo, default_branch, readme_url); call after the repository changes. */
