@@ -53,13 +53,8 @@ interface Snapshot {
 async function readSnapshot(copy: ForkCopy): Promise<Snapshot> {
   if (!(await repositoryExists(copy.source))) return { head: copy.branch ?? copy.defaultBranch, refs: [] }
   const gitDir = copy.source
-  const patterns = copy.branch === null ? ['refs/heads/', 'refs/tags/'] : [`refs/heads/${copy.branch}`]
-  const listing = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { gitDir })
-  const refs = listing
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => ({ oid: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
-    // for-each-ref matches a pattern as a prefix of whole components; a branch must match exactly.
+  const refs = ((await readRefFiles(gitDir, copy.branch === null ? ['refs/heads', 'refs/tags'] : ['refs/heads'])) ?? (await listRefs(copy)))
+    // A pattern matches as a prefix of whole components; a branch must match exactly.
     .filter((ref) => copy.branch === null || ref.name === `refs/heads/${copy.branch}`)
   if (copy.branch !== null) {
     if (refs.length === 0) throw new SourceBranchMissing(`Source branch ${copy.branch} not found`)
@@ -67,6 +62,80 @@ async function readSnapshot(copy: ForkCopy): Promise<Snapshot> {
   }
   const head = await readHead(gitDir).catch(() => copy.defaultBranch)
   return { head: head || copy.defaultBranch, refs }
+}
+
+/** The refs a fork gets, as git lists them. */
+async function listRefs(copy: ForkCopy): Promise<Snapshot['refs']> {
+  const patterns = copy.branch === null ? ['refs/heads/', 'refs/tags/'] : [`refs/heads/${copy.branch}`]
+  const listing = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { gitDir: copy.source })
+  return listing
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => ({ oid: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+/** A ref name as git writes one (git check-ref-format), no more: anything else is left to git. */
+const PLAIN_REF_NAME = /^(?!.*(?:\.\.|@\{))refs(?:\/(?!\.)[^\0-\x20\x7f~^:?*[\\/]+(?<!\.lock|\.))+$/
+
+/**
+ * The refs under `roots` (e.g. refs/heads) read from the files git keeps them in, without a process: loose refs, then
+ * packed-refs (git's order, so a concurrent pack-refs loses none), a loose ref overriding a packed one. Null when
+ * anything is not as git writes a plain ref (a reftable repository, a symbolic ref, an unusual name, a directory that
+ * changes while read): git lists them then.
+ */
+async function readRefFiles(gitDir: string, roots: string[]): Promise<Snapshot['refs'] | null> {
+  try {
+    if (
+      await fs.stat(path.join(gitDir, 'reftable')).then(
+        () => true,
+        (error: unknown) => !isMissing(error),
+      )
+    )
+      return null
+    const refs = new Map<string, string>()
+    const walk = async (name: string): Promise<boolean> => {
+      for (const entry of await fs.readdir(path.join(gitDir, name), { withFileTypes: true })) {
+        const child = `${name}/${entry.name}`
+        if (entry.isDirectory()) {
+          if (!(await walk(child))) return false
+          continue
+        }
+        // A lock is a ref being written: its old value stands.
+        if (entry.isFile() && entry.name.endsWith('.lock')) continue
+        if (!entry.isFile() || !PLAIN_REF_NAME.test(child)) return false
+        let text: string
+        try {
+          text = await fs.readFile(path.join(gitDir, child), 'utf8')
+        } catch (error) {
+          // Deleted, or packed since listed (packed-refs, read next, has it).
+          if (isMissing(error)) continue
+          throw error
+        }
+        const oid = text.endsWith('\n') ? text.slice(0, -1) : text
+        if (!OBJECT_ID.test(oid)) return false
+        refs.set(child, oid)
+      }
+      return true
+    }
+    for (const root of roots) if (!(await walk(root))) return null
+    let packed = ''
+    try {
+      packed = await fs.readFile(path.join(gitDir, 'packed-refs'), 'utf8')
+    } catch (error) {
+      if (!isMissing(error)) throw error
+    }
+    for (const line of packed.split('\n')) {
+      if (line === '' || line.startsWith('#') || line.startsWith('^')) continue
+      const space = line.indexOf(' ')
+      const [oid, name] = [line.slice(0, space), line.slice(space + 1)]
+      if (!OBJECT_ID.test(oid) || !PLAIN_REF_NAME.test(name)) return null
+      if (roots.some((root) => name.startsWith(`${root}/`)) && !refs.has(name)) refs.set(name, oid)
+    }
+    return [...refs].map(([name, oid]) => ({ name, oid }))
+  } catch {
+    return null
+  }
 }
 
 /** The branch a repository's HEAD names: its HEAD file as git writes it, else as git reads it. */
