@@ -1,6 +1,8 @@
 import { createHash, randomInt } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { promisify } from 'node:util'
+import zlib from 'node:zlib'
 import type { Config } from '../../config/index.js'
 import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
@@ -130,6 +132,49 @@ export function readmeOf(names: readonly string[]): string | null {
   return readmes.find((name) => MARKUP_README.test(name)) ?? readmes.find((name) => PLAIN_README.test(name)) ?? null
 }
 
+const inflate = promisify(zlib.inflate)
+
+/** A loose object's type and content; null when the object is not loose (packed, or in an alternate). */
+async function readLooseObject(directory: string, oid: string): Promise<{ type: string; content: Buffer } | null> {
+  let stored: Buffer
+  try {
+    stored = await fs.readFile(path.join(directory, 'objects', oid.slice(0, 2), oid.slice(2)))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+  const data = await inflate(stored)
+  const space = data.indexOf(0x20)
+  const nul = data.indexOf(0)
+  if (space < 0 || nul < space || Number(data.toString('latin1', space + 1, nul)) !== data.length - nul - 1) throw new Error('bad object')
+  return { type: data.toString('latin1', 0, space), content: data.subarray(nul + 1) }
+}
+
+/**
+ * The names of the blobs (files and symbolic links, as `git ls-tree` types them) at the root of a commit, when the
+ * commit and its tree are loose objects, read without a process; null otherwise (git reads them then).
+ */
+async function looseRootBlobs(directory: string, commitOid: string): Promise<string[] | null> {
+  const commit = await readLooseObject(directory, commitOid)
+  if (commit?.type !== 'commit') return null
+  const treeLine = /^tree ([0-9a-f]+)\n/.exec(commit.content.toString('latin1', 0, 80))
+  if (!treeLine || treeLine[1].length !== commitOid.length) return null
+  const tree = await readLooseObject(directory, treeLine[1])
+  if (tree?.type !== 'tree') return null
+  const idLength = commitOid.length / 2
+  const names: string[] = []
+  for (let at = 0; at < tree.content.length;) {
+    const space = tree.content.indexOf(0x20, at)
+    const nul = tree.content.indexOf(0, space)
+    if (space < 0 || nul < 0 || nul + 1 + idLength > tree.content.length) return null
+    const mode = tree.content.toString('latin1', at, space)
+    // Directories (40000) and submodules (160000) are no blobs.
+    if (mode !== '40000' && mode !== '160000') names.push(tree.content.toString('utf8', space + 1, nul))
+    at = nul + 1 + idLength
+  }
+  return names
+}
+
 /** What the project entity shows of a repository, read from the repository itself. */
 export async function readRepositoryState(directory: string): Promise<RepositoryState> {
   const head = (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir: directory })).trim()
@@ -140,8 +185,10 @@ export async function readRepositoryState(directory: string): Promise<Repository
   return { emptyRepo: false, defaultBranch: head, readmePath: await readmeAt(directory, `refs/heads/${head}`) }
 }
 
-/** The README GitLab would link in the root tree of a commit (a ref, or an object id): one git process. */
+/** The README GitLab would link in the root tree of a commit (a ref, or an object id): at most one git process. */
 export async function readmeAt(directory: string, commit: string): Promise<string | null> {
+  const loose = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) ? await looseRootBlobs(directory, commit).catch(() => null) : null
+  if (loose) return readmeOf(loose)
   // Blobs only: a directory named README is no README.
   const entries = (await git(['ls-tree', '-z', commit], { gitDir: directory })).split('\0').filter(Boolean)
   const blobs = entries.filter((entry) => / blob /.test(entry.split('\t')[0])).map((entry) => entry.slice(entry.indexOf('\t') + 1))
