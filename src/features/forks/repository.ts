@@ -250,10 +250,8 @@ async function assemble(copy: ForkCopy, staging: string): Promise<RepositoryStat
     ['packed-refs', packedRefsText(snapshot.refs)],
     ['HEAD', `ref: refs/heads/${snapshot.head}\n`],
   ]
-  for (const [name, text] of files) {
-    await fs.writeFile(path.join(staging, name), text)
-    written.push(path.join(staging, name))
-  }
+  await Promise.all(files.map(([name, text]) => fs.writeFile(path.join(staging, name), text)))
+  written.push(...files.map(([name]) => path.join(staging, name)))
   written.push(path.join(staging, 'objects/info'), path.join(staging, 'objects/pack'), path.join(staging, 'objects'), staging)
   // Flushed together: one wait for the disk instead of one per file.
   await Promise.all(written.map((file) => syncPath(file)))
