@@ -18,6 +18,7 @@ import {
   type LoadedProject,
   type ProjectListResult,
   type ProjectView,
+  FEATURE_LEVEL_PARAMS,
 } from '../projects/index.js'
 import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
 import { ForkRepository } from './jobs.js'
@@ -25,27 +26,13 @@ import { canForkProject, canManageForkRelation } from './policy.js'
 import { copyRepositoryForFork, SourceBranchMissing } from './repository.js'
 import { finishFork, linkForkedFrom, unlinkForkedFrom, updateImportStatus } from './store.js'
 
-/** The feature access levels a fork copies from its source (GL ForkService#fork_new_project, ProjectFeature::FEATURES). */
+/**
+ * The feature access levels a fork copies from its source (GL ForkService#fork_new_project, ProjectFeature::FEATURES):
+ * those the API writes, and the two it no longer takes.
+ */
 const FEATURE_LEVEL_COLUMNS = [
-  'issues_access_level',
-  'repository_access_level',
-  'merge_requests_access_level',
-  'forking_access_level',
-  'wiki_access_level',
-  'builds_access_level',
-  'snippets_access_level',
-  'pages_access_level',
+  ...FEATURE_LEVEL_PARAMS,
   'operations_access_level',
-  'analytics_access_level',
-  'container_registry_access_level',
-  'security_and_compliance_access_level',
-  'releases_access_level',
-  'environments_access_level',
-  'feature_flags_access_level',
-  'infrastructure_access_level',
-  'monitor_access_level',
-  'model_experiments_access_level',
-  'model_registry_access_level',
   'requirements_access_level',
 ] as const satisfies readonly (keyof ProjectRow & keyof ProjectUpdate)[]
 
