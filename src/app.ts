@@ -51,6 +51,13 @@ import { registerNotificationSettingRoutes } from './features/notification-setti
 import { registerForkRoutes } from './features/forks/routes.js'
 import { registerSnippetRoutes } from './features/snippets/routes.js'
 import { registerStorageMoveRoutes } from './features/storage-moves/routes.js'
+import { registerEnvironmentRoutes } from './features/environments/routes.js'
+import { registerClusterRoutes } from './features/clusters/routes.js'
+import { registerAnnotationRoutes } from './features/annotations/routes.js'
+import { registerAlertRoutes } from './features/alerts/routes.js'
+import { registerAlertIntegrationRoutes } from './features/alerts/integrations/routes.js'
+import { registerAlertPages } from './features/alerts/pages.js'
+import { registerAlertWebhookRoutes } from './features/alerts/ingest/routes.js'
 
 export interface AppDeps {
   config: Config
@@ -201,6 +208,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerForkRoutes(api)
   registerSnippetRoutes(api)
   registerStorageMoveRoutes(api)
+  registerEnvironmentRoutes(api)
+  registerClusterRoutes(api)
+  registerAnnotationRoutes(api)
+  registerAlertRoutes(api)
+  registerAlertIntegrationRoutes(api)
+  registerAlertPages(web)
+  registerAlertWebhookRoutes(fastify, plain)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web)

@@ -8,6 +8,7 @@ import { jobHandlers as repositoryJobHandlers } from './features/repositories/in
 import { jobHandlers as sessionJobHandlers, periodicJobs as sessionPeriodicJobs } from './features/sessions/index.js'
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
+import { jobHandlers as alertJobHandlers } from './features/alerts/index.js'
 
 /** What runs each kind of job, over every feature: the server's worker and the tests' use the same list. */
 export const jobHandlers: JobHandler[] = [
@@ -20,6 +21,7 @@ export const jobHandlers: JobHandler[] = [
   ...forkJobHandlers,
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,
+  ...alertJobHandlers,
 ]
 
 /** Jobs every node schedules on a timer (once per slot across nodes). */

@@ -454,6 +454,7 @@ export interface NotesTable {
   project_id: number
   issue_id: number | null
   merge_request_id: number | null
+  alert_id: Generated<number | null>
   author_id: number
   body: string
   system: Generated<Flag>
@@ -569,6 +570,107 @@ export interface RepositoryStorageMovesTable {
   updated_at: Timestamp
 }
 
+/** An environment of a project (GL Environment). */
+export interface EnvironmentsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  slug: string
+  external_url: string | null
+  /** 'available' | 'stopping' | 'stopped' */
+  state: Generated<string>
+  /** production, staging, testing, development or other */
+  tier: Generated<string>
+  auto_stop_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A project's registered Kubernetes cluster (GL Clusters::Cluster with its Platforms::Kubernetes). */
+export interface ClustersTable {
+  id: Generated<number>
+  project_id: number
+  user_id: number | null
+  name: string
+  enabled: Generated<Flag>
+  managed: Generated<Flag>
+  domain: string | null
+  environment_scope: Generated<string>
+  namespace_per_environment: Generated<Flag>
+  api_url: string
+  namespace: string | null
+  /** 'rbac' | 'abac' | 'unknown_authorization' */
+  authorization_type: Generated<string>
+  ca_cert: string | null
+  token: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A metrics dashboard annotation under an environment or a cluster. */
+export interface MetricsDashboardAnnotationsTable {
+  id: Generated<number>
+  environment_id: number | null
+  cluster_id: number | null
+  dashboard_path: string
+  description: string
+  starting_at: Timestamp
+  ending_at: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** An alert integration: an HTTP endpoint or the Prometheus endpoint (GL AlertManagement::HttpIntegration). */
+export interface AlertIntegrationsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  /** 'http' | 'prometheus' */
+  type: string
+  active: Generated<Flag>
+  endpoint_identifier: string
+  token: string
+  api_url: string | null
+  /** JSON text. */
+  payload_example: Generated<string>
+  /** JSON text. */
+  payload_attribute_mappings: Generated<string>
+  create_incident: Generated<Flag>
+  auto_close_incident: Generated<Flag>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** An alert (GL AlertManagement::Alert). */
+export interface AlertsTable {
+  id: Generated<number>
+  project_id: number
+  iid: number
+  integration_id: number | null
+  title: string
+  description: string | null
+  /** critical 0, high 1, medium 2, low 3, info 4, unknown 5 */
+  severity: Generated<number>
+  /** triggered 0, acknowledged 1, resolved 2, ignored 3 */
+  status: Generated<number>
+  started_at: Timestamp
+  ended_at: Timestamp | null
+  monitoring_tool: string | null
+  service: string | null
+  /** JSON array of strings. */
+  hosts: Generated<string>
+  /** SHA-1 hex, or null: never deduplicated. */
+  fingerprint: string | null
+  environment_id: number | null
+  runbook: string | null
+  /** JSON text: the payload as received. */
+  payload: string
+  events: Generated<number>
+  issue_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -603,6 +705,11 @@ export interface Database {
   jobs: JobsTable
   snippets: SnippetsTable
   repository_storage_moves: RepositoryStorageMovesTable
+  environments: EnvironmentsTable
+  clusters: ClustersTable
+  metrics_dashboard_annotations: MetricsDashboardAnnotationsTable
+  alert_integrations: AlertIntegrationsTable
+  alerts: AlertsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -648,3 +755,9 @@ export type NewJobRow = Insertable<JobsTable>
 export type SnippetRow = Selectable<SnippetsTable>
 export type NewSnippetRow = Insertable<SnippetsTable>
 export type RepositoryStorageMoveRow = Selectable<RepositoryStorageMovesTable>
+export type EnvironmentRow = Selectable<EnvironmentsTable>
+export type ClusterRow = Selectable<ClustersTable>
+export type AnnotationRow = Selectable<MetricsDashboardAnnotationsTable>
+export type AlertIntegrationRow = Selectable<AlertIntegrationsTable>
+export type AlertRow = Selectable<AlertsTable>
+export type NewAlertRow = Insertable<AlertsTable>
