@@ -13,6 +13,7 @@ import {
   deleteUserRow,
   repositoriesOfUser,
   findUserById,
+  findUserByUsername,
   findUsersByIds,
   insertUser,
   isEmailTaken,
@@ -445,4 +446,26 @@ export async function activateUser(ctx: Context, id: number): Promise<boolean> {
   if (user.state === 'active') return false
   await setState(ctx, user, 'active')
   return true
+}
+
+/**
+ * An internal bot account such as the alert bot (GL User.alert_bot), created on first use with its personal
+ * namespace. Runs its own transaction, so call it before opening one; two nodes creating it at once both end with
+ * the one that won.
+ */
+export async function ensureInternalUser(db: Db, attributes: { username: string; name: string; email: string }, now: Date): Promise<User> {
+  const existing = await findUserByUsername(db, attributes.username)
+  if (existing) return existing
+  const at = now.toISOString()
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, { ...attributes, bot: 1, password_digest: null, confirmed_at: at, created_at: at, updated_at: at })
+      await createPersonalNamespace(trx, user)
+      return user
+    })
+  } catch (error) {
+    const winner = await findUserByUsername(db, attributes.username)
+    if (winner) return winner
+    throw error
+  }
 }
