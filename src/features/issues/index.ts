@@ -6,6 +6,7 @@ import { canReadIssue } from './policy.js'
 import { findIssueAssigneeIds, findIssueByIid } from './store.js'
 
 export { canReadIssue, canReadConfidentialIssues, canReadProjectIssues } from './policy.js'
+export { findIssuesByIds, insertIssue, updateIssueRow } from './store.js'
 
 /** An issue of the project by iid as the caller may see it; 404 "Not found" otherwise (GL `find_project_issue`). */
 export async function findIssue(ctx: Context, loaded: LoadedProject, iid: number): Promise<IssueRow> {

@@ -25,3 +25,25 @@ export function createSystemNote(trx: Db, noteable: Noteable, authorId: number, 
     updated_at: now,
   })
 }
+
+/** A system note on an alert (GL SystemNotes::AlertManagementService); call it inside the transaction of the change. */
+export function createAlertSystemNote(
+  trx: Db,
+  alert: { id: number; projectId: number },
+  authorId: number,
+  body: string,
+  at: Date,
+): Promise<NoteRow> {
+  const now = at.toISOString()
+  return insertNote(trx, {
+    project_id: alert.projectId,
+    issue_id: null,
+    merge_request_id: null,
+    alert_id: alert.id,
+    author_id: authorId,
+    body,
+    system: 1,
+    created_at: now,
+    updated_at: now,
+  })
+}
