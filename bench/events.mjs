@@ -1,81 +1,20 @@
 // GET /projects/:id/events keyset pages over 1,000 and 1,000,000 events: the first page and one deep in the list
 // should take about as long with a thousand times more events (an index seek on (project_id, id)). Prints figures only.
 // Run alone with `node bench/events.mjs` after `npm run build`, or through `npm run bench` (bench/run.mjs).
-import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { format, memory, percentile, printTable, request, root, startSvc, stop, svcEnv } from './common.mjs'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SMALL = 1_000
 const LARGE = 1_000_000
 const ISSUES = 100
 const REQUESTS = Number(process.env.BENCH_EVENT_REQUESTS ?? 500)
 const WARMUP = 100
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
-function get(port, urlPath, headers, agent) {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers, agent }, (response) => {
-      const chunks = []
-      response.on('data', (chunk) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString() }))
-    })
-    request.on('error', reject)
-  })
-}
-
-async function startSvc(env) {
-  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.on('data', (data) => (stderr += data))
-  const started = performance.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc exited with code ${child.exitCode}: ${stderr.trim()}`)
-    if (performance.now() - started > 60_000) {
-      await stop(child)
-      throw new Error('svc was not ready within 60 s')
-    }
-    try {
-      if ((await get(Number(env.SVC_PORT), '/-/readiness', {}, false)).status === 200) return child
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(5)
-  }
-}
-
-function memory(pid, field) {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((text) => text.startsWith(`${field}:`))
-  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
-}
 
 /**
  * A non-admin Developer of a group with one public project holding `count` events, written straight into svc's
@@ -142,8 +81,6 @@ function seedEvents(dataDir, count, token) {
   return projectId
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
-
 /** Sequential requests on one keep-alive connection: latency of one request at a time, as a client paging through sees it. */
 async function measure(port, urlPath, headers) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
@@ -152,7 +89,7 @@ async function measure(port, urlPath, headers) {
   let events = 0
   for (let n = 0; n < WARMUP + REQUESTS; n++) {
     const sent = performance.now()
-    const response = await get(port, urlPath, headers, agent)
+    const response = await request(port, 'GET', urlPath, { headers, agent })
     if (n >= WARMUP) latencies.push(performance.now() - sent)
     status = response.status
     if (n === 0) events = JSON.parse(response.body).length
@@ -168,30 +105,20 @@ const cursorAfter = (id) => Buffer.from(JSON.stringify([id, id])).toString('base
 async function benchOne(count) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'))
   const token = `bench-user-${randomBytes(16).toString('hex')}`
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: String(await freePort()),
-    SVC_DATA_DIR: dataDir,
-    SVC_ROOT_TOKEN: `bench-${randomBytes(16).toString('hex')}`,
-    SVC_LOG_LEVEL: 'silent',
-  }
-  delete env.SVC_DATABASE_URL
-  delete env.SVC_REDIS_URL
-  delete env.SVC_EXTERNAL_URL
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: `bench-${randomBytes(16).toString('hex')}` })
   let svc = null
   try {
-    await stop(await startSvc(env))
+    await stop((await startSvc(env)).child)
     const seeding = performance.now()
     const projectId = seedEvents(dataDir, count, token)
     const seededMs = performance.now() - seeding
-    svc = await startSvc(env)
+    svc = (await startSvc(env)).child
     const port = Number(env.SVC_PORT)
     const headers = { 'PRIVATE-TOKEN': token }
     const base = `/api/v4/projects/${projectId}/events?pagination=keyset`
     // The newest event's id is the largest; a deep page starts from the middle of the project's history.
     const first = await measure(port, `${base}&per_page=20`, headers)
-    const newest = JSON.parse((await get(port, `${base}&per_page=1`, headers, false)).body)[0].id
+    const newest = JSON.parse((await request(port, 'GET', `${base}&per_page=1`, { headers })).body)[0].id
     const deep = await measure(port, `${base}&per_page=20&cursor=${cursorAfter(newest - Math.floor(count / 2))}`, headers)
     return { count, seededMs, first, deep, rss: memory(svc.pid, 'VmRSS'), peak: memory(svc.pid, 'VmHWM') }
   } finally {
@@ -221,9 +148,7 @@ export async function benchEvents() {
         format(run.peak, 1),
       ])
     }
-    const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-    for (const row of rows)
-      console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
+    printTable(rows)
     console.log(
       `${LARGE} vs ${SMALL} events, p50: first page ${format(large.first.p50 / small.first.p50, 2)}x, deep page ${format(large.deep.p50 / small.deep.p50, 2)}x (target <= 1.5x)`,
     )

@@ -5,22 +5,17 @@
 // - `git clone` over HTTP from svc against `git clone --no-local` from the repository's path (both through upload-pack);
 // plus svc's peak RSS. Prints figures only.
 // Run alone with `node bench/fork.mjs` after `npm run build`, or through `npm run bench` (bench/run.mjs).
-import { spawn, execFile } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { api, format, median, memory, sleep, startSvc, stop, svcEnv } from './common.mjs'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const LARGE_MB = Number(process.env.BENCH_FORK_MB ?? 100)
 const SMALL_MB = Math.max(1, Math.round(LARGE_MB / 10))
 const RUNS = Number(process.env.BENCH_FORK_RUNS ?? 5)
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 const gitEnv = {
   PATH: process.env.PATH,
@@ -47,90 +42,6 @@ async function timed(action) {
   const started = performance.now()
   await action()
   return performance.now() - started
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
-/** One API call on a fresh connection; answers status and parsed JSON. */
-function api(port, method, urlPath, token, body) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body)
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: `/api/v4${urlPath}`,
-        agent: false,
-        headers: {
-          'private-token': token,
-          ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
-        },
-      },
-      (response) => {
-        const chunks = []
-        response.on('data', (chunk) => chunks.push(chunk))
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString()
-          resolve({ status: response.statusCode, body: text ? JSON.parse(text) : null })
-        })
-      },
-    )
-    request.on('error', reject)
-    request.end(data)
-  })
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
-}
-
-async function startSvc(env) {
-  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.on('data', (data) => (stderr += data))
-  const started = performance.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc exited before it was ready: ${stderr.trim()}`)
-    if (performance.now() - started > 60_000) {
-      await stop(child)
-      throw new Error('svc was not ready within 60 s')
-    }
-    try {
-      const ready = await new Promise((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port: Number(env.SVC_PORT), path: '/-/readiness', agent: false }, (r) => {
-            r.resume()
-            resolve(r.statusCode === 200)
-          })
-          .on('error', reject)
-      })
-      if (ready) return child
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(10)
-  }
-}
-
-function memory(pid, field) {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((text) => text.startsWith(`${field}:`))
-  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
 }
 
 function hashedPath(id) {
@@ -190,22 +101,11 @@ export async function benchForks() {
   const token = `bench-${randomBytes(16).toString('hex')}`
   const storageA = path.join(dataDir, 'storage-a')
   const storageB = path.join(dataDir, 'storage-b')
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: String(await freePort()),
-    SVC_DATA_DIR: dataDir,
-    SVC_ROOT_TOKEN: token,
-    SVC_LOG_LEVEL: 'silent',
-    SVC_STORAGES: `default=${storageA},second=${storageB}`,
-  }
-  delete env.SVC_DATABASE_URL
-  delete env.SVC_REDIS_URL
-  delete env.SVC_EXTERNAL_URL
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token, SVC_STORAGES: `default=${storageA},second=${storageB}` })
   const port = Number(env.SVC_PORT)
   let svc = null
   try {
-    svc = await startSvc(env)
+    svc = (await startSvc(env)).child
     console.log(`\nforks: a ${LARGE_MB} MB repository (and a ${SMALL_MB} MB one), ${RUNS} runs each, median; ${os.cpus().length} CPUs`)
     // Private: forks of it go where new projects go (storage "second"); public: forks stay on its storage (hard links).
     const closed = await makeProject(port, token, workDir, 'closed', 'private', LARGE_MB)

@@ -1,0 +1,157 @@
+// What the bench scripts share: starting svc on a data dir and waiting until it is ready, stopping it, free ports,
+// one HTTP request, memory figures from /proc, and formatting.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+export const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+/** The value at `fraction` of an ascending list. */
+export const percentile = (sorted, fraction) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+/** Ends a child with SIGTERM (or `signal`) and resolves once it has exited. */
+export function stop(child, signal = 'SIGTERM') {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('close', () => resolve())
+    child.kill(signal)
+  })
+}
+
+/** VmRSS (now) or VmHWM (peak) of a process, in MB. */
+export function memory(pid, field) {
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith(`${field}:`))
+  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
+}
+
+/**
+ * The environment of an embedded svc (SQLite in `dataDir`, no Redis) on a port of its own, quiet, with `extra`
+ * on top; whatever names another database or Redis in the caller's environment is left out.
+ */
+export async function svcEnv(dataDir, extra = {}) {
+  const env = {
+    ...process.env,
+    SVC_HOST: '127.0.0.1',
+    SVC_PORT: String(await freePort()),
+    SVC_DATA_DIR: dataDir,
+    SVC_LOG_LEVEL: 'silent',
+    ...extra,
+  }
+  delete env.SVC_DATABASE_URL
+  delete env.SVC_REDIS_URL
+  delete env.SVC_EXTERNAL_URL
+  return env
+}
+
+/**
+ * One request on its own connection (or `agent`'s); answers status, headers, raw headers and the body as a string.
+ * A `body` that is not a string is sent as JSON.
+ */
+export function request(port, method, urlPath, { headers = {}, body, agent = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+    const sent = { ...headers }
+    if (data !== undefined) {
+      sent['content-length'] = Buffer.byteLength(data)
+      if (typeof body !== 'string') sent['content-type'] ??= 'application/json'
+    }
+    const outgoing = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers: sent, agent }, (response) => {
+      const chunks = []
+      response.on('data', (chunk) => chunks.push(chunk))
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode,
+          headers: response.headers,
+          rawHeaders: response.rawHeaders,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      )
+    })
+    outgoing.on('error', reject)
+    outgoing.end(data)
+  })
+}
+
+/** An API call with a token; answers status and the parsed JSON body. */
+export async function api(port, method, urlPath, token, body) {
+  const response = await request(port, method, `/api/v4${urlPath}`, { headers: { 'private-token': token }, body })
+  return { status: response.status, body: response.body ? JSON.parse(response.body) : null }
+}
+
+/**
+ * Starts `dist/svc.mjs serve` and resolves once /-/readiness answers 200, with the child and how long that took.
+ * svc's stderr goes to `onStderr` when given.
+ */
+export async function startSvc(env, { onStderr } = {}) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (data) => (stderr += data))
+  if (onStderr) child.stderr.on('end', () => onStderr(stderr))
+  let exited = false
+  child.on('exit', () => (exited = true))
+  for (;;) {
+    if (exited) throw new Error(`svc exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
+    if (performance.now() - started > 60_000) {
+      await stop(child)
+      throw new Error('svc was not ready within 60 s')
+    }
+    try {
+      if ((await request(Number(env.SVC_PORT), 'GET', '/-/readiness')).status === 200) break
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(5)
+  }
+  return { child, readyMs: performance.now() - started }
+}
+
+/** Prints rows as a table: the first column left-aligned, the others right-aligned. */
+export function printTable(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)))
+  for (const row of rows)
+    console.log(
+      row.map((cell, column) => (column === 0 ? String(cell).padEnd(widths[column]) : String(cell).padStart(widths[column]))).join('  '),
+    )
+}
+
+/** Starts bench/bare.mjs replaying `recordingFile`; resolves with the child and its port. */
+export async function startBare(recordingFile) {
+  const child = spawn(process.execPath, [path.join(root, 'bench/bare.mjs'), recordingFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (data) => resolve(Number(String(data).trim())))
+    child.once('exit', () => reject(new Error('bare server exited before listening')))
+  })
+  return { child, port }
+}
+
+// Node manages these per connection; everything else is replayed byte for byte.
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
+
+/** A response as bench/bare.mjs replays it. */
+export function recording(response) {
+  const headers = []
+  for (let index = 0; index < response.rawHeaders.length; index += 2) {
+    const name = response.rawHeaders[index]
+    if (!hopByHop.has(name.toLowerCase())) headers.push([name, response.rawHeaders[index + 1]])
+  }
+  return { status: response.status, headers, body: Buffer.from(response.body).toString('base64') }
+}
