@@ -31,9 +31,9 @@ export {
   type ProjectListResult,
 } from './service.js'
 export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
-export { presentProject, presentProjectIdentity, type ProjectView } from './present.js'
+export { presentBasicProject, presentProject, presentProjectIdentity, type ProjectView } from './present.js'
 export { canReadCode, canReadNamespaceViaMembership, isFeatureAvailable } from './policy.js'
-export { FEATURE_LEVEL_PARAMS, ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
+export { BasicProjectJson, FEATURE_LEVEL_PARAMS, ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
 
 /**
  * A project by id or full path as the caller may see it (GL helpers.rb `find_project!`): 404 "Project Not
