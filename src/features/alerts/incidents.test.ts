@@ -265,3 +265,150 @@ describe('CloseIncident', () => {
     expect(await db.selectFrom('issues').select('id').where('project_id', '=', p.id).execute()).toEqual([])
   })
 })
+
+describe('through the webhook', () => {
+  async function webhookOf(
+    p: ProjectRow,
+    type: 'http' | 'prometheus',
+    settings: { create_incident: boolean; auto_close_incident: boolean },
+  ) {
+    const response = await request('POST', `/projects/${p.id}/alert_management/http_integrations`, {
+      token: server.rootToken,
+      body: { type, name: type === 'http' ? 'Monitoring' : 'Prometheus', active: true, ...settings },
+    })
+    expect(response.status, response.text).toBe(201)
+    const url = new URL(response.body.url as string)
+    const post = client(`${url.origin}`)
+    return (payload: unknown) => post('POST', url.pathname, { headers: { authorization: `Bearer ${response.body.token}` }, body: payload })
+  }
+
+  async function alertOf(p: ProjectRow, iid: number) {
+    const response = await request('GET', `/projects/${p.id}/alert_management/alerts/${iid}`, { token: server.rootToken })
+    expect(response.status, response.text).toBe(200)
+    return response.body as { id: number; iid: number; issue_iid: number | null; status: string }
+  }
+
+  test('a payload opens an alert and its incident; the recovery payload closes the incident', async () => {
+    const p = await project()
+    const notify = await webhookOf(p, 'http', { create_incident: true, auto_close_incident: true })
+    const fired = await notify({
+      title: 'Checkout errors above 5%',
+      description: 'Error rate of POST /checkout',
+      start_time: '2026-11-23T08:30:00Z',
+      severity: 'medium',
+      service: 'shop',
+      monitoring_tool: 'Grafana',
+      hosts: ['web-1'],
+      fingerprint: 'checkout-errors',
+    })
+    expect(fired.status, fired.text).toBe(200)
+    expect(fired.body).toEqual([{ iid: expect.any(Number), title: 'Checkout errors above 5%' }])
+    const iid = fired.body[0].iid as number
+    await server.runJobs()
+    const alert = await alertOf(p, iid)
+    expect(alert.issue_iid).toEqual(expect.any(Number))
+    const alertBot = await bot()
+
+    const incident = await request('GET', `/projects/${p.id}/issues/${alert.issue_iid}`, { token: server.rootToken })
+    expect(incident.status).toBe(200)
+    expect(incident.body).toMatchObject({
+      title: 'Checkout errors above 5%',
+      issue_type: 'incident',
+      state: 'opened',
+      author: { username: 'alert-bot' },
+      description:
+        '**Start time:** 23 November 2026, 8:30AM (UTC)  \n' +
+        '**Severity:** medium  \n' +
+        '**Service:** shop  \n' +
+        '**Monitoring tool:** Grafana  \n' +
+        '**Hosts:** web-1  \n' +
+        '**Description:** Error rate of POST /checkout  \n' +
+        `**svc alert:** ${server.config.externalUrl}/${p.full_path}/-/alert_management/${iid}/details\n`,
+    })
+    expect((await alertNotes(alert.id)).filter((note) => note.body.startsWith('created incident'))).toEqual([
+      { body: `created incident #${alert.issue_iid} for this alert`, author_id: alertBot.id, system: 1 },
+    ])
+
+    // Repeats of the alert open no second incident.
+    expect((await notify({ title: 'Checkout errors above 5%', fingerprint: 'checkout-errors' })).status).toBe(200)
+    await server.runJobs()
+    expect(await db.selectFrom('issues').select('id').where('project_id', '=', p.id).execute()).toHaveLength(1)
+
+    const recovered = await notify({ title: 'Checkout errors above 5%', fingerprint: 'checkout-errors', end_time: '2026-11-23T09:00:00Z' })
+    expect(recovered.status, recovered.text).toBe(200)
+    expect(recovered.body).toEqual([{ iid, title: 'Checkout errors above 5%' }])
+    await server.runJobs()
+    expect((await alertOf(p, iid)).status).toBe('resolved')
+    const closed = await request('GET', `/projects/${p.id}/issues/${alert.issue_iid}`, { token: server.rootToken })
+    expect(closed.body).toMatchObject({ state: 'closed', issue_type: 'incident', closed_by: { username: 'alert-bot' } })
+    const notes = await request('GET', `/projects/${p.id}/issues/${alert.issue_iid}/notes`, { token: server.rootToken })
+    expect(notes.body.map((note: { body: string; system: boolean }) => [note.body, note.system])).toEqual([
+      ['automatically closed this incident because the alert resolved', true],
+    ])
+  })
+
+  test("a Prometheus alert's incident carries the query and the incident markdown", async () => {
+    const p = await project()
+    const notify = await webhookOf(p, 'prometheus', { create_incident: true, auto_close_incident: true })
+    const item = {
+      status: 'firing',
+      labels: { alertname: 'HighLatency', severity: 'warning' },
+      annotations: { title: 'Latency above 500 ms', svc_incident_markdown: '## Runbook\n\nRestart the cache.' },
+      startsAt: '2026-11-23T14:45:00.000Z',
+      endsAt: '0001-01-01T00:00:00Z',
+      generatorURL: 'http://prometheus:9090/graph?g0.expr=latency_p99+%3E+0.5&g0.tab=1',
+    }
+    const envelope = (alerts: unknown[], status: string) => ({
+      version: '4',
+      groupKey: '{}:{alertname="HighLatency"}',
+      status,
+      receiver: 'svc',
+      groupLabels: { alertname: 'HighLatency' },
+      commonLabels: item.labels,
+      commonAnnotations: item.annotations,
+      externalURL: 'http://alertmanager:9093',
+      alerts,
+    })
+    const fired = await notify(envelope([item], 'firing'))
+    expect(fired.status, fired.text).toBe(200)
+    const iid = fired.body[0].iid as number
+    await server.runJobs()
+    const alert = await alertOf(p, iid)
+    const incident = await request('GET', `/projects/${p.id}/issues/${alert.issue_iid}`, { token: server.rootToken })
+    expect(incident.body.description).toBe(
+      '**Start time:** 23 November 2026, 2:45PM (UTC)  \n' +
+        '**Severity:** low  \n' +
+        '**full_query:** `latency_p99 > 0.5`  \n' +
+        '**Monitoring tool:** Prometheus  \n' +
+        `**svc alert:** ${server.config.externalUrl}/${p.full_path}/-/alert_management/${iid}/details\n` +
+        '\n\n---\n\n## Runbook\n\nRestart the cache.',
+    )
+    const resolved = await notify(envelope([{ ...item, status: 'resolved', endsAt: '2026-11-23T15:00:00.000Z' }], 'resolved'))
+    expect(resolved.status, resolved.text).toBe(200)
+    await server.runJobs()
+    const closed = await request('GET', `/projects/${p.id}/issues/${alert.issue_iid}`, { token: server.rootToken })
+    expect(closed.body.state).toBe('closed')
+  })
+
+  test('an integration that opens no incidents opens none; one that does not close them leaves them open', async () => {
+    const quiet = await project()
+    const notifyQuiet = await webhookOf(quiet, 'http', { create_incident: false, auto_close_incident: true })
+    const fired = await notifyQuiet({ title: 'Noise', fingerprint: 'noise' })
+    expect(fired.status).toBe(200)
+    await server.runJobs()
+    expect((await alertOf(quiet, fired.body[0].iid)).issue_iid).toBeNull()
+    expect(await db.selectFrom('issues').select('id').where('project_id', '=', quiet.id).execute()).toEqual([])
+
+    const sticky = await project()
+    const notifySticky = await webhookOf(sticky, 'http', { create_incident: true, auto_close_incident: false })
+    const opened = await notifySticky({ title: 'Outage', fingerprint: 'outage' })
+    await server.runJobs()
+    const alert = await alertOf(sticky, opened.body[0].iid)
+    expect(alert.issue_iid).not.toBeNull()
+    expect((await notifySticky({ title: 'Outage', fingerprint: 'outage', end_time: '2026-11-23T10:00:00Z' })).status).toBe(200)
+    await server.runJobs()
+    expect((await alertOf(sticky, alert.iid)).status).toBe('resolved')
+    const issue = await request('GET', `/projects/${sticky.id}/issues/${alert.issue_iid}`, { token: server.rootToken })
+    expect(issue.body.state).toBe('opened')
+  })
+})
