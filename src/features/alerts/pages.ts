@@ -1,4 +1,470 @@
-import type { WebRouter } from '../sessions/index.js'
+import { DomainError, Invalid, MissingParam, NotFound, ProjectMoved, Unprocessable } from '../../core/errors.js'
+import type { AlertIntegrationRow } from '../../db/schema.js'
+import { csrfField, html, type Html } from '../../web/html.js'
+import { findMovedProjectLocation, findProject, type LoadedProject } from '../projects/index.js'
+import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
+import {
+  allIntegrations,
+  canAdminOperations,
+  canSendTestAlert,
+  createIntegration,
+  customMappingAvailable,
+  integrationUrl,
+  resetIntegrationToken,
+  testableIntegrations,
+  INTEGRATION_TYPES,
+  type IntegrationType,
+} from './integrations/index.js'
+import { canReadAlerts } from './policy.js'
+import { SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName } from './present.js'
+import { listAlerts } from './service.js'
+
+/** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
+const MAX_NAMESPACE_DEPTH = 20
+const SETTINGS_SUFFIX = '/-/settings/operations'
+const ALERTS_SUFFIX = '/-/alert_management'
+const ALERTS_PER_PAGE = 20
+
+/** What a new integration's test form holds until someone writes their own payload. */
+const SAMPLE_PAYLOAD = JSON.stringify({ title: 'Test alert', description: 'Sent from the alert settings page', severity: 'low' }, null, 2)
+
+const TYPE_LABELS: Record<string, string> = { http: 'HTTP Endpoint', prometheus: 'Prometheus', opsgenie: 'Opsgenie' }
+
+/** The same page at every namespace depth: `/:s1/…/:sN/:project<suffix>`. */
+function projectRoutes(suffix: string): string[] {
+  return Array.from({ length: MAX_NAMESPACE_DEPTH }, (_, depth) => {
+    const namespace = Array.from({ length: depth + 1 }, (_, n) => `/:s${n + 1}`).join('')
+    return `${namespace}/:project${suffix}`
+  })
+}
+
+/** The project's full path from the route's own segments (not from the query, which could carry an `s3`). */
+function fullPathOf(w: WebRequest): string {
+  const params = w.request.params as Record<string, string>
+  const segments: string[] = []
+  for (let n = 1; params[`s${n}`] !== undefined; n++) segments.push(params[`s${n}`])
+  return [...segments, params.project].join('/')
+}
+
+/**
+ * A page of a project for signed-in users: visitors go to sign in; a project they cannot see, or a page their role
+ * does not open, is the 404 page; a path the project had before a move redirects to its current one.
+ */
+function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => Promise<unknown>): WebHandler {
+  return async (w) => {
+    if (!w.ctx.caller.user) return w.redirectToSignIn()
+    let loaded: LoadedProject
+    try {
+      loaded = await findProject(w.ctx, fullPathOf(w))
+    } catch (error) {
+      if (error instanceof ProjectMoved) {
+        const location = await findMovedProjectLocation(w.ctx, w.request.url)
+        return location ? w.redirect(location) : w.notFound()
+      }
+      if (error instanceof NotFound) return w.notFound()
+      throw error
+    }
+    return handler(w, loaded)
+  }
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
+/** '2026-01-02 03:04:05 UTC' */
+function timeOf(iso: string): Html {
+  return html`<time datetime="${iso}">${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC</time>`
+}
+
+/** Rails' full messages for what the service refused. */
+function messagesOf(error: DomainError): string[] {
+  const attributes: Record<string, string> = { name: 'Name', api_url: 'API URL', type: 'Type' }
+  if (error instanceof Invalid) {
+    return Object.entries(error.errors).flatMap(([attribute, list]) => list.map((m) => `${attributes[attribute] ?? attribute} ${m}`))
+  }
+  if (error instanceof MissingParam) return ["Name can't be blank"]
+  if (error instanceof Unprocessable) return Array.isArray(error.detail) ? error.detail : [error.detail]
+  return [error.message]
+}
+
+// The alert settings page (GL Projects::Settings::OperationsController, its "Alerts" section).
+
+interface IntegrationFormValues {
+  name: string
+  type: string
+  active: boolean
+  apiUrl: string
+}
+
+const EMPTY_FORM: IntegrationFormValues = { name: '', type: 'http', active: true, apiUrl: '' }
+
+/** What a test alert came back with, shown under that integration's test form. */
+interface TestResult {
+  integrationId: number
+  ok: boolean
+  lines: string[]
+}
+
+interface SettingsState {
+  flash?: { kind: 'alert' | 'notice'; text: string } | null
+  form?: { values: IntegrationFormValues; errors: string[] }
+  test?: TestResult & { payload: string }
+}
+
+function settingsPath(loaded: LoadedProject): string {
+  return `/${loaded.project.full_path}${SETTINGS_SUFFIX}`
+}
+
+function statusLabel(integration: AlertIntegrationRow): string {
+  return integration.active === 1 ? 'Active' : 'Inactive'
+}
+
+function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: AlertIntegrationRow[], csrfToken: string): Html {
+  const manager = canAdminOperations(loaded.access)
+  if (integrations.length === 0) return html`<p class="no-integrations">No integrations have been added yet.</p>`
+  return html`<table class="integrations">
+    <thead>
+      <tr>
+        <th>Integration Name</th>
+        <th>Type</th>
+        <th>Status</th>
+        ${manager ? html`<th>Webhook URL</th><th>Authorization key</th><th></th>` : ''}
+      </tr>
+    </thead>
+    <tbody>
+      ${integrations.map((integration) => {
+        const tracker = integration.type === 'opsgenie'
+        const managed = manager
+          ? html`<td>
+                ${
+                  tracker
+                    ? html`<span class="integration-target">${integration.api_url ?? ''}</span>`
+                    : html`<code class="integration-url">${integrationUrl(w.ctx.config.externalUrl, loaded.project.full_path, integration)}</code>`
+                }
+              </td>
+              <td>${tracker ? '' : html`<code class="integration-token">${integration.token}</code>`}</td>
+              <td>
+                ${
+                  tracker
+                    ? ''
+                    : html`<form class="inline reset-key" method="post" action="${settingsPath(loaded)}">
+                      ${csrfField(csrfToken)}<input type="hidden" name="operation" value="reset_token" />
+                      <input type="hidden" name="integration_id" value="${integration.id}" />
+                      <button type="submit">Reset Key</button>
+                    </form>`
+                }
+              </td>`
+          : ''
+        return html`<tr class="integration" id="integration_${integration.id}" data-type="${integration.type}">
+          <td class="integration-name">${integration.name}</td>
+          <td>${TYPE_LABELS[integration.type] ?? integration.type}</td>
+          <td class="integration-status">${statusLabel(integration)}</td>
+          ${managed}
+        </tr>`
+      })}
+    </tbody>
+  </table>`
+}
+
+function newIntegrationForm(w: WebRequest, loaded: LoadedProject, csrfToken: string, form: SettingsState['form']): Html {
+  const values = form?.values ?? EMPTY_FORM
+  const types = INTEGRATION_TYPES.filter((type) => type !== 'opsgenie' || customMappingAvailable(w.ctx))
+  const errors = form?.errors ?? []
+  return html`<section id="new-integration">
+    <h2>Add new integration</h2>
+    ${
+      errors.length > 0
+        ? html`<div class="flash alert" role="alert" id="error_explanation">
+          <ul>
+            ${errors.map((message) => html`<li>${message}</li>`)}
+          </ul>
+        </div>`
+        : ''
+    }
+    <form method="post" action="${settingsPath(loaded)}" class="integration-form">
+      ${csrfField(csrfToken)}<input type="hidden" name="operation" value="create" />
+      <label for="integration_type">Integration type</label>
+      <select id="integration_type" name="type">
+        ${types.map((type) => html`<option value="${type}"${values.type === type ? html` selected` : ''}>${TYPE_LABELS[type]}</option>`)}
+      </select>
+      <label for="integration_name">Integration name</label>
+      <input type="text" id="integration_name" name="name" value="${values.name}" maxlength="255" />
+      <p>Prometheus integrations are always named Prometheus.</p>
+      <label class="scope">
+        <input type="hidden" name="active" value="0" />
+        <input type="checkbox" id="integration_active" name="active" value="1"${values.active ? html` checked` : ''} />
+        Active
+      </label>
+      <label for="integration_api_url">API URL (Prometheus base URL, or the Opsgenie URL)</label>
+      <input type="text" id="integration_api_url" name="api_url" value="${values.apiUrl}" />
+      <p><button type="submit">Save integration</button></p>
+    </form>
+  </section>`
+}
+
+function testForms(loaded: LoadedProject, integrations: AlertIntegrationRow[], csrfToken: string, test: SettingsState['test']): Html {
+  const testable = integrations.filter((integration) => integration.type !== 'opsgenie')
+  return html`<section id="test-alerts">
+    <h2>Send test alert</h2>
+    ${
+      testable.length === 0
+        ? html`<p>Add an integration to send a test alert through it.</p>`
+        : testable.map((integration) => {
+            const mine = test?.integrationId === integration.id ? test : undefined
+            return html`<form method="post" action="${settingsPath(loaded)}" class="test-alert" id="test_alert_${integration.id}">
+            ${csrfField(csrfToken)}<input type="hidden" name="operation" value="test_alert" />
+            <input type="hidden" name="integration_id" value="${integration.id}" />
+            <label for="test_payload_${integration.id}">Sample payload for ${integration.name} (JSON)</label>
+            <textarea id="test_payload_${integration.id}" name="payload" rows="6">${mine?.payload ?? SAMPLE_PAYLOAD}</textarea>
+            <p><button type="submit">Send test alert</button></p>
+            ${
+              mine
+                ? html`<div class="test-result ${mine.ok ? 'notice' : 'alert'} flash" role="status">
+                  ${mine.lines.map((line) => html`<div>${line}</div>`)}
+                </div>`
+                : ''
+            }
+          </form>`
+          })
+    }
+  </section>`
+}
+
+async function renderSettings(w: WebRequest, loaded: LoadedProject, state: SettingsState = {}, status = 200) {
+  const csrfToken = await w.csrfToken()
+  const manager = canAdminOperations(loaded.access)
+  const integrations = manager ? await allIntegrations(w.ctx, loaded) : await testableIntegrations(w.ctx, loaded)
+  const body = html`<h1>Alerts</h1>
+    <p>
+      Alert integrations of <a href="/${loaded.project.full_path}">${loaded.project.full_name}</a>:
+      monitoring tools post alerts to an integration's webhook URL with its authorization key.
+    </p>
+    <section id="integrations">
+      <h2>Current integrations</h2>
+      ${integrationsTable(w, loaded, integrations, csrfToken)}
+    </section>
+    ${manager ? newIntegrationForm(w, loaded, csrfToken, state.form) : ''} ${testForms(loaded, integrations, csrfToken, state.test)}`
+  return w.render({ title: 'Monitor Settings', flash: state.flash ?? null }, body, status)
+}
+
+function formValuesOf(params: Record<string, unknown>): IntegrationFormValues {
+  // A checkbox follows a hidden "0" of the same name, so the last value wins.
+  const actives = Array.isArray(params.active) ? params.active : [params.active]
+  const active = actives[actives.length - 1]
+  return {
+    name: textOf(params.name),
+    type: textOf(params.type) || 'http',
+    active: active === undefined ? true : ['1', 'true', 'on'].includes(textOf(active)),
+    apiUrl: textOf(params.api_url),
+  }
+}
+
+async function createFromForm(w: WebRequest, loaded: LoadedProject) {
+  const values = formValuesOf(w.params)
+  if (!(INTEGRATION_TYPES as readonly string[]).includes(values.type)) {
+    return renderSettings(w, loaded, { form: { values: EMPTY_FORM, errors: ['Type is not included in the list'] } }, 422)
+  }
+  try {
+    await createIntegration(w.ctx, loaded, values.type as IntegrationType, {
+      name: values.name,
+      active: values.active,
+      apiUrl: values.apiUrl,
+    })
+  } catch (error) {
+    if (error instanceof DomainError && !(error instanceof NotFound)) {
+      return renderSettings(w, loaded, { form: { values, errors: messagesOf(error) } }, 422)
+    }
+    throw error
+  }
+  return renderSettings(w, loaded, { flash: { kind: 'notice', text: 'Integration successfully saved.' } })
+}
+
+function integrationIdOf(w: WebRequest): number {
+  const text = textOf(w.params.integration_id)
+  if (!/^\d{1,10}$/.test(text)) throw new NotFound('Integration')
+  return Number(text)
+}
+
+/** What the webhook answered, in words: the alerts it made, or why it refused. */
+function testResultOf(statusCode: number, body: string): { ok: boolean; lines: string[] } {
+  if (statusCode >= 200 && statusCode < 300) {
+    let alerts: unknown
+    try {
+      alerts = JSON.parse(body)
+    } catch {
+      alerts = null
+    }
+    const lines = ['Test alert sent successfully.']
+    if (Array.isArray(alerts)) {
+      for (const alert of alerts) {
+        if (alert && typeof alert === 'object' && 'iid' in alert)
+          lines.push(`Alert #${String(alert.iid)}: ${String((alert as { title?: unknown }).title ?? '')}`)
+      }
+    }
+    return { ok: true, lines }
+  }
+  const reasons: Record<number, string> = {
+    400: 'the payload was not accepted',
+    401: 'the authorization key was refused',
+    403: 'the integration is not active',
+    404: 'the endpoint was not found',
+    413: 'the payload is too large',
+    429: 'too many alerts, try again later',
+  }
+  return { ok: false, lines: [`Test alert failed (HTTP ${statusCode}): ${reasons[statusCode] ?? 'the endpoint refused it'}.`] }
+}
+
+/** Sends the payload through the integration's real webhook, in-process, with its key (the key never reaches the browser). */
+async function sendTestAlert(w: WebRequest, loaded: LoadedProject) {
+  const id = integrationIdOf(w)
+  const integration = (await testableIntegrations(w.ctx, loaded)).find((candidate) => candidate.id === id)
+  if (!integration) return w.notFound()
+  const payload = textOf(w.params.payload)
+  try {
+    JSON.parse(payload)
+  } catch {
+    const test = { integrationId: id, payload, ok: false, lines: ['Test alert failed: the payload must be valid JSON.'] }
+    return renderSettings(w, loaded, { test }, 422)
+  }
+  const path = integrationUrl('', loaded.project.full_path, integration)
+  const response = await w.request.server.inject({
+    method: 'POST',
+    url: path,
+    headers: { authorization: `Bearer ${integration.token}`, 'content-type': 'application/json' },
+    payload,
+  })
+  const result = testResultOf(response.statusCode, response.body)
+  return renderSettings(w, loaded, { test: { integrationId: id, payload, ...result } }, result.ok ? 200 : 422)
+}
+
+async function resetKeyFromForm(w: WebRequest, loaded: LoadedProject) {
+  await resetIntegrationToken(w.ctx, loaded, integrationIdOf(w))
+  return renderSettings(w, loaded, { flash: { kind: 'notice', text: 'The authorization key was reset.' } })
+}
+
+// The alert list (GL Projects::AlertManagementController#index).
+
+const STATUS_TABS: { label: string; status: AlertStatusName | null }[] = [
+  { label: 'All alerts', status: null },
+  { label: 'Triggered', status: 'triggered' },
+  { label: 'Acknowledged', status: 'acknowledged' },
+  { label: 'Resolved', status: 'resolved' },
+  { label: 'Ignored', status: 'ignored' },
+]
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
+  const statusParam = textOf(w.params.status)
+  const status = (STATUS_NAMES as readonly string[]).includes(statusParam) ? (statusParam as AlertStatusName) : null
+  const search = textOf(w.params.search).trim()
+  const pageText = textOf(w.params.page)
+  const page = /^\d{1,6}$/.test(pageText) && Number(pageText) > 0 ? Number(pageText) : 1
+  const { alerts, total } = await listAlerts(w.ctx, loaded, {
+    status: status ?? undefined,
+    search: search || undefined,
+    page,
+    perPage: ALERTS_PER_PAGE,
+  })
+  const base = `/${loaded.project.full_path}${ALERTS_SUFFIX}`
+  const linkTo = (overrides: { status?: string | null; page?: number }) => {
+    const query = new URLSearchParams()
+    const nextStatus = overrides.status === undefined ? status : overrides.status
+    if (nextStatus) query.set('status', nextStatus)
+    if (search) query.set('search', search)
+    if (overrides.page && overrides.page > 1) query.set('page', String(overrides.page))
+    const text = query.toString()
+    return text ? `${base}?${text}` : base
+  }
+  const pages = Math.max(1, Math.ceil(total / ALERTS_PER_PAGE))
+  const body = html`<h1>Alerts</h1>
+    <nav class="status-tabs">
+      ${STATUS_TABS.map((tab) =>
+        tab.status === status
+          ? html`<strong class="status-tab current">${tab.label}</strong> `
+          : html`<a class="status-tab" href="${linkTo({ status: tab.status, page: 1 })}">${tab.label}</a> `,
+      )}
+    </nav>
+    <form method="get" action="${base}" class="alert-search">
+      ${status ? html`<input type="hidden" name="status" value="${status}" />` : ''}
+      <label for="alert_search">Search</label>
+      <input type="text" id="alert_search" name="search" value="${search}" />
+      <button type="submit">Search</button>
+    </form>
+    ${
+      alerts.length === 0
+        ? html`<p class="no-alerts">No alerts to display.</p>`
+        : html`<table class="alerts">
+          <thead>
+            <tr>
+              <th>Severity</th>
+              <th>Start time</th>
+              <th>Alert</th>
+              <th>Events</th>
+              <th>Issue</th>
+              <th>Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${alerts.map(
+              (alert) => html`<tr class="alert-row" id="alert_${alert.iid}">
+                <td class="alert-severity">${capitalized(SEVERITY_NAMES[alert.severity] ?? 'critical')}</td>
+                <td class="alert-started">${timeOf(alert.started_at)}</td>
+                <td class="alert-title">#${alert.iid} ${alert.title}</td>
+                <td class="alert-events">${alert.events}</td>
+                <td class="alert-issue">${alert.issue_iid === null ? 'None' : `#${alert.issue_iid}`}</td>
+                <td class="alert-status">${capitalized(STATUS_NAMES[alert.status] ?? 'triggered')}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+    }
+    <nav class="pagination">
+      ${page > 1 ? html`<a rel="prev" href="${linkTo({ page: page - 1 })}">Prev</a>` : ''}
+      <span class="page-info">Page ${page} of ${pages} (${total} alerts)</span>
+      ${page < pages ? html`<a rel="next" href="${linkTo({ page: page + 1 })}">Next</a>` : ''}
+    </nav>`
+  return w.render({ title: 'Alerts' }, body)
+}
 
 /** The project's alert settings page (integrations, test alert) and its alert list. */
-export function registerAlertPages(_web: WebRouter) {}
+export function registerAlertPages(web: WebRouter) {
+  for (const url of projectRoutes(SETTINGS_SUFFIX)) {
+    web.get(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canSendTestAlert(loaded.access)) return w.notFound()
+        return renderSettings(w, loaded)
+      }),
+    )
+    web.post(
+      url,
+      projectPage(async (w, loaded) => {
+        const operation = textOf(w.params.operation)
+        const allowed = operation === 'test_alert' ? canSendTestAlert(loaded.access) : canAdminOperations(loaded.access)
+        if (!allowed) return w.notFound()
+        try {
+          if (operation === 'create') return await createFromForm(w, loaded)
+          if (operation === 'reset_token') return await resetKeyFromForm(w, loaded)
+          if (operation === 'test_alert') return await sendTestAlert(w, loaded)
+        } catch (error) {
+          if (error instanceof NotFound) return w.notFound()
+          throw error
+        }
+        return w.notFound()
+      }),
+    )
+  }
+  for (const url of projectRoutes(ALERTS_SUFFIX)) {
+    web.get(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canReadAlerts(loaded.access)) return w.notFound()
+        return renderAlertList(w, loaded)
+      }),
+    )
+  }
+}

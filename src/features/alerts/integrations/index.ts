@@ -1,2 +1,5 @@
 export { findActiveIntegration } from './store.js'
 export { integrationUrl, LEGACY_IDENTIFIER, PROMETHEUS_IDENTIFIER } from './urls.js'
+export { canAdminOperations, canSendTestAlert } from './policy.js'
+export { allIntegrations, createIntegration, customMappingAvailable, resetIntegrationToken, testableIntegrations } from './service.js'
+export { INTEGRATION_TYPES, type IntegrationType } from './schemas.js'

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { tierIncludes } from '../../../core/access.js'
 import type { Context } from '../../../core/context.js'
-import { BadRequest, Invalid, MissingParam, NotFound, ParamError, Unprocessable } from '../../../core/errors.js'
+import { BadRequest, Forbidden, Invalid, MissingParam, NotFound, ParamError, Unprocessable } from '../../../core/errors.js'
 import type { AlertIntegrationRow } from '../../../db/schema.js'
 import type { OffsetPage } from '../../../db/pagination.js'
 import type { LoadedProject } from '../../projects/index.js'
-import { authorizeAdminOperations } from './policy.js'
+import { authorizeAdminOperations, canSendTestAlert } from './policy.js'
 import {
   MAPPING_FIELD_NAMES,
   MAPPING_TYPES,
@@ -244,6 +244,12 @@ export async function listIntegrations(
 export async function allIntegrations(ctx: Context, loaded: LoadedProject): Promise<AlertIntegrationRow[]> {
   authorizeAdminOperations(loaded.access)
   return selectIntegrations(ctx.db, loaded.project.id)
+}
+
+/** The integrations a Developer and up may send a test alert through: all but the external tracker, which receives none. */
+export async function testableIntegrations(ctx: Context, loaded: LoadedProject): Promise<AlertIntegrationRow[]> {
+  if (!canSendTestAlert(loaded.access)) throw new Forbidden()
+  return (await selectIntegrations(ctx.db, loaded.project.id)).filter((integration) => integration.type !== 'opsgenie')
 }
 
 async function loadIntegration(ctx: Context, loaded: LoadedProject, id: number): Promise<AlertIntegrationRow> {
