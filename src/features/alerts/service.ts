@@ -6,7 +6,15 @@ import type { LoadedProject } from '../projects/index.js'
 import { CloseIncident } from './jobs.js'
 import { authorizeReadAlerts, authorizeUpdateAlerts } from './policy.js'
 import { Status, STATUS_NAMES, type AlertStatusName, type AlertView } from './present.js'
-import { findAlertViewByIid, hasOtherOpenAlert, insertAlertNotes, listAlertViews, updateAlertRow, type AlertFilter } from './store.js'
+import {
+  findAlertViewByIid,
+  hasOtherOpenAlert,
+  insertAlertNotes,
+  listAlertViews,
+  lockAlertCounter,
+  updateAlertRow,
+  type AlertFilter,
+} from './store.js'
 
 export const ALERT_SORTS = [
   'created_asc',
@@ -120,6 +128,8 @@ export async function updateAlertStatus(ctx: Context, loaded: LoadedProject, iid
   const at = now.toISOString()
   await ctx.db.transaction().execute(async (trx) => {
     if (before.status === Status.RESOLVED && before.fingerprint !== null) {
+      // Webhooks create alerts holding this lock: no alert with the fingerprint opens while this one reopens.
+      await lockAlertCounter(trx, loaded.project.id)
       if (await hasOtherOpenAlert(trx, loaded.project.id, before.fingerprint, before.id)) {
         throw new Invalid({ fingerprint: ['Cannot have multiple unresolved alerts'] })
       }
