@@ -98,11 +98,14 @@ export async function api(port, method, urlPath, token, body) {
 
 /**
  * Starts `dist/svc.mjs serve` and resolves once /-/readiness answers 200, with the child and how long that took.
- * svc's stderr goes to `onStderr` when given.
+ * svc's stderr goes to `onStderr` when given; `nodeArgs` go to node (e.g. `--cpu-prof`).
  */
-export async function startSvc(env, { onStderr } = {}) {
+export async function startSvc(env, { onStderr, nodeArgs = [] } = {}) {
   const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/svc.mjs'), 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (data) => (stderr += data))
   if (onStderr) child.stderr.on('end', () => onStderr(stderr))

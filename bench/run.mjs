@@ -14,6 +14,7 @@ import { benchLabels } from './labels.mjs'
 import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
+import { benchAlerts } from './alerts.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
@@ -292,6 +293,8 @@ async function main() {
   await benchEvents()
   // Forks of a ~100 MB repository against git clone, and clone throughput over HTTP (bench/fork.mjs).
   await benchForks()
+  // Alert ingestion through the webhook against a bare server, and acknowledged alerts surviving kill -9 (bench/alerts.mjs).
+  await benchAlerts()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
