@@ -2,93 +2,22 @@
 // merge requests), as a Reporter of the project, against a bare node:http server replaying the same bytes in the
 // same run; plus svc's peak RSS. Prints figures only.
 // Run alone with `node bench/labels.mjs` after `npm run build`, or through `npm run bench` (bench/run.mjs).
-import { spawn, execFile } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
-import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { format, memory, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const LABELS = 50
 const ISSUES = 10_000
 const MERGE_REQUESTS = 1_000
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
-function get(port, urlPath, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers, agent: false }, (response) => {
-      const chunks = []
-      response.on('data', (chunk) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }))
-    })
-    request.on('error', reject)
-  })
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
-}
-
-/** Starts svc; with BENCH_LABELS_PROFILE=<dir> it writes a CPU profile there on exit. */
-async function startSvc(env) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.BENCH_LABELS_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_LABELS_PROFILE}`] : []),
-      path.join(root, 'dist/svc.mjs'),
-      'serve',
-    ],
-    { env, stdio: ['ignore', 'ignore', 'pipe'] },
-  )
-  let stderr = ''
-  child.stderr.on('data', (data) => (stderr += data))
-  const started = performance.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc exited before it was ready: ${stderr.trim()}`)
-    if (performance.now() - started > 60_000) {
-      await stop(child)
-      throw new Error('svc was not ready within 60 s')
-    }
-    try {
-      if ((await get(Number(env.SVC_PORT), '/-/readiness')).status === 200) return child
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(10)
-  }
-}
-
-function memory(pid, field) {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((text) => text.startsWith(`${field}:`))
-  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
-}
 
 /** A Reporter with a token, a group and its project with 50 labels (10 of them the group's), 10,000 issues with two labels each, 1,000 merge requests. */
 function seed(dataDir, userToken) {
@@ -167,46 +96,27 @@ export async function benchLabels() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-labels-'))
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-labels-replay-'))
   const userToken = `bench-labels-${randomBytes(16).toString('hex')}`
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: String(await freePort()),
-    SVC_DATA_DIR: dataDir,
-    SVC_ROOT_TOKEN: `bench-root-${randomBytes(16).toString('hex')}`,
-    SVC_LOG_LEVEL: 'silent',
-  }
-  delete env.SVC_DATABASE_URL
-  delete env.SVC_REDIS_URL
-  delete env.SVC_EXTERNAL_URL
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: `bench-root-${randomBytes(16).toString('hex')}` })
+  // BENCH_LABELS_PROFILE=<dir>: svc writes a CPU profile there on exit.
+  const nodeArgs = process.env.BENCH_LABELS_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_LABELS_PROFILE}`] : []
   let svc = null
   let bare = null
   try {
-    await stop(await startSvc(env))
+    await stop((await startSvc(env)).child)
     const projectId = seed(dataDir, userToken)
-    svc = await startSvc(env)
+    svc = (await startSvc(env, { nodeArgs })).child
     const urlPath = `/api/v4/projects/${projectId}/labels?with_counts=true&per_page=${LABELS}`
     const headers = { 'PRIVATE-TOKEN': userToken }
-    const response = await get(Number(env.SVC_PORT), urlPath, headers)
-    const labels = JSON.parse(response.body.toString())
+    const response = await request(Number(env.SVC_PORT), 'GET', urlPath, { headers })
+    const labels = JSON.parse(response.body)
     const issuesCounted = Array.isArray(labels)
       ? labels.reduce((sum, label) => sum + label.open_issues_count + label.closed_issues_count, 0)
       : NaN
-    const recorded = {
-      [`GET ${urlPath}`]: {
-        status: response.status,
-        headers: response.rawHeaders
-          .flatMap((value, index, all) => (index % 2 === 0 ? [[value, all[index + 1]]] : []))
-          .filter(([name]) => !hopByHop.has(name.toLowerCase())),
-        body: response.body.toString('base64'),
-      },
-    }
     const recordingFile = path.join(workDir, 'responses.json')
-    fs.writeFileSync(recordingFile, JSON.stringify(recorded))
-    bare = spawn(process.execPath, [path.join(root, 'bench/bare.mjs'), recordingFile], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const barePort = await new Promise((resolve, reject) => {
-      bare.stdout.once('data', (data) => resolve(Number(String(data).trim())))
-      bare.once('exit', () => reject(new Error('bare server exited before listening')))
-    })
+    fs.writeFileSync(recordingFile, JSON.stringify({ [`GET ${urlPath}`]: recording(response) }))
+    const started = await startBare(recordingFile)
+    bare = started.child
+    const barePort = started.port
     // Warm-up, then the measured run.
     await load(Number(env.SVC_PORT), urlPath, headers)
     const measured = await load(Number(env.SVC_PORT), urlPath, headers)
@@ -215,7 +125,7 @@ export async function benchLabels() {
       `\nlabels with counts: GET /projects/:id/labels?with_counts=true&per_page=${LABELS}, ${LABELS} labels, ${ISSUES} issues, ${MERGE_REQUESTS} merge requests, as a Reporter`,
     )
     console.log(
-      `  status ${response.status}, ${response.body.length} bytes, ${Array.isArray(labels) ? labels.length : '-'} labels, ${issuesCounted} issue-label links counted`,
+      `  status ${response.status}, ${Buffer.byteLength(response.body)} bytes, ${Array.isArray(labels) ? labels.length : '-'} labels, ${issuesCounted} issue-label links counted`,
     )
     console.log(
       `  svc ${format(measured.rps)} req/s (p50 ${format(measured.p50)} ms, p99 ${format(measured.p99)} ms), bare ${format(baseline.rps)} req/s: ` +
