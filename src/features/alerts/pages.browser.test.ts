@@ -1,0 +1,113 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { User } from '../../core/caller.js'
+import type { ProjectRow } from '../../db/schema.js'
+import { closeBrowser, launchBrowser } from '../../testing/browser.js'
+import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+
+/** The alert pages in a real browser, without JavaScript: sign in, add an integration, send a test alert, list alerts. */
+
+const PASSWORD = 'alert-pages-password'
+
+let server: TestServer
+let browser: Browser
+let project: ProjectRow
+let maintainer: User
+let developer: User
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const db = server.database.db
+  const group = await createTestGroup(db, { visibility: 'private' })
+  const subgroup = await createTestGroup(db, { visibility: 'private', parent: group })
+  project = await createTestProject(db, { namespace: subgroup, visibility: 'private' })
+  maintainer = await createTestUser(db, { password: PASSWORD })
+  developer = await createTestUser(db, { password: PASSWORD })
+  await addTestMember(db, { user: maintainer, project, accessLevel: 40 })
+  await addTestMember(db, { user: developer, project, accessLevel: 30 })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await closeBrowser(browser)
+  await server.close()
+})
+
+/** Opens `path` as a visitor, signs in on the page it is sent to, and lands back on `path`. */
+async function signInAt(user: User, path: string): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto(server.url + path)
+  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
+  await page.fill('input[name="user[login]"]', user.username)
+  await page.fill('input[name="user[password]"]', PASSWORD)
+  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
+  return page
+}
+
+describe('the alert pages in a browser', () => {
+  test('a Maintainer adds an integration, sees its URL and key, sends a test alert and finds it in the list', async () => {
+    const settings = `/${project.full_path}/-/settings/operations`
+    const page = await signInAt(maintainer, settings)
+    try {
+      expect(await page.textContent('.no-integrations')).toBe('No integrations have been added yet.')
+      await page.selectOption('#integration_type', 'http')
+      await page.fill('#integration_name', 'Production monitor')
+      await page.click('.integration-form button[type="submit"]')
+      expect(await page.textContent('.flash.notice')).toBe('Integration successfully saved.')
+
+      const integration = await server.database.db
+        .selectFrom('alert_integrations')
+        .selectAll()
+        .where('project_id', '=', project.id)
+        .executeTakeFirstOrThrow()
+      expect(await page.textContent('.integration-name')).toBe('Production monitor')
+      expect(await page.textContent('.integration-status')).toBe('Active')
+      expect(await page.textContent('.integration-url')).toBe(
+        `${server.url}/${project.full_path}/alerts/notify/production-monitor/${integration.endpoint_identifier}.json`,
+      )
+      expect(await page.textContent('.integration-token')).toBe(integration.token)
+
+      const form = page.locator(`#test_alert_${integration.id}`)
+      await form.locator('textarea').fill('{"title": "CPU at 100%", "severity": "high", "service": "api"}')
+      await form.locator('button[type="submit"]').click()
+      const result = page.locator(`#test_alert_${integration.id} .test-result`)
+      expect(await result.locator('div').allTextContents()).toEqual(['Test alert sent successfully.', 'Alert #1: CPU at 100%'])
+
+      await page.goto(`${server.url}/${project.full_path}/-/alert_management`)
+      expect(await page.textContent('#alert_1 .alert-title')).toBe('#1 CPU at 100%')
+      expect(await page.textContent('#alert_1 .alert-severity')).toBe('High')
+      expect(await page.textContent('#alert_1 .alert-status')).toBe('Triggered')
+      expect(await page.textContent('#alert_1 .alert-events')).toBe('1')
+      await page.click('a.status-tab:has-text("Resolved")')
+      expect(await page.textContent('.no-alerts')).toBe('No alerts to display.')
+    } finally {
+      await page.context().close()
+    }
+  })
+
+  test('a Developer sees the test form but no URL or key, and can send a test alert', async () => {
+    const settings = `/${project.full_path}/-/settings/operations`
+    const page = await signInAt(developer, settings)
+    try {
+      expect(await page.locator('.integration-token').count()).toBe(0)
+      expect(await page.locator('.integration-url').count()).toBe(0)
+      expect(await page.locator('.integration-form').count()).toBe(0)
+      const integration = await server.database.db
+        .selectFrom('alert_integrations')
+        .selectAll()
+        .where('project_id', '=', project.id)
+        .executeTakeFirstOrThrow()
+      expect(await page.content()).not.toContain(integration.token)
+      const form = page.locator(`#test_alert_${integration.id}`)
+      await form.locator('textarea').fill('{"title": "Memory low"}')
+      await form.locator('button[type="submit"]').click()
+      expect(await page.locator(`#test_alert_${integration.id} .test-result div`).allTextContents()).toEqual([
+        'Test alert sent successfully.',
+        'Alert #2: Memory low',
+      ])
+    } finally {
+      await page.context().close()
+    }
+  })
+})
