@@ -202,6 +202,11 @@ describe('POST /projects/:id/clusters/user', () => {
     expect(await invalid({ domain: 'http://apps.example.com' })).toEqual({
       message: { domain: ['contains invalid characters (valid characters: [a-z0-9\\-])'] },
     })
+    expect(await invalid({ environment_scope: '' })).toEqual({
+      message: {
+        environment_scope: ["can't be blank", "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces"],
+      },
+    })
     expect(await invalid({ environment_scope: 'prod#1' })).toEqual({
       message: { environment_scope: ["can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces"] },
     })
@@ -232,6 +237,18 @@ describe('POST /projects/:id/clusters/user', () => {
     await server.database.db.updateTable('projects').set({ infrastructure_access_level: 0 }).where('id', '=', project.id).execute()
     expect((await createCluster(project, maintainer)).status).toBe(403)
     expect((await call('GET', `/projects/${project.id}/clusters`, maintainer)).status).toBe(403)
+  })
+})
+
+describe('an archived project', () => {
+  test('keeps its clusters readable but refuses changes', async () => {
+    const { project, maintainer } = await team()
+    const a = (await createCluster(project, maintainer)).body
+    await server.database.db.updateTable('projects').set({ archived: 1 }).where('id', '=', project.id).execute()
+    expect((await call('GET', `/projects/${project.id}/clusters/${a.id}`, maintainer)).status).toBe(200)
+    expect((await createCluster(project, maintainer, { environment_scope: 'other' })).status).toBe(403)
+    expect((await call('PUT', `/projects/${project.id}/clusters/${a.id}`, maintainer, { name: 'x' })).status).toBe(403)
+    expect((await call('DELETE', `/projects/${project.id}/clusters/${a.id}`, maintainer)).status).toBe(403)
   })
 })
 

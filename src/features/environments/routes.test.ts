@@ -210,6 +210,18 @@ describe('POST /projects/:id/environments', () => {
   })
 })
 
+describe('an archived project', () => {
+  test('keeps its environments readable but refuses changes', async () => {
+    const { project, maintainer } = await team()
+    const row = await insertEnvironment(project, { name: 'production' })
+    await server.database.db.updateTable('projects').set({ archived: 1 }).where('id', '=', project.id).execute()
+    expect((await call('GET', `/projects/${project.id}/environments`, maintainer)).status).toBe(200)
+    expect((await call('POST', `/projects/${project.id}/environments`, maintainer, { name: 'x' })).status).toBe(403)
+    expect((await call('PUT', `/projects/${project.id}/environments/${row.id}`, maintainer, { tier: 'other' })).status).toBe(403)
+    expect((await call('POST', `/projects/${project.id}/environments/${row.id}/stop`, maintainer)).body.state).toBe('available')
+  })
+})
+
 describe('GET /projects/:id/environments', () => {
   test('a Reporter lists them oldest first with pagination headers and the project', async () => {
     const { project, reporter } = await team()
@@ -236,6 +248,8 @@ describe('GET /projects/:id/environments', () => {
       (await call('GET', `/projects/${project.id}/environments?${query}`, reporter)).body.map((e: any) => e.id)
     expect(await ids('name=production')).toEqual([a.id])
     expect(await ids('name=Production')).toEqual([])
+    // A blank name filters nothing out, as GitLab's finder skips it.
+    expect(await ids('name=')).toHaveLength(4)
     expect(await ids('search=REV')).toEqual([b.id, c.id])
     expect(await ids('search=rev_')).toEqual([])
     expect(await ids('states=stopped')).toEqual([b.id])

@@ -52,7 +52,9 @@ export async function listEnvironments(
   const search = input.search !== undefined && input.search.trim() !== '' ? input.search : undefined
   if (search !== undefined && search.length < MIN_SEARCH_LENGTH)
     throw new BadRequest(`Search query is less than ${MIN_SEARCH_LENGTH} characters`)
-  const query = selectEnvironments(ctx.db, loaded.project.id, { name: input.name, namePrefix: search, state: input.states })
+  // GL EnvironmentsFinder filters only by a name that is present.
+  const name = input.name !== undefined && input.name.trim() !== '' ? input.name : undefined
+  const query = selectEnvironments(ctx.db, loaded.project.id, { name, namePrefix: search, state: input.states })
   return fetchOffsetPage(ctx.db, query, input.page, input.perPage)
 }
 
