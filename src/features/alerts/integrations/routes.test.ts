@@ -86,6 +86,20 @@ describe('on Free', () => {
     expect(list.body.map((i: { name: string }) => i.name)).toEqual(['one'])
   })
 
+  test('concurrent creations still leave one HTTP integration on Free, and one Prometheus integration', async () => {
+    const project = await projectIn(db)
+    const https = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => request('POST', base(project), { token: root, body: { name: `http ${n}` } })),
+    )
+    const prometheus = await Promise.all(
+      Array.from({ length: 4 }, () => request('POST', base(project), { token: root, body: { type: 'prometheus' } })),
+    )
+    expect(https.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422])
+    expect(prometheus.map((r) => r.status).sort()).toEqual([201, 422, 422, 422])
+    const rows = await db.selectFrom('alert_integrations').select('type').where('project_id', '=', project.id).execute()
+    expect(rows.map((row) => row.type).sort()).toEqual(['http', 'prometheus'])
+  })
+
   test('payload example and custom mappings are dropped on Free, as GitLab does', async () => {
     const project = await projectIn(db)
     const response = await request('POST', base(project), {
