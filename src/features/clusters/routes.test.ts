@@ -132,6 +132,27 @@ describe('POST /projects/:id/clusters/user', () => {
     })
   })
 
+  test('a form-encoded request names the platform attributes with brackets', async () => {
+    const { project, maintainer } = await team()
+    const res = await request('POST', `/api/v4/projects/${project.id}/clusters/user`, {
+      token: maintainer.token,
+      form: true,
+      body: {
+        name: 'form-cluster',
+        enabled: 'false',
+        'platform_kubernetes_attributes[api_url]': 'https://kube.example.com',
+        'platform_kubernetes_attributes[token]': 'tok',
+        'platform_kubernetes_attributes[namespace]': 'apps',
+      },
+    })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({
+      name: 'form-cluster',
+      enabled: false,
+      platform_kubernetes: { api_url: 'https://kube.example.com', namespace: 'apps' },
+    })
+  })
+
   test('missing and malformed params answer 400 as GitLab', async () => {
     const { project, maintainer } = await team()
     const path = `/projects/${project.id}/clusters/user`

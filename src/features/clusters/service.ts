@@ -63,7 +63,7 @@ function addError(errors: Record<string, string[]>, attribute: string, message: 
  */
 async function validate(ctx: Context, projectId: number, attributes: ClusterAttributes, changed: { name: boolean; id: number | null }) {
   const errors: Record<string, string[]> = {}
-  if (attributes.environment_scope === '') addError(errors, 'environment_scope', "can't be blank")
+  if (attributes.environment_scope.trim() === '') addError(errors, 'environment_scope', "can't be blank")
   const scopeProblem = environmentScopeProblem(attributes.environment_scope)
   if (scopeProblem) addError(errors, 'environment_scope', scopeProblem)
   for (const problem of namespaceProblems(attributes.namespace)) addError(errors, 'platform_kubernetes.namespace', problem)
