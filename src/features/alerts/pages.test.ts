@@ -3,6 +3,7 @@ import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
+import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createTestSession, type TestSession } from '../../testing/sessions.js'
 
@@ -243,6 +244,19 @@ describe('the alert settings page', () => {
     expect(response.text).toContain('{&quot;title&quot;: </textarea>')
   })
 
+  test('a path the project had before a rename redirects to its current one', async () => {
+    const project = await projectIn()
+    const { session } = await member(project, 40)
+    const renamed = await client(`${server.url}/api/v4`)('PUT', `/projects/${project.id}`, {
+      token: server.rootToken,
+      body: { path: `${project.path}-renamed` },
+    })
+    expect(renamed.status).toBe(200)
+    const response = await visit('GET', settingsOf(project), { session })
+    expect(response.status).toBe(302)
+    expect(response.location).toBe(`${server.url}/${project.full_path}-renamed/-/settings/operations`)
+  })
+
   test('forms need the authenticity token', async () => {
     const project = await projectIn()
     const { session } = await member(project, 40)
@@ -315,5 +329,48 @@ describe('the alert list page', () => {
 
     const ignored = await visit('GET', `${alertsOf(project)}?status=ignored`, { session })
     expect(ignored.text).toContain('No alerts to display.')
+  })
+})
+
+describe('on Premium', () => {
+  let premium: TestServer
+
+  beforeAll(async () => {
+    premium = await startTestServer({ SVC_TIER: 'premium' })
+  })
+  afterAll(() => premium.close())
+
+  test('the page offers Opsgenie, shows its target URL without a key or test form, and allows several HTTP integrations', async () => {
+    const pdb = premium.database.db
+    const group = await createTestGroup(pdb, { visibility: 'private' })
+    const project = await createTestProject(pdb, { namespace: group, visibility: 'private' })
+    const user = await createTestUser(pdb)
+    await addTestMember(pdb, { user, project, accessLevel: 40 })
+    const session = await createTestSession(premium, user)
+    const post = async (fields: [string, string][]) => {
+      const body = new URLSearchParams([['authenticity_token', session.csrfToken], ...fields]).toString()
+      const response = await fetch(`${premium.url}${settingsOf(project)}`, {
+        method: 'POST',
+        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      })
+      return { status: response.status, text: await response.text() }
+    }
+    const tracker = await post(createFields({ name: '', type: 'opsgenie', apiUrl: 'https://og.example.com/alerts' }))
+    expect(tracker.status).toBe(200)
+    expect(tracker.text).toContain('<option value="opsgenie">Opsgenie</option>')
+    expect(tracker.text).toContain('<span class="integration-target">https://og.example.com/alerts</span>')
+    expect(tracker.text).not.toContain('class="integration-token"')
+    expect(tracker.text).not.toContain('class="test-alert"')
+
+    const refused = await post(createFields({ name: 'http' }))
+    expect(refused.status).toBe(422)
+    expect(refused.text).toContain('<li>No other alert integration can be active while the Opsgenie integration is active</li>')
+    expect((await post(createFields({ name: 'one', active: false }))).status).toBe(200)
+    const two = await post(createFields({ name: 'two', active: false }))
+    expect(two.status).toBe(200)
+    expect(two.text.match(/class="integration-token"/g)).toHaveLength(2)
+    expect(two.text.match(/class="test-alert"/g)).toHaveLength(2)
   })
 })

@@ -267,7 +267,8 @@ async function createFromForm(w: WebRequest, loaded: LoadedProject) {
   }
   try {
     await createIntegration(w.ctx, loaded, values.type as IntegrationType, {
-      name: values.name,
+      // Left blank, the other types take their own names.
+      name: values.name.trim() === '' && values.type !== 'http' ? undefined : values.name,
       active: values.active,
       apiUrl: values.apiUrl,
     })
