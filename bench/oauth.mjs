@@ -7,12 +7,11 @@ import { createHash, randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, URLSearchParams } from 'node:url'
+import { format, freePort, memory, root, startSvc, stop, svcEnv } from './common.mjs'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 // One refresh chain per connection: rotation revokes each refresh token once used, so a chain is sequential.
 const chains = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -22,8 +21,6 @@ const BASIC = `Basic ${Buffer.from(`${encodeURIComponent(CLIENT_ID)}:${encodeURI
 const ROOT_PASSWORD = `bench-root-${randomBytes(8).toString('hex')}`
 const PASSWORD_REQUESTS = Number(process.env.BENCH_PASSWORD_REQUESTS ?? 100)
 const sha256 = (value) => createHash('sha256').update(value).digest('hex')
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
 
 /** The oidc-provider side: one confidential client, rotating refresh tokens, `chains` refresh tokens printed as JSON. */
 async function serveOidcProvider(port, count, scope) {
@@ -59,24 +56,6 @@ async function serveOidcProvider(port, count, scope) {
   process.on('SIGTERM', () => server.close(() => process.exit(0)))
 }
 
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
 function send(port, method, urlPath, headers, body, agent) {
   return new Promise((resolve, reject) => {
     const request = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent }, (response) => {
@@ -87,27 +66,6 @@ function send(port, method, urlPath, headers, body, agent) {
     request.on('error', reject)
     request.end(body)
   })
-}
-
-/** Starts svc (dist/svc.mjs) and resolves once /-/readiness answers 200. */
-async function startSvc(env) {
-  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.on('data', (data) => (stderr += data))
-  const started = performance.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`svc exited with code ${child.exitCode}: ${stderr.trim()}`)
-    if (performance.now() - started > 60_000) {
-      await stop(child)
-      throw new Error('svc was not ready within 60 s')
-    }
-    try {
-      if ((await send(Number(env.SVC_PORT), 'GET', '/-/readiness', {}, undefined, false)).status === 200) return child
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(5)
-  }
 }
 
 /** The OAuth application and one refresh chain per connection, written into svc's SQLite file as the token endpoint writes them. */
@@ -243,14 +201,6 @@ async function startOidcProvider(scope) {
   return { child, port, refreshTokens }
 }
 
-function memory(pid, field) {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((text) => text.startsWith(`${field}:`))
-  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
-}
-
 function printTable(rows) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
   for (const row of rows)
@@ -261,29 +211,18 @@ function printTable(rows) {
 export async function benchOAuth() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-oauth-'))
   const rootToken = `bench-${randomBytes(16).toString('hex')}`
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: String(await freePort()),
-    SVC_DATA_DIR: dataDir,
-    SVC_ROOT_TOKEN: rootToken,
-    SVC_ROOT_PASSWORD: ROOT_PASSWORD,
-    SVC_LOG_LEVEL: 'silent',
-  }
-  delete env.SVC_DATABASE_URL
-  delete env.SVC_REDIS_URL
-  delete env.SVC_EXTERNAL_URL
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: rootToken, SVC_ROOT_PASSWORD: ROOT_PASSWORD })
   const port = Number(env.SVC_PORT)
   let svc = null
   let provider = null
   try {
-    await stop(await startSvc(env))
+    await stop((await startSvc(env)).child)
     const scenarios = [
       { name: 'refresh_token grant', scope: 'api', oidcScope: 'offline_access api' },
       { name: 'refresh_token grant, openid (ID token)', scope: 'api openid', oidcScope: 'openid offline_access api' },
     ]
     for (const scenario of scenarios) scenario.svcTokens = seedSvc(dataDir, chains, scenario.scope)
-    svc = await startSvc(env)
+    svc = (await startSvc(env)).child
     // Every request here is a POST to /oauth/token, a protected path: its throttle would stop the load at 10 a minute.
     const settings = await send(
       port,

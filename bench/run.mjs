@@ -1,22 +1,19 @@
 // Measures svc against a bare node:http server replaying svc's own responses, plus cold start and memory.
 // Run with `npm run bench` (builds first). Prints figures only; always exits 0.
-import { spawn, execFile } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
-import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { format, memory, printTable, recording, request, root, sleep, startBare, startSvc as start, stop, svcEnv } from './common.mjs'
 import { benchLabels } from './labels.mjs'
 import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchAlerts } from './alerts.mjs'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -72,75 +69,8 @@ function seedProjects(dataDir, count) {
   })()
   db.close()
 }
-// Node manages these per connection; everything else is replayed byte for byte.
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'])
-
 // svc's stderr across every start, printed once (deduplicated) at the end so the figures stay readable.
 const svcStderr = new Set()
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
-function get(port, urlPath, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path: urlPath, headers, agent: false }, (response) => {
-      const chunks = []
-      response.on('data', (chunk) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }))
-    })
-    request.on('error', reject)
-  })
-}
-
-function memory(pid, field) {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((text) => text.startsWith(`${field}:`))
-  return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
-}
-
-/** Starts svc and resolves once /-/readiness answers 200, with the time that took. */
-async function startSvc(env) {
-  const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'dist/svc.mjs'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.on('data', (data) => (stderr += data))
-  child.stderr.on('end', () => stderr.split('\n').forEach((line) => line.trim() && svcStderr.add(line.replace(/^\(node:\d+\) /, ''))))
-  let exited = false
-  child.on('exit', () => (exited = true))
-  for (;;) {
-    if (exited) throw new Error(`svc exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
-    if (performance.now() - started > 60_000) {
-      await stop(child)
-      throw new Error('svc was not ready within 60 s')
-    }
-    try {
-      if ((await get(Number(env.SVC_PORT), '/-/readiness')).status === 200) break
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(5)
-  }
-  return { child, readyMs: performance.now() - started }
-}
 
 async function load(port, scenario) {
   const headerArgs = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`])
@@ -159,22 +89,14 @@ async function load(port, scenario) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
 }
 
-const format = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
+/** Starts svc and resolves once /-/readiness answers 200, with the time that took; its stderr is kept for the end. */
+const startSvc = (env) =>
+  start(env, { onStderr: (text) => text.split('\n').forEach((line) => line.trim() && svcStderr.add(line.replace(/^\(node:\d+\) /, ''))) })
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'))
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-replay-'))
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: String(await freePort()),
-    SVC_DATA_DIR: dataDir,
-    SVC_ROOT_TOKEN: token,
-    SVC_LOG_LEVEL: 'silent',
-  }
-  delete env.SVC_DATABASE_URL
-  delete env.SVC_REDIS_URL
-  delete env.SVC_EXTERNAL_URL
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token })
   let svc = null
   let bare = null
   try {
@@ -201,22 +123,15 @@ async function main() {
 
     const recorded = {}
     for (const scenario of scenarios) {
-      const response = await get(Number(env.SVC_PORT), scenario.path, scenario.headers)
-      const headers = []
-      for (let index = 0; index < response.rawHeaders.length; index += 2) {
-        const name = response.rawHeaders[index]
-        if (!hopByHop.has(name.toLowerCase())) headers.push([name, response.rawHeaders[index + 1]])
-      }
-      recorded[`GET ${scenario.path}`] = { status: response.status, headers, body: response.body.toString('base64') }
+      const response = await request(Number(env.SVC_PORT), 'GET', scenario.path, { headers: scenario.headers })
+      recorded[`GET ${scenario.path}`] = recording(response)
       scenario.status = response.status
     }
     const recordingFile = path.join(workDir, 'responses.json')
     fs.writeFileSync(recordingFile, JSON.stringify(recorded))
-    bare = spawn(process.execPath, [path.join(root, 'bench/bare.mjs'), recordingFile], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const barePort = await new Promise((resolve, reject) => {
-      bare.stdout.once('data', (data) => resolve(Number(String(data).trim())))
-      bare.once('exit', () => reject(new Error('bare server exited before listening')))
-    })
+    const started = await startBare(recordingFile)
+    bare = started.child
+    const barePort = started.port
 
     console.log(`\nload: ${connections} connections, ${seconds} s per target, loopback, ${os.cpus().length} CPUs`)
     const columns = [
@@ -250,9 +165,7 @@ async function main() {
         format(memory(svc.pid, 'VmHWM'), 1),
       ])
     }
-    const widths = columns.map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-    for (const row of rows)
-      console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '))
+    printTable(rows)
     console.log(
       '\ntargets: GET /api/v4/user svc/bare >= 0.5x; GET /projects/:id and GET /projects?per_page=20 >= 0.4x; status is what svc answered (and bare replays)',
     )
