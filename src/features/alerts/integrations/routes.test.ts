@@ -63,6 +63,21 @@ describe('on Free', () => {
     expect(await findActiveIntegration(db, project.id, row.endpoint_identifier)).toMatchObject({ id: row.id })
   })
 
+  test('the URL and key it shows are the ones the webhook accepts', async () => {
+    const project = await projectIn(db)
+    const created = (await request('POST', base(project), { token: root, body: { name: 'Webhook', active: true } })).body
+    const send = (key: string) =>
+      fetch(created.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'From the shown URL' }),
+      })
+    const accepted = await send(created.token)
+    expect(accepted.status).toBe(200)
+    expect(await accepted.json()).toEqual([{ iid: 1, title: 'From the shown URL' }])
+    expect((await send('0'.repeat(32))).status).toBe(401)
+  })
+
   test('a new integration is inactive unless told, takes the incident settings, and ignores api_url', async () => {
     const project = await projectIn(db)
     const response = await request('POST', base(project), {
