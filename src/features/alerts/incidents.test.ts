@@ -196,12 +196,18 @@ describe('CreateIncident', () => {
     expect(startTime('2020-01-01T12:59:00.000Z')).toBe('01 January 2020, 12:59PM (UTC)')
   })
 
-  test('a project without issues gets no incident', async () => {
-    const p = await project({ issues: 0 })
-    const a = await alert(p)
-    await run(CreateIncident, a.id)
-    expect((await reload(a.id)).issue_id).toBeNull()
-    expect(await db.selectFrom('issues').select('id').where('project_id', '=', p.id).execute()).toEqual([])
+  test('a project without issues, archived, or being deleted gets no incident', async () => {
+    const withoutIssues = await project({ issues: 0 })
+    const archived = await project()
+    await db.updateTable('projects').set({ archived: 1 }).where('id', '=', archived.id).execute()
+    const deleted = await project()
+    await db.updateTable('projects').set({ pending_delete: 1 }).where('id', '=', deleted.id).execute()
+    for (const p of [withoutIssues, archived, deleted]) {
+      const a = await alert(p)
+      await run(CreateIncident, a.id)
+      expect((await reload(a.id)).issue_id).toBeNull()
+      expect(await db.selectFrom('issues').select('id').where('project_id', '=', p.id).execute()).toEqual([])
+    }
   })
 })
 
