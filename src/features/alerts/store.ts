@@ -130,12 +130,25 @@ export async function findOpenAlertsByFingerprints(trx: Db, projectId: number, f
   return found
 }
 
-export function addAlertEvents(trx: Db, id: number, count: number, now: string) {
-  return trx
-    .updateTable('alerts')
-    .set({ events: sql`events + ${count}`, updated_at: now })
-    .where('id', '=', id)
-    .execute()
+/** Adds occurrences to many alerts in one statement a few hundred at a time: `counts` maps alert id to occurrences. */
+export async function addAlertEvents(trx: Db, counts: ReadonlyMap<number, number>, now: string) {
+  const entries = [...counts.entries()]
+  for (let at = 0; at < entries.length; at += 200) {
+    const chunk = entries.slice(at, at + 200)
+    const cases = sql.join(
+      chunk.map(([id, count]) => sql`when ${id} then ${count}`),
+      sql` `,
+    )
+    await trx
+      .updateTable('alerts')
+      .set({ events: sql`events + (case id ${cases} else 0 end)`, updated_at: now })
+      .where(
+        'id',
+        'in',
+        chunk.map(([id]) => id),
+      )
+      .execute()
+  }
 }
 
 export function resolveAlertRow(trx: Db, id: number, addedEvents: number, endedAt: string, now: string) {

@@ -97,7 +97,7 @@ export async function applySubmissions(
         created: null,
       })
     }
-    const touched: Target[] = []
+    const touched = new Set<Target>()
     const created: Target[] = []
     const answers = new Map<number, (Target | null)[]>()
     for (const index of indexes) {
@@ -116,7 +116,7 @@ export async function applySubmissions(
           } else {
             match.added += 1
           }
-          if (!touched.includes(match)) touched.push(match)
+          touched.add(match)
           landed.push(match)
         } else if (alert.resolved || alert.title === null) {
           landed.push(null)
@@ -193,13 +193,15 @@ export async function applySubmissions(
         })
       })
     }
+    const repeats = new Map<number, number>()
     for (const target of touched) {
       if (target.created) continue
       const id = target.id as number
       if (target.resolved) await resolveAlertRow(trx, id, target.added, target.resolved.endedAt, at)
-      else if (target.added > 0) await addAlertEvents(trx, id, target.added, at)
+      else if (target.added > 0) repeats.set(id, target.added)
     }
-    for (const target of [...created, ...touched.filter((t) => !t.created)]) {
+    await addAlertEvents(trx, repeats, at)
+    for (const target of [...created, ...[...touched].filter((t) => !t.created)]) {
       if (!target.resolved) continue
       const alertId = target.id as number
       notes.push({ projectId, alertId, authorId: botId, body: `logged a recovery alert from **${target.resolved.source}**`, at })
