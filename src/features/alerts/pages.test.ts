@@ -171,6 +171,44 @@ describe('the alert settings page', () => {
     expect(unknown.status).toBe(404)
   })
 
+  test('a Maintainer switches an integration off and on and deletes it; the Prometheus integration stays', async () => {
+    const project = await projectIn()
+    const { session } = await member(project, 40)
+    await submit(session, settingsOf(project), createFields({ name: 'ops' }))
+    await submit(session, settingsOf(project), createFields({ name: '', type: 'prometheus' }))
+    const [http, prometheus] = await integrationsOf(project)
+    const act = (operation: string, id: number) =>
+      submit(session, settingsOf(project), [
+        ['operation', operation],
+        ['integration_id', String(id)],
+      ])
+
+    const off = await act('deactivate', http.id)
+    expect(off.status).toBe(200)
+    expect(off.text).toContain('The integration is inactive.')
+    expect(off.text).toMatch(new RegExp(`id="integration_${http.id}"[\\s\\S]*?<td class="integration-status">Inactive</td>`))
+    expect((await integrationsOf(project))[0].active).toBe(0)
+    const on = await act('activate', http.id)
+    expect(on.text).toContain('The integration is active.')
+    expect((await integrationsOf(project))[0].active).toBe(1)
+
+    const kept = await act('delete', prometheus.id)
+    expect(kept.status).toBe(422)
+    expect(kept.text).toContain('<div class="flash alert" role="alert">Legacy Prometheus integrations cannot currently be removed</div>')
+    const removed = await act('delete', http.id)
+    expect(removed.status).toBe(200)
+    expect(removed.text).toContain('The integration was deleted.')
+    expect((await integrationsOf(project)).map((i) => i.id)).toEqual([prometheus.id])
+
+    const { session: developer } = await member(project, 30)
+    const refused = await submit(developer, settingsOf(project), [
+      ['operation', 'deactivate'],
+      ['integration_id', String(prometheus.id)],
+    ])
+    expect(refused.status).toBe(404)
+    expect((await integrationsOf(project))[0].active).toBe(1)
+  })
+
   test('a Developer sees the integrations and the test form, but no URL, key or management form, and cannot manage', async () => {
     const project = await projectIn()
     const maintainer = await member(project, 40)

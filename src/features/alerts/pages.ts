@@ -9,6 +9,8 @@ import {
   canSendTestAlert,
   createIntegration,
   customMappingAvailable,
+  deleteIntegration,
+  updateIntegration,
   integrationUrl,
   resetIntegrationToken,
   testableIntegrations,
@@ -120,6 +122,22 @@ function statusLabel(integration: AlertIntegrationRow): string {
   return integration.active === 1 ? 'Active' : 'Inactive'
 }
 
+/** A one-button form acting on one integration. */
+function actionForm(
+  loaded: LoadedProject,
+  csrfToken: string,
+  integration: AlertIntegrationRow,
+  operation: string,
+  label: string,
+  className: string,
+): Html {
+  return html`<form class="inline ${className}" method="post" action="${settingsPath(loaded)}">
+    ${csrfField(csrfToken)}<input type="hidden" name="operation" value="${operation}" />
+    <input type="hidden" name="integration_id" value="${integration.id}" />
+    <button type="submit">${label}</button>
+  </form>`
+}
+
 function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: AlertIntegrationRow[], csrfToken: string): Html {
   const manager = canAdminOperations(loaded.access)
   if (integrations.length === 0) return html`<p class="no-integrations">No integrations have been added yet.</p>`
@@ -145,15 +163,13 @@ function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: A
               </td>
               <td>${tracker ? '' : html`<code class="integration-token">${integration.token}</code>`}</td>
               <td>
+                ${tracker ? '' : actionForm(loaded, csrfToken, integration, 'reset_token', 'Reset Key', 'reset-key')}
                 ${
-                  tracker
-                    ? ''
-                    : html`<form class="inline reset-key" method="post" action="${settingsPath(loaded)}">
-                      ${csrfField(csrfToken)}<input type="hidden" name="operation" value="reset_token" />
-                      <input type="hidden" name="integration_id" value="${integration.id}" />
-                      <button type="submit">Reset Key</button>
-                    </form>`
+                  integration.active === 1
+                    ? actionForm(loaded, csrfToken, integration, 'deactivate', 'Deactivate', 'deactivate')
+                    : actionForm(loaded, csrfToken, integration, 'activate', 'Activate', 'activate')
                 }
+                ${actionForm(loaded, csrfToken, integration, 'delete', 'Delete', 'delete')}
               </td>`
           : ''
         return html`<tr class="integration" id="integration_${integration.id}" data-type="${integration.type}">
@@ -339,6 +355,26 @@ async function sendTestAlert(w: WebRequest, loaded: LoadedProject) {
   return renderSettings(w, loaded, { test: { integrationId: id, payload, ...result } }, result.ok ? 200 : 422)
 }
 
+/** Switches an integration on or off, or removes it; what the rules refuse is shown above the list. */
+async function changeFromForm(w: WebRequest, loaded: LoadedProject, operation: 'activate' | 'deactivate' | 'delete') {
+  const id = integrationIdOf(w)
+  try {
+    if (operation === 'delete') await deleteIntegration(w.ctx, loaded, id)
+    else await updateIntegration(w.ctx, loaded, id, { active: operation === 'activate' })
+  } catch (error) {
+    if (error instanceof DomainError && !(error instanceof NotFound)) {
+      return renderSettings(w, loaded, { flash: { kind: 'alert', text: messagesOf(error).join(' ') } }, 422)
+    }
+    throw error
+  }
+  const notices = {
+    activate: 'The integration is active.',
+    deactivate: 'The integration is inactive.',
+    delete: 'The integration was deleted.',
+  }
+  return renderSettings(w, loaded, { flash: { kind: 'notice', text: notices[operation] } })
+}
+
 async function resetKeyFromForm(w: WebRequest, loaded: LoadedProject) {
   await resetIntegrationToken(w.ctx, loaded, integrationIdOf(w))
   return renderSettings(w, loaded, { flash: { kind: 'notice', text: 'The authorization key was reset.' } })
@@ -450,6 +486,8 @@ export function registerAlertPages(web: WebRouter) {
         try {
           if (operation === 'create') return await createFromForm(w, loaded)
           if (operation === 'reset_token') return await resetKeyFromForm(w, loaded)
+          if (operation === 'activate' || operation === 'deactivate' || operation === 'delete')
+            return await changeFromForm(w, loaded, operation)
           if (operation === 'test_alert') return await sendTestAlert(w, loaded)
         } catch (error) {
           if (error instanceof NotFound) return w.notFound()
