@@ -58,6 +58,9 @@ import { registerAlertRoutes } from './features/alerts/routes.js'
 import { registerAlertIntegrationRoutes } from './features/alerts/integrations/routes.js'
 import { registerAlertPages } from './features/alerts/pages.js'
 import { registerAlertWebhookRoutes } from './features/alerts/ingest/routes.js'
+import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js'
+import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
+import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
 
 export interface AppDeps {
   config: Config
@@ -215,6 +218,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAlertIntegrationRoutes(api)
   registerAlertPages(web)
   registerAlertWebhookRoutes(fastify, plain)
+  registerErrorTrackingRoutes(api)
+  registerErrorCollectorRoutes(fastify, plain)
+  registerErrorTrackingPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web)

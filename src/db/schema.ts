@@ -671,6 +671,61 @@ export interface AlertsTable {
   updated_at: Timestamp
 }
 
+/** A project's error tracking settings (GL ErrorTracking::ProjectErrorTrackingSetting). */
+export interface ErrorTrackingSettingsTable {
+  id: Generated<number>
+  project_id: number
+  enabled: Generated<Flag>
+  integrated: Generated<Flag>
+  api_url: string | null
+  token: string | null
+  project_name: string | null
+  organization_name: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A key error-tracking SDKs send in their DSN (GL ErrorTracking::ClientKey). */
+export interface ErrorTrackingClientKeysTable {
+  id: Generated<number>
+  project_id: number
+  active: Generated<Flag>
+  public_key: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** Events grouped by (name, actor, platform) (GL ErrorTracking::Error). */
+export interface ErrorTrackingErrorsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  description: string
+  actor: string
+  /** '' when the events name no platform. */
+  platform: Generated<string>
+  first_seen_at: Timestamp
+  last_seen_at: Timestamp
+  events_count: Generated<number>
+  /** unresolved 0, resolved 1, ignored 2 */
+  status: Generated<number>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** One reported event of an error (GL ErrorTracking::ErrorEvent). */
+export interface ErrorTrackingErrorEventsTable {
+  id: Generated<number>
+  error_id: number
+  description: string
+  environment: string | null
+  level: string | null
+  occurred_at: Timestamp
+  /** JSON text: the event as received. */
+  payload: string
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -710,6 +765,10 @@ export interface Database {
   metrics_dashboard_annotations: MetricsDashboardAnnotationsTable
   alert_integrations: AlertIntegrationsTable
   alerts: AlertsTable
+  error_tracking_settings: ErrorTrackingSettingsTable
+  error_tracking_client_keys: ErrorTrackingClientKeysTable
+  error_tracking_errors: ErrorTrackingErrorsTable
+  error_tracking_error_events: ErrorTrackingErrorEventsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -761,3 +820,7 @@ export type AnnotationRow = Selectable<MetricsDashboardAnnotationsTable>
 export type AlertIntegrationRow = Selectable<AlertIntegrationsTable>
 export type AlertRow = Selectable<AlertsTable>
 export type NewAlertRow = Insertable<AlertsTable>
+export type ErrorTrackingSettingsRow = Selectable<ErrorTrackingSettingsTable>
+export type ErrorTrackingClientKeyRow = Selectable<ErrorTrackingClientKeysTable>
+export type ErrorTrackingErrorRow = Selectable<ErrorTrackingErrorsTable>
+export type ErrorTrackingErrorEventRow = Selectable<ErrorTrackingErrorEventsTable>
