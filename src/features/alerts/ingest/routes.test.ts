@@ -146,9 +146,23 @@ describe('routes and keys', () => {
       body: { status: 400, error: 'Bad Request' },
     })
   })
+  test('an integration made active right after a refusal is found at once', async () => {
+    const project = await projectWith(free, { integrations: [{ active: 0 }] })
+    const path = `${project.full_path}/alerts/notify.json`
+    expect((await post(free, path, { title: 'a' })).status).toBe(403)
+    await free.database.db.updateTable('alert_integrations').set({ active: 1 }).where('project_id', '=', project.id).execute()
+    expect((await post(free, path, { title: 'a' })).status).toBe(200)
+  })
 })
 
 describe('generic payloads', () => {
+  test('the payload is stored byte for byte as sent', async () => {
+    const project = await projectWith(free)
+    const text = '{ "title" : "raw",\n  "z": 1, "a": [ 1.50, "\\u00e9" ] }'
+    expect((await post(free, `${project.full_path}/alerts/notify.json`, text)).body).toEqual([{ iid: 1, title: 'raw' }])
+    expect((await alertsOf(free.database.db, project))[0].payload).toBe(text)
+  })
+
   test('every field is read, truncated and stored; the payload is kept as received', async () => {
     const project = await projectWith(free)
     const db = free.database.db

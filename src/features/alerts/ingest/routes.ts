@@ -23,20 +23,22 @@ function fullPathOf(params: Segments): string {
 /** Rails' answer to a JSON body it cannot parse (ActionDispatch ParseError, rendered by PublicExceptions as JSON). */
 const UNPARSABLE = { status: 400, error: 'Bad Request' }
 
-function parseBody(body: unknown): { payload: Record<string, unknown>; bytes: number } | null {
+function parseBody(body: unknown): { payload: Record<string, unknown>; bytes: number; raw: string } | null {
   const buffer = Buffer.isBuffer(body) ? body : Buffer.alloc(0)
   const text = buffer.toString('utf8')
-  if (text.trim() === '') return { payload: {}, bytes: buffer.length }
+  if (text.trim() === '') return { payload: {}, bytes: buffer.length, raw: '{}' }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
     return null
   }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    return { payload: parsed as Record<string, unknown>, bytes: buffer.length, raw: text }
+  }
   // Rails wraps a JSON body that is not an object under `_json`.
-  const payload =
-    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { _json: parsed }
-  return { payload, bytes: buffer.length }
+  const payload = { _json: parsed }
+  return { payload, bytes: buffer.length, raw: JSON.stringify(payload) }
 }
 
 /** The alert webhooks at GitLab's URLs: `…/alerts/notify(.json)`, `…/alerts/notify/:name/:endpoint_identifier(.json)`, `…/prometheus/alerts/notify(.json)`. */
@@ -63,6 +65,7 @@ export function registerAlertWebhookRoutes(app: FastifyInstance, deps: PlainRout
         authorization: request.headers.authorization,
         payload: body.payload,
         bytes: body.bytes,
+        raw: body.raw,
       })
       if (answer.body === null) return reply.code(answer.status).send()
       return reply.code(200).send(answer.body)

@@ -37,6 +37,8 @@ class TtlCache<T> {
     const hit = this.entries.get(key)
     if (hit && hit.until > now) return hit.value
     const value = await load()
+    // Only what exists is kept: a project or integration created a moment ago is found at once.
+    if (value === null) return value
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(key, { value, until: now + CACHE_MILLIS })
     return value
@@ -132,6 +134,8 @@ export interface WebhookRequest {
   payload: Record<string, unknown>
   /** Its size in bytes as received. */
   bytes: number
+  /** The body as received, stored as the payload of a generic alert. */
+  raw: string
 }
 
 /**
@@ -159,13 +163,13 @@ export async function receiveAlerts(ctx: Context, queue: AlertIngestQueue, reque
       .filter((alert): alert is ParsedAlert => alert !== null)
   } else if (request.payload.monitoring_tool === PROMETHEUS_TOOL) {
     // GL Gitlab::AlertManagement::Payload.parse: a generic payload from "Prometheus" is read with Prometheus' paths.
-    const alert = parsePrometheusItem(request.payload, JSON.stringify(request.payload), now)
+    const alert = parsePrometheusItem(request.payload, request.raw, now)
     if (!alert) return { status: 400, body: null }
     alerts = [alert]
   } else {
     const premium = tierIncludes(ctx.config.tier, 'premium')
     alerts = [
-      parseGeneric(request.payload, JSON.stringify(request.payload), {
+      parseGeneric(request.payload, request.raw, {
         generateFingerprint: premium,
         mappings: premium && integration.type === 'http' ? mappingsOf(integration) : [],
         now,
