@@ -1,0 +1,2 @@
+// What other features may use of error tracking.
+export { trackerDsn } from './settings.js'
