@@ -1,0 +1,141 @@
+import type { Context } from '../../../core/context.js'
+import type { Db } from '../../../db/index.js'
+import type { GroupCommitQueue } from '../../../db/group-commit.js'
+import type { EventOutcome, EventSubmission } from './batch.js'
+import { decompress, keyOfAuthHeader, keyOfDsn, parseEnvelope, parseEvent, type Envelope, type ParsedEvent } from './parse.js'
+import { activeClientKeyExists, findCollectorProject, integratedTrackingEnabled, type CollectorProject } from './store.js'
+
+/** One event at most this size once decompressed (the tracker's `max_event_size`); a larger one is refused with 413. */
+export const MAX_EVENT_BYTES = 1024 * 1024
+
+/**
+ * Projects, settings and keys looked up are reused for this long: a key deleted or deactivated, or error tracking
+ * switched off, stops working within it on every node.
+ */
+export const CACHE_MILLIS = 1000
+
+class TtlCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>()
+  async get(key: string, load: () => Promise<T>): Promise<T> {
+    const now = Date.now()
+    const hit = this.entries.get(key)
+    if (hit && hit.until > now) return hit.value
+    const value = await load()
+    if (this.entries.size > 10_000) this.entries.clear()
+    this.entries.set(key, { value, until: now + CACHE_MILLIS })
+    return value
+  }
+}
+
+interface Caches {
+  projects: TtlCache<CollectorProject | null>
+  settings: TtlCache<boolean>
+  keys: TtlCache<boolean>
+}
+
+const caches = new WeakMap<Db, Caches>()
+
+function cachesOf(db: Db): Caches {
+  let found = caches.get(db)
+  if (!found) caches.set(db, (found = { projects: new TtlCache(), settings: new TtlCache(), keys: new TtlCache() }))
+  return found
+}
+
+export type CollectorQueue = GroupCommitQueue<EventSubmission, EventOutcome>
+
+export interface CollectorRequest {
+  route: 'store' | 'envelope'
+  /** The `:id` of the URL: a project id or full path. */
+  id: string
+  /** `sentry_key` of the query string. */
+  queryKey: unknown
+  authHeader: string | string[] | undefined
+  contentEncoding: string | undefined
+  body: Buffer
+}
+
+export interface CollectorAnswer {
+  status: number
+  /** Null: an empty body. */
+  body: { message: string } | null
+}
+
+const refuse = (status: number, message: string): CollectorAnswer => ({ status, body: { message } })
+const PROJECT_NOT_FOUND = refuse(404, '404 Project Not Found')
+const NOT_FOUND = refuse(404, '404 Not Found')
+const UNPARSABLE = refuse(400, '400 Bad request - Failed to parse sentry request')
+const UNSUPPORTED = refuse(400, '400 Bad request - Unsupported sentry payload')
+const TOO_LARGE = refuse(413, '413 Request Entity Too Large')
+const NOT_STORED = refuse(500, '500 Internal Server Error')
+// GitLab answers 200 with nothing of use in the body (GL API::ErrorTracking::Collector: "Collector should never return
+// any information back"; some SDKs need 200, not 204). The tracker itself answers `{"id":…}`, which no SDK reads.
+const STORED: CollectorAnswer = { status: 200, body: null }
+
+/**
+ * One collector request, checked in GitLab's order (GL API::ErrorTracking::Collector): project, error tracking
+ * enabled and integrated, client key; then its events are stored with the other pending requests' events and the
+ * request is answered once they are committed.
+ */
+export async function collectEvents(ctx: Context, queue: CollectorQueue, request: CollectorRequest): Promise<CollectorAnswer> {
+  const cache = cachesOf(ctx.db)
+  const project = await cache.projects.get(request.id.toLowerCase(), () => findCollectorProject(ctx.db, request.id))
+  // A project marked for deletion is gone, as for every other route.
+  if (!project || project.pendingDelete) return PROJECT_NOT_FOUND
+  if (!(await cache.settings.get(String(project.id), () => integratedTrackingEnabled(ctx.db, project.id)))) return NOT_FOUND
+
+  // Read lazily: the key may have to come from the envelope's own header.
+  let body: Buffer | 'unparsable' | 'too-large' | null = null
+  const readBody = async () => (body ??= await decompress(request.body, request.contentEncoding))
+  let envelope: Envelope | null | undefined
+  const readEnvelope = async () => {
+    if (envelope !== undefined) return envelope
+    const bytes = await readBody()
+    return (envelope = typeof bytes === 'string' ? null : parseEnvelope(bytes))
+  }
+
+  // The key: `sentry_key` of the query, else of `X-Sentry-Auth`, else the user of the DSN the envelope header names
+  // (what SDKs that send neither put there). None of them: GitLab's parse failure.
+  let key = typeof request.queryKey === 'string' && request.queryKey !== '' ? request.queryKey : keyOfAuthHeader(request.authHeader)
+  if (key === null && request.route === 'envelope') {
+    const read = await readEnvelope()
+    if (read) key = keyOfDsn(read.header)
+    else if ((await readBody()) === 'too-large') return TOO_LARGE
+  }
+  if (key === null) return UNPARSABLE
+  const publicKey = key
+  if (!(await cache.keys.get(`${project.id}/${publicKey}`, () => activeClientKeyExists(ctx.db, project.id, publicKey)))) return NOT_FOUND
+
+  const bytes = await readBody()
+  if (bytes === 'too-large') return TOO_LARGE
+  if (bytes === 'unparsable') return UNPARSABLE
+  const now = ctx.now()
+  const events: ParsedEvent[] = []
+  if (request.route === 'store') {
+    const outcome = readEvent(bytes, now)
+    if ('status' in outcome) return outcome
+    events.push(outcome)
+  } else {
+    const read = await readEnvelope()
+    if (!read || read.items.length === 0) return UNPARSABLE
+    for (const item of read.items) {
+      // Every item is read, not only the first (GitLab). Events are stored; everything else SDKs send is accepted and
+      // dropped: transactions (GitLab drops them too), and sessions and client reports, which GitLab refuses with 400
+      // but which SDKs such as @sentry/node send on their own: a 400 would have them log errors for nothing.
+      if (item.type !== 'event') continue
+      const outcome = readEvent(item.payload, now)
+      if ('status' in outcome) return outcome
+      events.push(outcome)
+    }
+  }
+  if (events.length === 0) return STORED
+  const stored = await queue.submit({ projectId: project.id, events })
+  return stored.ok ? STORED : NOT_STORED
+}
+
+function readEvent(bytes: Buffer, now: Date): ParsedEvent | CollectorAnswer {
+  if (bytes.length > MAX_EVENT_BYTES) return TOO_LARGE
+  const outcome = parseEvent(bytes.toString('utf8'), now)
+  if (outcome.ok) return outcome.event
+  if ('invalid' in outcome) return refuse(400, outcome.invalid)
+  return outcome.failure === 'unparsable' ? UNPARSABLE : UNSUPPORTED
+}
