@@ -284,10 +284,18 @@ describe('generic payloads', () => {
     const [alert] = await alertsOf(db, project)
     expect(alert.events).toBe(2)
     expect(alert.fingerprint).toBe(sha1('[["a.b", 1], ["title", "p"]]'))
+    // Identical to a resolved alert: a new one.
+    await post(premium, path, { title: 'p', a: { b: 1 }, end_time: '2026-01-02T00:00:00Z' })
+    expect((await post(premium, path, { title: 'p', a: { b: 1 } })).body).toEqual([{ iid: 2, title: 'p' }])
+    await db.deleteFrom('alerts').where('project_id', '=', project.id).where('iid', '=', 2).execute()
     // Only excluded keys: no fingerprint.
     await post(premium, path, { start_time: '2026-01-01T00:00:00Z' })
     await post(premium, path, { start_time: '2026-01-01T00:00:00Z' })
-    expect((await alertsOf(db, project)).map((a) => a.events)).toEqual([2, 1, 1])
+    expect((await alertsOf(db, project)).map((a) => [a.iid, a.events, a.status])).toEqual([
+      [1, 2, 2],
+      [3, 1, 0],
+      [4, 1, 0],
+    ])
   })
 
   test('Premium: custom field mappings of HTTP integrations come before the default fields', async () => {
@@ -401,6 +409,7 @@ describe('monitoring-system payloads', () => {
       ['B', 2, 3, 'Prometheus', 'rb', 'desc'],
     ])
     expect(alerts[1].fingerprint).toBe(sha1('2026-04-27T10:10:22.265949279Z/B/vector(1)'))
+    expect(alerts[0].fingerprint).toBe(sha1('2026-04-27T10:10:22.265949279Z/Annotated/vector(1)'))
     expect(JSON.parse(alerts[1].payload)).toEqual(firing('B'))
     const second = await post(free, path, prometheusPayload([firing('B', { status: 'resolved', endsAt: '2026-04-28T00:00:00Z' })]))
     expect(second.text).toBe('[{"iid":2,"title":"B"}]')
@@ -458,5 +467,28 @@ describe('monitoring-system payloads', () => {
       prometheusPayload([firing('S', { labels: { alertname: 'S', severity } })]),
     )
     expect((await alertsOf(free.database.db, project))[0].severity).toBe(stored)
+  })
+})
+
+describe('environments of monitoring-system alerts', () => {
+  test('labels.svc_environment_name, or GitLab’s gitlab_environment_name, links the environment of that exact name', async () => {
+    const project = await projectWith(free, { integrations: [{ endpoint_identifier: 'legacy-prometheus', type: 'prometheus' }] })
+    const db = free.database.db
+    const at = new Date().toISOString()
+    const env = await db
+      .insertInto('environments')
+      .values({ project_id: project.id, name: 'staging', slug: 'staging', created_at: at, updated_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await post(
+      free,
+      `${project.full_path}/prometheus/alerts/notify.json`,
+      prometheusPayload([
+        firing('E1', { labels: { alertname: 'E1', svc_environment_name: 'staging' } }),
+        firing('E2', { labels: { alertname: 'E2', gitlab_environment_name: 'staging' } }),
+        firing('E3', { labels: { alertname: 'E3', svc_environment_name: 'Staging' } }),
+      ]),
+    )
+    expect((await alertsOf(db, project)).map((a) => a.environment_id)).toEqual([env.id, env.id, null])
   })
 })
