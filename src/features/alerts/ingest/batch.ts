@@ -226,7 +226,11 @@ export async function applySubmissions(
       else
         outcomes[index] = {
           ok: true,
-          alerts: landed.filter((target): target is Target => target !== null).map((target) => ({ iid: target.iid, title: target.title })),
+          // One entry per alert the request created, counted or resolved, in the order of its items.
+          alerts: [...new Set(landed.filter((target): target is Target => target !== null))].map((target) => ({
+            iid: target.iid,
+            title: target.title,
+          })),
         }
     }
   }

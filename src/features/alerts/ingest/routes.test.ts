@@ -402,7 +402,7 @@ describe('monitoring-system payloads', () => {
         firing('C', { status: 'resolved' }),
       ]),
     )
-    expect(first.text).toBe('[{"iid":1,"title":"Annotated"},{"iid":2,"title":"B"},{"iid":2,"title":"B"}]')
+    expect(first.text).toBe('[{"iid":1,"title":"Annotated"},{"iid":2,"title":"B"}]')
     const alerts = await alertsOf(db, project)
     expect(alerts.map((a) => [a.title, a.events, a.severity, a.monitoring_tool, a.runbook, a.description])).toEqual([
       ['Annotated', 1, 3, 'Prometheus', null, null],
