@@ -1,13 +1,21 @@
 import type { FastifyRequest } from 'fastify'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findProject } from '../projects/index.js'
-import { authorizeAdminOperations } from './policy.js'
-import { presentClientKey, presentSettings } from './present.js'
+import { findProject, type LoadedProject } from '../projects/index.js'
+import { listErrorEvents, listErrors, showError, updateError } from './errors.js'
+import { authorizeAdminOperations, authorizeReadErrors, authorizeUpdateErrors } from './policy.js'
+import { presentClientKey, presentDetailedError, presentError, presentErrorEvent, presentSettings } from './present.js'
 import {
   ClientKeyJson,
   ClientKeyListJson,
   ClientKeyParams,
+  DetailedErrorJson,
+  ErrorEventListJson,
+  ErrorEventsParams,
+  ErrorListJson,
+  ErrorParams,
+  ListErrorsParams,
+  UpdateErrorParams,
   ListClientKeysParams,
   PatchSettingsParams,
   ProjectParams,
@@ -21,6 +29,23 @@ async function adminOperations(request: FastifyRequest, raw: Record<string, unkn
   authorizeAdminOperations((await findProject(request.ctx, String(raw.id))).access)
 }
 
+/** GL `read_sentry_issue` before parameters are read. */
+async function readErrors(request: FastifyRequest, raw: Record<string, unknown>) {
+  const loaded = await findProject(request.ctx, String(raw.id))
+  authorizeReadErrors(loaded.access, loaded.project)
+}
+
+/** GL `update_sentry_issue` before parameters are read. */
+async function updateErrors(request: FastifyRequest, raw: Record<string, unknown>) {
+  const loaded = await findProject(request.ctx, String(raw.id))
+  authorizeUpdateErrors(loaded.access, loaded.project)
+}
+
+function errorOptions(ctx: FastifyRequest['ctx'], loaded: LoadedProject) {
+  return { externalUrl: ctx.config.externalUrl, projectFullPath: loaded.project.full_path }
+}
+
+const ERRORS = '/projects/:id/error_tracking/errors'
 const SETTINGS = '/projects/:id/error_tracking/settings'
 const CLIENT_KEYS = '/projects/:id/error_tracking/client_keys'
 
@@ -69,6 +94,50 @@ export function registerErrorTrackingRoutes(api: ApiRouter) {
       const { ctx, input } = request
       const key = await deleteClientKey(ctx, await findProject(ctx, input.id), input.key_id)
       return presentClientKey(key, ctx.config.externalUrl)
+    },
+  )
+
+  api.get(ERRORS, { params: ListErrorsParams, before: readErrors, response: { 200: ErrorListJson } }, async (request, reply) => {
+    const { ctx, input } = request
+    const window = offsetWindow(input, ctx.settings)
+    const loaded = await findProject(ctx, input.id)
+    const page = await listErrors(ctx, loaded, {
+      status: input.status,
+      search: input.search_term ?? input.query,
+      sort: input.sort,
+      page: window.page,
+      perPage: window.perPage,
+    })
+    setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+    const options = errorOptions(ctx, loaded)
+    return page.rows.map((error) => presentError(error, options))
+  })
+
+  api.get(`${ERRORS}/:error_id`, { params: ErrorParams, before: readErrors, response: { 200: DetailedErrorJson } }, async (request) => {
+    const { ctx, input } = request
+    const loaded = await findProject(ctx, input.id)
+    return presentDetailedError(await showError(ctx, loaded, input.error_id), errorOptions(ctx, loaded))
+  })
+
+  api.put(
+    `${ERRORS}/:error_id`,
+    { params: UpdateErrorParams, before: updateErrors, response: { 200: DetailedErrorJson } },
+    async (request) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      return presentDetailedError(await updateError(ctx, loaded, input.error_id, input.status), errorOptions(ctx, loaded))
+    },
+  )
+
+  api.get(
+    `${ERRORS}/:error_id/events`,
+    { params: ErrorEventsParams, before: readErrors, response: { 200: ErrorEventListJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const window = offsetWindow(input, ctx.settings)
+      const page = await listErrorEvents(ctx, await findProject(ctx, input.id), input.error_id, window.page, window.perPage)
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, page)
+      return page.rows.map(presentErrorEvent)
     },
   )
 }
