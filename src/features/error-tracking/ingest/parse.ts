@@ -242,10 +242,11 @@ const noNul = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u00
  * most 255, 1024 and 255 characters, platform at most 255). A model validation failure is GitLab's 400 with the
  * validation sentence; svc rejects too, rather than truncating, so that what is stored is what the SDK sent.
  *
- * Message events (no exception, or an empty one, and a message) are accepted, unlike GitLab (spec README: decided
- * difference), and grouped by their message: name = the message (its first 255 characters), description = the
- * message (first 1024), actor = the transaction, else the last frame of the event's stack trace, else blank. They
- * are truncated, not refused: their text is free-form, and their group is the message, whatever its length.
+ * Message events (a message, and no exception or one without a type) are accepted, unlike GitLab (spec README:
+ * decided difference), and grouped by their message as exceptions are by their type: name = the message (its first
+ * 255 characters), description = the message (first 1024), actor = the transaction, else the last frame of the
+ * stack trace sent with it, else blank; platform as for exceptions. They are truncated, not refused: their text is
+ * free-form, and their group is the message, whatever its length.
  */
 export function parseEvent(text: string, now: Date): EventOutcome {
   let event: unknown
@@ -264,8 +265,13 @@ export function parseEvent(text: string, now: Date): EventOutcome {
     if (!found) return { ok: false, failure: 'unsupported' }
     exceptions = found
   }
-  const message = exceptions.length === 0 ? messageOf(event) : null
-  if (exceptions.length === 0 && message === null) return { ok: false, failure: 'unsupported' }
+  // The exception with a stack trace, else the first (GL CollectErrorService#exception).
+  const exception = exceptions.find((item) => isObject(item.stacktrace)) ?? exceptions[0]
+  // SDKs attach a synthetic exception without a type to a message when they attach stack traces (@sentry/node does):
+  // such an event is a message event.
+  const typed = exception !== undefined && present(exception.type)
+  const message = typed ? null : messageOf(event)
+  if (!exception && message === null) return { ok: false, failure: 'unsupported' }
 
   const occurredAt = timestampOf(event.timestamp, now)
   const platform = isString(event.platform) ? event.platform : ''
@@ -279,10 +285,9 @@ export function parseEvent(text: string, now: Date): EventOutcome {
     description = truncate(message, 1024)
     const threads = isObject(event.threads) && Array.isArray(event.threads.values) ? (event.threads.values as unknown[]) : []
     const threadTrace = threads.map((thread) => (isObject(thread) ? thread.stacktrace : null)).find((trace) => frameActor(trace) !== null)
-    actor = truncate(transaction ?? frameActor(event.stacktrace) ?? frameActor(threadTrace) ?? '', 255)
+    const trace = exception?.stacktrace ?? event.stacktrace ?? threadTrace
+    actor = truncate(transaction ?? frameActor(trace) ?? '', 255)
   } else {
-    // The exception with a stack trace, else the first (GL CollectErrorService#exception).
-    const exception = exceptions.find((item) => isObject(item.stacktrace)) ?? exceptions[0]
     name = isString(exception.type) ? exception.type : ''
     description = isString(exception.value) ? exception.value : ''
     actor = transaction ?? frameActor(exception.stacktrace) ?? ''

@@ -312,11 +312,17 @@ describe('envelope', () => {
       (await post(`${project.id}/envelope`, message({ logentry: { message: 'Queue slow' }, transaction: 'worker' }), auth(key))).status,
     ).toBe(200)
     expect((await post(`${project.id}/envelope`, message({ message: 'x'.repeat(300) }), auth(key))).status).toBe(200)
+    // A message with the synthetic exception an SDK attaches when it attaches stack traces.
+    const synthetic = {
+      values: [{ value: 'Disk full', stacktrace: { frames: [{ function: 'check', module: 'disk' }] }, mechanism: { synthetic: true } }],
+    }
+    expect((await post(`${project.id}/envelope`, message({ message: 'Disk full', exception: synthetic }), auth(key))).status).toBe(200)
     const errors = await errorsOf(project)
     expect(errors.map((e) => [e.name, e.description.length, e.actor, e.events_count])).toEqual([
       ['Disk full', 9, '', 2],
       ['Queue slow', 10, 'worker', 1],
       ['x'.repeat(255), 300, '', 1],
+      ['Disk full', 9, 'check(disk)', 1],
     ])
     await server.database.db.updateTable('error_tracking_errors').set({ status: 1 }).where('id', '=', errors[0].id).execute()
     expect(

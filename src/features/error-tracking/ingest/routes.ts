@@ -7,10 +7,17 @@ import { MAX_RECEIVED_BYTES } from './parse.js'
 import { collectEvents, type CollectorQueue } from './service.js'
 
 /**
- * What SDKs send (GL API::ErrorTracking::Collector: envelope, json, txt), read as bytes; form-encoded too, which is
- * what Rails reads a body without its own type as (`curl --data`). Any other type is Grape's 415.
+ * What SDKs send (GL API::ErrorTracking::Collector: envelope, json, txt), read as bytes; no type at all is the default
+ * format, envelope (@sentry/node sends none); form-encoded too, which is what `curl --data` sends. Any other type is
+ * Grape's 415.
  */
-const CONTENT_TYPES = ['application/x-sentry-envelope', 'application/json', 'text/plain', 'application/x-www-form-urlencoded']
+const CONTENT_TYPES = new Set(['application/x-sentry-envelope', 'application/json', 'text/plain', 'application/x-www-form-urlencoded'])
+
+function acceptedType(header: string | undefined): boolean {
+  if (header === undefined) return true
+  const type = header.split(';')[0].trim().toLowerCase()
+  return type === '' || CONTENT_TYPES.has(type)
+}
 
 /** The collector SDKs report to: `/api/v4/error_tracking/collector/api/:id/store` and `…/envelope` (GL API::ErrorTracking::Collector). */
 export function registerErrorCollectorRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
@@ -18,14 +25,15 @@ export function registerErrorCollectorRoutes(app: FastifyInstance, deps: PlainRo
 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser(CONTENT_TYPES, { parseAs: 'buffer', bodyLimit: MAX_RECEIVED_BYTES }, (_request, body, done) =>
-      done(null, body),
-    )
+    // Every type is read as bytes here, then refused by the handler unless accepted: a missing type must be read too.
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_RECEIVED_BYTES }, (_request, body, done) => done(null, body))
     scope.addHook('onClose', async () => {
       await Promise.all([...queues.values()].map((queue) => queue.drain()))
     })
 
     async function collect(request: FastifyRequest, reply: FastifyReply, route: 'store' | 'envelope') {
+      if (!acceptedType(request.headers['content-type']))
+        return reply.code(415).send({ error: 'The provided content-type is not supported.' })
       const ctx = await deps.context(request)
       let queue = queues.get(ctx.db)
       if (!queue) {
