@@ -13,6 +13,7 @@ import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchAlerts } from './alerts.mjs'
+import { benchErrors } from './errors.mjs'
 
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -208,6 +209,8 @@ async function main() {
   await benchForks()
   // Alert ingestion through the webhook against a bare server, and acknowledged alerts surviving kill -9 (bench/alerts.mjs).
   await benchAlerts()
+  // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
+  await benchErrors()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
