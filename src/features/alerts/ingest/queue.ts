@@ -5,7 +5,7 @@ import { applySubmissions, type AlertSubmission, type SubmissionOutcome } from '
 
 /** Submissions written in one transaction at most. */
 const MAX_BATCH = 2000
-/** How long the first pending request waits for others before their commit starts. */
+/** How long the first pending request waits at most for others before their commit starts. */
 const GATHER_MILLIS = 2
 
 interface Pending {
@@ -50,12 +50,20 @@ export class AlertIngestQueue {
   private schedule() {
     if (this.scheduled || this.running) return
     this.scheduled = true
-    const flush = () => {
+    const since = performance.now()
+    let seen = -1
+    // Requests already read reach the queue within a turn of the event loop: the batch closes at the first turn
+    // that brought none, or after GATHER_MILLIS.
+    const check = () => {
+      if (this.pending.length !== seen && performance.now() - since < GATHER_MILLIS) {
+        seen = this.pending.length
+        setImmediate(check)
+        return
+      }
       this.scheduled = false
       this.start()
     }
-    // A moment's wait lets the requests already read reach the queue: fewer, larger commits.
-    setTimeout(flush, GATHER_MILLIS)
+    setImmediate(check)
   }
 
   private start() {
