@@ -62,6 +62,8 @@ function sourceOf(monitoringTool: string | null, integration: IngestIntegration)
  * AlertManagement::AlertProcessing, for each alert in arrival order): a payload alert with a fingerprint matches the
  * project's alert with that fingerprint that is not resolved; a recovery resolves it, anything else counts one more
  * occurrence; no match creates an alert, except for a recovery. Repeats are counted in memory and written once.
+ * A payload's own fingerprint counts repeats on every tier, as GitLab does; the contract's Premium row is about payloads
+ * without one, which only Premium and Ultimate fingerprint (spec: States and transitions, Alert).
  */
 export async function applySubmissions(
   trx: Db,

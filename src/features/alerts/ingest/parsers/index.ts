@@ -66,7 +66,10 @@ function flattenDeep(values: readonly unknown[]): unknown[] {
   return values.flatMap((value) => (Array.isArray(value) ? flattenDeep(value) : [value]))
 }
 
-/** `Array(hosts).flatten`, cut so that the hosts joined fit 255 characters (GL Payload::Base#truncate_hosts). */
+/**
+ * `Array(hosts).flatten`, cut so that the hosts joined fit 255 characters (GL Payload::Base#truncate_hosts). Nested
+ * arrays are flattened before GitLab's "hosts array cannot be nested" validation could see them, so they are accepted.
+ */
 export function hostsOf(value: unknown): string[] {
   const present = presence(value)
   const hosts = flattenDeep(rubyArray(present)).map((host) => rubyToS(host))
@@ -108,7 +111,7 @@ const GENERIC_PATHS: Record<string, Path[]> = {
   runbook: [['runbook']],
 }
 
-/** A field's value: the mapped path first (EE Payload::Generic custom mapping), then the default paths. */
+/** A field's value: the mapped path first (EE Payload::Generic custom mapping), then, when it holds nothing, the default paths. */
 function field(payload: unknown, name: string, mappings: readonly AttributeMapping[]): unknown {
   const mapping = mappings.find((m) => m.field_name === name)
   if (mapping && Array.isArray(mapping.path) && mapping.path.length > 0) {

@@ -6,7 +6,10 @@ const LOW = 3
 const INFO = 4
 const UNKNOWN = 5
 
-/** The generic payload's values (GL Payload::Base::SEVERITY_MAPPING, and the contract's `unknown`). */
+/**
+ * The generic payload's values (GL Payload::Base::SEVERITY_MAPPING, and the contract's `unknown`). The aliases are the
+ * monitoring-system format's only, as in GitLab and the contract's tables.
+ */
 const GENERIC: Record<string, number> = { critical: CRITICAL, high: HIGH, medium: MEDIUM, low: LOW, info: INFO, unknown: UNKNOWN }
 
 /** The monitoring-system format adds aliases (GL Payload::Prometheus::ADDITIONAL_SEVERITY_MAPPING). */
