@@ -1,4 +1,220 @@
-import type { WebRouter } from '../sessions/index.js'
+import { NotFound } from '../../core/errors.js'
+import type { ErrorTrackingErrorRow } from '../../db/schema.js'
+import { csrfField, html, type Html } from '../../web/html.js'
+import { projectPage, projectPageRoutes, type LoadedProject } from '../projects/index.js'
+import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { ERROR_STATUSES, listErrors, showError, updateError, type ErrorStatusName } from './errors.js'
+import { canReadErrors, canUpdateErrors } from './policy.js'
+import { errorPagePath, errorTitle } from './present.js'
+import { stackTraceOf } from './stacktrace.js'
+import { findLatestErrorEvent } from './store.js'
 
-/** The project's error list and an error with its latest stack trace. */
-export function registerErrorTrackingPages(_web: WebRouter) {}
+const LIST_SUFFIX = '/-/error_tracking'
+const DETAILS_SUFFIX = '/-/error_tracking/:error_id/details'
+const ERRORS_PER_PAGE = 20
+
+// GitLab's error list tabs, unresolved first (GL ErrorTracking::ListIssuesService::DEFAULT_ISSUE_STATUS).
+const STATUS_TABS: { status: ErrorStatusName; label: string }[] = [
+  { status: 'unresolved', label: 'Unresolved' },
+  { status: 'ignored', label: 'Ignored' },
+  { status: 'resolved', label: 'Resolved' },
+]
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+/** '2026-01-02 03:04:05 UTC' */
+function timeOf(iso: string): Html {
+  return html`<time datetime="${iso}">${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC</time>`
+}
+
+function statusName(error: ErrorTrackingErrorRow): string {
+  return ERROR_STATUSES[error.status] ?? 'unresolved'
+}
+
+async function renderErrorList(w: WebRequest, loaded: LoadedProject) {
+  const statusParam = textOf(w.params.status)
+  const status = (ERROR_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as ErrorStatusName) : 'unresolved'
+  const search = textOf(w.params.search).trim()
+  const pageText = textOf(w.params.page)
+  const page = /^\d{1,6}$/.test(pageText) && Number(pageText) > 0 ? Number(pageText) : 1
+  const result = await listErrors(w.ctx, loaded, { status, search: search || undefined, page, perPage: ERRORS_PER_PAGE })
+  const total = result.total ?? (page - 1) * ERRORS_PER_PAGE + result.rows.length + (result.hasNext ? 1 : 0)
+  const base = `/${loaded.project.full_path}${LIST_SUFFIX}`
+  const linkTo = (overrides: { status?: ErrorStatusName; page?: number }) => {
+    const query = new URLSearchParams()
+    const nextStatus = overrides.status ?? status
+    if (nextStatus !== 'unresolved') query.set('status', nextStatus)
+    if (search) query.set('search', search)
+    if (overrides.page && overrides.page > 1) query.set('page', String(overrides.page))
+    const text = query.toString()
+    return text ? `${base}?${text}` : base
+  }
+  const pages = Math.max(1, Math.ceil(total / ERRORS_PER_PAGE))
+  const body = html`<h1>Errors</h1>
+    <nav class="status-tabs">
+      ${STATUS_TABS.map((tab) =>
+        tab.status === status
+          ? html`<strong class="status-tab current">${tab.label}</strong> `
+          : html`<a class="status-tab" href="${linkTo({ status: tab.status, page: 1 })}">${tab.label}</a> `,
+      )}
+    </nav>
+    <form method="get" action="${base}" class="error-search">
+      ${status !== 'unresolved' ? html`<input type="hidden" name="status" value="${status}" />` : ''}
+      <label for="error_search">Search</label>
+      <input type="text" id="error_search" name="search" value="${search}" />
+      <button type="submit">Search</button>
+    </form>
+    ${
+      result.rows.length === 0
+        ? html`<p class="no-errors">No errors to display.</p>`
+        : html`<table class="errors">
+          <thead>
+            <tr>
+              <th>Error</th>
+              <th>Events</th>
+              <th>Last seen</th>
+              <th>First seen</th>
+              <th>Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${result.rows.map(
+              (error) => html`<tr class="error-row" id="error_${error.id}">
+                <td class="error-title">
+                  <a href="${errorPagePath(loaded.project.full_path, error.id)}">${errorTitle(error)}</a>
+                  <div class="error-culprit">${error.actor}</div>
+                </td>
+                <td class="error-events">${error.events_count}</td>
+                <td class="error-last-seen">${timeOf(error.last_seen_at)}</td>
+                <td class="error-first-seen">${timeOf(error.first_seen_at)}</td>
+                <td class="error-status">${capitalized(statusName(error))}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+    }
+    <nav class="pagination">
+      ${page > 1 ? html`<a rel="prev" href="${linkTo({ page: page - 1 })}">Prev</a>` : ''}
+      <span class="page-info">Page ${page} of ${pages} (${total} errors)</span>
+      ${page < pages ? html`<a rel="next" href="${linkTo({ page: page + 1 })}">Next</a>` : ''}
+    </nav>`
+  return w.render({ title: 'Errors' }, body)
+}
+
+function errorIdOf(w: WebRequest): number {
+  const text = textOf((w.request.params as Record<string, string>).error_id)
+  return /^\d{1,15}$/.test(text) ? Number(text) : NaN
+}
+
+/** Status buttons GitLab's error page offers: resolve or reopen, ignore or undo ignore. */
+function statusForms(path: string, csrfToken: string, current: string): Html {
+  const button = (status: ErrorStatusName, label: string) =>
+    html`<form method="post" action="${path}" class="error-status-form">
+      ${csrfField(csrfToken)}<input type="hidden" name="status" value="${status}" />
+      <button type="submit" class="error-status-${status}">${label}</button>
+    </form>`
+  return html`${current === 'ignored' ? button('unresolved', 'Undo ignore') : button('ignored', 'Ignore')}
+  ${current === 'resolved' ? button('unresolved', 'Unresolve') : button('resolved', 'Resolve')}`
+}
+
+async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId: number) {
+  const { error, firstReleaseVersion, lastReleaseVersion } = await showError(w.ctx, loaded, errorId)
+  const latest = await findLatestErrorEvent(w.ctx.db, error.id)
+  const frames = latest ? stackTraceOf(latest.payload) : []
+  const path = errorPagePath(loaded.project.full_path, error.id)
+  const status = statusName(error)
+  const body = html`<p><a href="/${loaded.project.full_path}${LIST_SUFFIX}">Errors</a></p>
+    <h1 class="error-title">${errorTitle(error)}</h1>
+    ${canUpdateErrors(loaded.access, loaded.project) ? statusForms(path, await w.csrfToken(), status) : ''}
+    <dl class="error-details">
+      <dt>Status</dt>
+      <dd class="error-status">${capitalized(status)}</dd>
+      <dt>Culprit</dt>
+      <dd class="error-culprit">${error.actor}</dd>
+      <dt>Events</dt>
+      <dd class="error-events">${error.events_count}</dd>
+      <dt>First seen</dt>
+      <dd class="error-first-seen">${timeOf(error.first_seen_at)}${firstReleaseVersion ? html` (release ${firstReleaseVersion})` : ''}</dd>
+      <dt>Last seen</dt>
+      <dd class="error-last-seen">${timeOf(error.last_seen_at)}${lastReleaseVersion ? html` (release ${lastReleaseVersion})` : ''}</dd>
+      ${error.platform ? html`<dt>Platform</dt><dd class="error-platform">${error.platform}</dd>` : ''}
+    </dl>
+    <h2>Stack trace</h2>
+    ${
+      latest
+        ? html`<p class="event-info">
+            Latest event ${timeOf(latest.occurred_at)}${latest.environment ? html`, environment ${latest.environment}` : ''}${
+              latest.level ? html`, level ${latest.level}` : ''
+            }
+          </p>`
+        : ''
+    }
+    ${
+      frames.length === 0
+        ? html`<p class="no-stack-trace">No stack trace for this error.</p>`
+        : html`<ol class="stack-trace">
+          ${frames.map(
+            (frame) => html`<li class="frame">
+              <div class="frame-location">
+                <span class="frame-file">${frame.file_name ?? frame.abs_path ?? '?'}</span>${
+                  frame.function ? html` in <span class="frame-function">${frame.function}</span>` : ''
+                }${frame.line !== null ? html` at line <span class="frame-line">${frame.line}</span>` : ''}
+              </div>
+              ${
+                frame.trace_context.length > 0
+                  ? html`<pre class="frame-context">${frame.trace_context.map((line) => `${line.line}  ${line.context}\n`).join('')}</pre>`
+                  : ''
+              }
+            </li>`,
+          )}
+        </ol>`
+    }`
+  return w.render({ title: errorTitle(error) }, body)
+}
+
+/** The project's error list and an error with its latest stack trace (GL Projects::ErrorTrackingController). */
+export function registerErrorTrackingPages(web: WebRouter) {
+  for (const url of projectPageRoutes(LIST_SUFFIX)) {
+    web.get(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canReadErrors(loaded.access, loaded.project)) return w.notFound()
+        return renderErrorList(w, loaded)
+      }),
+    )
+  }
+  for (const url of projectPageRoutes(DETAILS_SUFFIX)) {
+    web.get(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canReadErrors(loaded.access, loaded.project)) return w.notFound()
+        try {
+          return await renderErrorDetails(w, loaded, errorIdOf(w))
+        } catch (error) {
+          if (error instanceof NotFound) return w.notFound()
+          throw error
+        }
+      }),
+    )
+    web.post(
+      url,
+      projectPage(async (w, loaded) => {
+        const status = textOf(w.params.status)
+        if (!canUpdateErrors(loaded.access, loaded.project) || !(ERROR_STATUSES as readonly string[]).includes(status)) return w.notFound()
+        try {
+          const { error } = await updateError(w.ctx, loaded, errorIdOf(w), status as ErrorStatusName)
+          return w.redirect(errorPagePath(loaded.project.full_path, error.id))
+        } catch (error) {
+          if (error instanceof NotFound) return w.notFound()
+          throw error
+        }
+      }),
+    )
+  }
+}

@@ -88,6 +88,7 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
 
 export { findNamespacesByIds, findProjectsByIds, insertProject } from './store.js'
 export { findMovedProjectLocation } from './web-redirects.js'
+export { projectPage, projectPageRoutes } from './pages.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
 export { ProjectJson as ProjectEntitySchema } from './schemas.js'

@@ -1,0 +1,102 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { User } from '../../core/caller.js'
+import type { ProjectRow } from '../../db/schema.js'
+import { closeBrowser, launchBrowser } from '../../testing/browser.js'
+import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
+import { client } from '../../testing/http.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+
+/** The error pages in a real browser without JavaScript, for an error an SDK reported through a client key's DSN. */
+
+const PASSWORD = 'error-pages-password'
+
+let server: TestServer
+let browser: Browser
+let project: ProjectRow
+let developer: User
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const db = server.database.db
+  const group = await createTestGroup(db, { visibility: 'private' })
+  const subgroup = await createTestGroup(db, { visibility: 'private', parent: group })
+  project = await createTestProject(db, { namespace: subgroup, visibility: 'private' })
+  developer = await createTestUser(db, { password: PASSWORD })
+  await addTestMember(db, { user: developer, project, accessLevel: 30 })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await closeBrowser(browser)
+  await server.close()
+})
+
+async function signInAt(user: User, path: string): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto(server.url + path)
+  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
+  await page.fill('input[name="user[login]"]', user.username)
+  await page.fill('input[name="user[password]"]', PASSWORD)
+  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
+  return page
+}
+
+test('an SDK event shows in the error list; its page shows the stack trace; a Developer resolves it', async () => {
+  const api = client(`${server.url}/api/v4`)
+  const enabled = await api('PUT', `/projects/${project.id}/error_tracking/settings`, {
+    token: server.rootToken,
+    body: { active: true, integrated: true },
+  })
+  expect(enabled.status).toBe(200)
+  const [key] = (await api('GET', `/projects/${project.id}/error_tracking/client_keys`, { token: server.rootToken })).body
+  const event = {
+    platform: 'python',
+    environment: 'production',
+    exception: {
+      values: [
+        {
+          type: 'ZeroDivisionError',
+          value: 'division by zero',
+          stacktrace: {
+            frames: [
+              {
+                filename: 'calc.py',
+                module: 'calc',
+                function: 'divide',
+                lineno: 7,
+                context_line: 'return a / b',
+                pre_context: ['def divide(a, b):'],
+              },
+            ],
+          },
+        },
+      ],
+    },
+  }
+  const stored = await fetch(`${server.url}/api/v4/error_tracking/collector/api/${project.id}/store`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${key.public_key}` },
+    body: JSON.stringify(event),
+  })
+  expect(stored.status).toBe(200)
+
+  const list = `/${project.full_path}/-/error_tracking`
+  const page = await signInAt(developer, list)
+  try {
+    expect(await page.textContent('.error-title a')).toBe('ZeroDivisionError division by zero')
+    expect(await page.textContent('.error-culprit')).toBe('divide(calc)')
+    await Promise.all([page.waitForURL(/\/details$/), page.click('.error-title a')])
+    expect(await page.textContent('h1.error-title')).toBe('ZeroDivisionError division by zero')
+    expect(await page.textContent('.frame-function')).toBe('divide')
+    expect(await page.textContent('.frame-context')).toBe('6  def divide(a, b):\n7  return a / b\n')
+    await Promise.all([page.waitForURL(/\/details$/), page.click('button.error-status-resolved')])
+    expect(await page.textContent('dd.error-status')).toBe('Resolved')
+    await page.goto(server.url + list)
+    expect(await page.textContent('.no-errors')).toBe('No errors to display.')
+    await page.click('a.status-tab:has-text("Resolved")')
+    expect(await page.textContent('.error-status')).toBe('Resolved')
+  } finally {
+    await page.context().close()
+  }
+})
