@@ -1,8 +1,8 @@
-import { DomainError, Invalid, MissingParam, NotFound, ProjectMoved, Unprocessable } from '../../core/errors.js'
+import { DomainError, Invalid, MissingParam, NotFound, Unprocessable } from '../../core/errors.js'
 import type { AlertIntegrationRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
-import { findMovedProjectLocation, findProject, type LoadedProject } from '../projects/index.js'
-import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
+import { projectPage, projectPageRoutes, type LoadedProject } from '../projects/index.js'
+import type { WebRequest, WebRouter } from '../sessions/index.js'
 import {
   allIntegrations,
   canAdminOperations,
@@ -21,8 +21,6 @@ import { canReadAlerts } from './policy.js'
 import { SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName } from './present.js'
 import { listAlerts } from './service.js'
 
-/** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
-const MAX_NAMESPACE_DEPTH = 20
 const SETTINGS_SUFFIX = '/-/settings/operations'
 const ALERTS_SUFFIX = '/-/alert_management'
 const ALERTS_PER_PAGE = 20
@@ -31,44 +29,6 @@ const ALERTS_PER_PAGE = 20
 const SAMPLE_PAYLOAD = JSON.stringify({ title: 'Test alert', description: 'Sent from the alert settings page', severity: 'low' }, null, 2)
 
 const TYPE_LABELS: Record<string, string> = { http: 'HTTP Endpoint', prometheus: 'Prometheus', opsgenie: 'Opsgenie' }
-
-/** The same page at every namespace depth: `/:s1/…/:sN/:project<suffix>`. */
-function projectRoutes(suffix: string): string[] {
-  return Array.from({ length: MAX_NAMESPACE_DEPTH }, (_, depth) => {
-    const namespace = Array.from({ length: depth + 1 }, (_, n) => `/:s${n + 1}`).join('')
-    return `${namespace}/:project${suffix}`
-  })
-}
-
-/** The project's full path from the route's own segments (not from the query, which could carry an `s3`). */
-function fullPathOf(w: WebRequest): string {
-  const params = w.request.params as Record<string, string>
-  const segments: string[] = []
-  for (let n = 1; params[`s${n}`] !== undefined; n++) segments.push(params[`s${n}`])
-  return [...segments, params.project].join('/')
-}
-
-/**
- * A page of a project for signed-in users: visitors go to sign in; a project they cannot see, or a page their role
- * does not open, is the 404 page; a path the project had before a move redirects to its current one.
- */
-function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => Promise<unknown>): WebHandler {
-  return async (w) => {
-    if (!w.ctx.caller.user) return w.redirectToSignIn()
-    let loaded: LoadedProject
-    try {
-      loaded = await findProject(w.ctx, fullPathOf(w))
-    } catch (error) {
-      if (error instanceof ProjectMoved) {
-        const location = await findMovedProjectLocation(w.ctx, w.request.url)
-        return location ? w.redirect(location) : w.notFound()
-      }
-      if (error instanceof NotFound) return w.notFound()
-      throw error
-    }
-    return handler(w, loaded)
-  }
-}
 
 function textOf(value: unknown): string {
   return typeof value === 'string' ? value : ''
@@ -469,7 +429,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
 
 /** The project's alert settings page (integrations, test alert) and its alert list. */
 export function registerAlertPages(web: WebRouter) {
-  for (const url of projectRoutes(SETTINGS_SUFFIX)) {
+  for (const url of projectPageRoutes(SETTINGS_SUFFIX)) {
     web.get(
       url,
       projectPage(async (w, loaded) => {
@@ -497,7 +457,7 @@ export function registerAlertPages(web: WebRouter) {
       }),
     )
   }
-  for (const url of projectRoutes(ALERTS_SUFFIX)) {
+  for (const url of projectPageRoutes(ALERTS_SUFFIX)) {
     web.get(
       url,
       projectPage(async (w, loaded) => {
