@@ -1,6 +1,7 @@
 import * as Sentry from '@sentry/node'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createTestGroup, createTestProject } from '../../../testing/factories.js'
+import { client } from '../../../testing/http.js'
 import { startTestServer, type TestServer } from '../../../testing/server.js'
 
 let server: TestServer
@@ -21,7 +22,7 @@ function charge(amount: number) {
   throw new PaymentDeclined(`card declined for ${amount}`)
 }
 
-test('@sentry/node reports exceptions, messages and a session to a client key DSN; they are stored grouped', async () => {
+test('@sentry/node reports exceptions and messages to a client key DSN (and sends a session); they are stored grouped', async () => {
   const db = server.database.db
   const project = await createTestProject(db, { namespace: await createTestGroup(db), visibility: 'private' })
   const at = new Date().toISOString()
@@ -62,25 +63,73 @@ test('@sentry/node reports exceptions, messages and a session to a client key DS
   expect(await Sentry.flush(10_000)).toBe(true)
   expect(failures).toEqual([])
 
-  const errors = await db.selectFrom('error_tracking_errors').selectAll().where('project_id', '=', project.id).orderBy('id').execute()
-  expect(errors.map((e) => [e.name, e.description, e.platform, e.events_count, e.status])).toEqual([
-    ['PaymentDeclined', 'card declined for 30', 'node', 3, 0],
-    ['Inventory low', 'Inventory low', 'node', 2, 0],
+  // The SDK sends each event on its own request: they may arrive in any order.
+  const errors = await db.selectFrom('error_tracking_errors').selectAll().where('project_id', '=', project.id).orderBy('name').execute()
+  expect(errors.map((e) => [e.name, e.platform, e.events_count, e.status])).toEqual([
+    ['Inventory low', 'node', 2, 0],
+    ['PaymentDeclined', 'node', 3, 0],
   ])
+  expect(errors[0].description).toBe('Inventory low')
   // The last frame of the stack trace: where the error was thrown.
-  expect(errors[0].actor).toMatch(/^charge\(/)
+  expect(errors[1].actor).toMatch(/^charge\(/)
   const events = await db
     .selectFrom('error_tracking_error_events')
     .select(['error_id', 'description', 'environment', 'level', 'payload'])
     .where('error_id', 'in', [errors[0].id, errors[1].id])
     .orderBy('id')
     .execute()
-  expect(events.map((e) => [e.error_id, e.description, e.environment, e.level])).toEqual([
-    [errors[0].id, 'card declined for 10', 'staging', 'error'],
-    [errors[0].id, 'card declined for 20', 'staging', 'error'],
-    [errors[0].id, 'card declined for 30', 'staging', 'error'],
-    [errors[1].id, 'Inventory low', 'staging', 'warning'],
-    [errors[1].id, 'Inventory low', 'staging', 'warning'],
+  expect(events.map((e) => [e.error_id, e.description, e.environment, e.level]).sort()).toEqual(
+    [
+      [errors[1].id, 'card declined for 10', 'staging', 'error'],
+      [errors[1].id, 'card declined for 20', 'staging', 'error'],
+      [errors[1].id, 'card declined for 30', 'staging', 'error'],
+      [errors[0].id, 'Inventory low', 'staging', 'warning'],
+      [errors[0].id, 'Inventory low', 'staging', 'warning'],
+    ].sort(),
+  )
+  // The error takes the description of its latest event.
+  expect(errors[1].description).toBe(events.filter((e) => e.error_id === errors[1].id).at(-1)?.description)
+  expect(JSON.parse(events.find((e) => e.error_id === errors[1].id)?.payload ?? '{}')).toMatchObject({
+    release: 'shop@1.0.0',
+    exception: { values: [{ type: 'PaymentDeclined' }] },
+  })
+}, 30_000)
+
+test('with settings and a key made through the API, @sentry/node reports show in the error list; deleting the key stops them', async () => {
+  const db = server.database.db
+  const project = await createTestProject(db, { namespace: await createTestGroup(db), visibility: 'private' })
+  const api = client(`${server.url}/api/v4`)
+  const token = server.rootToken
+  const settings = await api('PUT', `/projects/${project.id}/error_tracking/settings`, { token, body: { active: true, integrated: true } })
+  expect(settings.status, settings.text).toBe(200)
+  let keys = await api('GET', `/projects/${project.id}/error_tracking/client_keys`, { token })
+  if (keys.body.length === 0) await api('POST', `/projects/${project.id}/error_tracking/client_keys`, { token })
+  keys = await api('GET', `/projects/${project.id}/error_tracking/client_keys`, { token })
+  const key = keys.body[0] as { id: number; public_key: string; sentry_dsn: string }
+  // The DSN names this server's external URL; the SDK is pointed at the test server's address with the same key.
+  expect(new URL(key.sentry_dsn).username).toBe(key.public_key)
+  const dsn = `${server.url.replace('://', `://${key.public_key}@`)}${new URL(key.sentry_dsn).pathname}`
+
+  const statuses: number[] = []
+  await Sentry.close()
+  Sentry.init({ dsn, defaultIntegrations: false })
+  Sentry.getClient()?.on('afterSendEvent', (_event, response) => statuses.push(response?.statusCode ?? 0))
+  Sentry.captureException(new RangeError('index 7 out of range'))
+  Sentry.captureMessage('Cache cold')
+  expect(await Sentry.flush(10_000)).toBe(true)
+  expect(statuses).toEqual([200, 200])
+
+  const list = await api('GET', `/projects/${project.id}/error_tracking/errors?sort=frequency`, { token })
+  expect(list.status, list.text).toBe(200)
+  expect(list.body.map((e: { title: string; count: number; status: string }) => [e.title, e.count, e.status]).sort()).toEqual([
+    ['Cache cold Cache cold', 1, 'unresolved'],
+    ['RangeError index 7 out of range', 1, 'unresolved'],
   ])
-  expect(JSON.parse(events[0].payload)).toMatchObject({ release: 'shop@1.0.0', exception: { values: [{ type: 'PaymentDeclined' }] } })
+
+  const deleted = await api('DELETE', `/projects/${project.id}/error_tracking/client_keys/${key.id}`, { token })
+  expect(deleted.status, deleted.text).toBe(200)
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  Sentry.captureException(new RangeError('after the key was deleted'))
+  expect(await Sentry.flush(10_000)).toBe(true)
+  expect(statuses).toEqual([200, 200, 404])
 }, 30_000)
