@@ -1,6 +1,7 @@
 import { DomainError, Invalid, MissingParam, NotFound, Unprocessable } from '../../core/errors.js'
 import type { AlertIntegrationRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
+import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
 import { projectPage, projectPageRoutes, type LoadedProject } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import {
@@ -29,15 +30,6 @@ const ALERTS_PER_PAGE = 20
 const SAMPLE_PAYLOAD = JSON.stringify({ title: 'Test alert', description: 'Sent from the alert settings page', severity: 'low' }, null, 2)
 
 const TYPE_LABELS: Record<string, string> = { http: 'HTTP Endpoint', prometheus: 'Prometheus', opsgenie: 'Opsgenie' }
-
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
-/** '2026-01-02 03:04:05 UTC' */
-function timeOf(iso: string): Html {
-  return html`<time datetime="${iso}">${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC</time>`
-}
 
 /** Rails' full messages for what the service refused. */
 function messagesOf(error: DomainError): string[] {
@@ -350,47 +342,25 @@ const STATUS_TABS: { label: string; status: AlertStatusName | null }[] = [
   { label: 'Ignored', status: 'ignored' },
 ]
 
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
-}
-
 async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
   const statusParam = textOf(w.params.status)
   const status = (STATUS_NAMES as readonly string[]).includes(statusParam) ? (statusParam as AlertStatusName) : null
-  const search = textOf(w.params.search).trim()
-  const pageText = textOf(w.params.page)
-  const page = /^\d{1,6}$/.test(pageText) && Number(pageText) > 0 ? Number(pageText) : 1
+  const { search, page } = listQueryOf(w.params)
   const { alerts, total } = await listAlerts(w.ctx, loaded, {
     status: status ?? undefined,
     search: search || undefined,
     page,
     perPage: ALERTS_PER_PAGE,
   })
-  const base = `/${loaded.project.full_path}${ALERTS_SUFFIX}`
-  const linkTo = (overrides: { status?: string | null; page?: number }) => {
-    const query = new URLSearchParams()
-    const nextStatus = overrides.status === undefined ? status : overrides.status
-    if (nextStatus) query.set('status', nextStatus)
-    if (search) query.set('search', search)
-    if (overrides.page && overrides.page > 1) query.set('page', String(overrides.page))
-    const text = query.toString()
-    return text ? `${base}?${text}` : base
+  const view: ListView<AlertStatusName> = {
+    base: `/${loaded.project.full_path}${ALERTS_SUFFIX}`,
+    status,
+    defaultStatus: null,
+    search,
+    page,
   }
-  const pages = Math.max(1, Math.ceil(total / ALERTS_PER_PAGE))
   const body = html`<h1>Alerts</h1>
-    <nav class="status-tabs">
-      ${STATUS_TABS.map((tab) =>
-        tab.status === status
-          ? html`<strong class="status-tab current">${tab.label}</strong> `
-          : html`<a class="status-tab" href="${linkTo({ status: tab.status, page: 1 })}">${tab.label}</a> `,
-      )}
-    </nav>
-    <form method="get" action="${base}" class="alert-search">
-      ${status ? html`<input type="hidden" name="status" value="${status}" />` : ''}
-      <label for="alert_search">Search</label>
-      <input type="text" id="alert_search" name="search" value="${search}" />
-      <button type="submit">Search</button>
-    </form>
+    ${listControls(view, STATUS_TABS, 'alert')}
     ${
       alerts.length === 0
         ? html`<p class="no-alerts">No alerts to display.</p>`
@@ -419,11 +389,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
           </tbody>
         </table>`
     }
-    <nav class="pagination">
-      ${page > 1 ? html`<a rel="prev" href="${linkTo({ page: page - 1 })}">Prev</a>` : ''}
-      <span class="page-info">Page ${page} of ${pages} (${total} alerts)</span>
-      ${page < pages ? html`<a rel="next" href="${linkTo({ page: page + 1 })}">Next</a>` : ''}
-    </nav>`
+    ${pager(view, ALERTS_PER_PAGE, total, 'alerts')}`
   return w.render({ title: 'Alerts' }, body)
 }
 

@@ -1,6 +1,7 @@
 import { NotFound } from '../../core/errors.js'
 import type { ErrorTrackingErrorRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
+import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
 import { projectPage, projectPageRoutes, type LoadedProject } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { ERROR_STATUSES, listErrors, showError, updateError, type ErrorStatusName } from './errors.js'
@@ -20,19 +21,6 @@ const STATUS_TABS: { status: ErrorStatusName; label: string }[] = [
   { status: 'resolved', label: 'Resolved' },
 ]
 
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
-}
-
-/** '2026-01-02 03:04:05 UTC' */
-function timeOf(iso: string): Html {
-  return html`<time datetime="${iso}">${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC</time>`
-}
-
 function statusName(error: ErrorTrackingErrorRow): string {
   return ERROR_STATUSES[error.status] ?? 'unresolved'
 }
@@ -40,36 +28,18 @@ function statusName(error: ErrorTrackingErrorRow): string {
 async function renderErrorList(w: WebRequest, loaded: LoadedProject) {
   const statusParam = textOf(w.params.status)
   const status = (ERROR_STATUSES as readonly string[]).includes(statusParam) ? (statusParam as ErrorStatusName) : 'unresolved'
-  const search = textOf(w.params.search).trim()
-  const pageText = textOf(w.params.page)
-  const page = /^\d{1,6}$/.test(pageText) && Number(pageText) > 0 ? Number(pageText) : 1
+  const { search, page } = listQueryOf(w.params)
   const result = await listErrors(w.ctx, loaded, { status, search: search || undefined, page, perPage: ERRORS_PER_PAGE })
   const total = result.total ?? (page - 1) * ERRORS_PER_PAGE + result.rows.length + (result.hasNext ? 1 : 0)
-  const base = `/${loaded.project.full_path}${LIST_SUFFIX}`
-  const linkTo = (overrides: { status?: ErrorStatusName; page?: number }) => {
-    const query = new URLSearchParams()
-    const nextStatus = overrides.status ?? status
-    if (nextStatus !== 'unresolved') query.set('status', nextStatus)
-    if (search) query.set('search', search)
-    if (overrides.page && overrides.page > 1) query.set('page', String(overrides.page))
-    const text = query.toString()
-    return text ? `${base}?${text}` : base
+  const view: ListView<ErrorStatusName> = {
+    base: `/${loaded.project.full_path}${LIST_SUFFIX}`,
+    status,
+    defaultStatus: 'unresolved',
+    search,
+    page,
   }
-  const pages = Math.max(1, Math.ceil(total / ERRORS_PER_PAGE))
   const body = html`<h1>Errors</h1>
-    <nav class="status-tabs">
-      ${STATUS_TABS.map((tab) =>
-        tab.status === status
-          ? html`<strong class="status-tab current">${tab.label}</strong> `
-          : html`<a class="status-tab" href="${linkTo({ status: tab.status, page: 1 })}">${tab.label}</a> `,
-      )}
-    </nav>
-    <form method="get" action="${base}" class="error-search">
-      ${status !== 'unresolved' ? html`<input type="hidden" name="status" value="${status}" />` : ''}
-      <label for="error_search">Search</label>
-      <input type="text" id="error_search" name="search" value="${search}" />
-      <button type="submit">Search</button>
-    </form>
+    ${listControls(view, STATUS_TABS, 'error')}
     ${
       result.rows.length === 0
         ? html`<p class="no-errors">No errors to display.</p>`
@@ -99,11 +69,7 @@ async function renderErrorList(w: WebRequest, loaded: LoadedProject) {
           </tbody>
         </table>`
     }
-    <nav class="pagination">
-      ${page > 1 ? html`<a rel="prev" href="${linkTo({ page: page - 1 })}">Prev</a>` : ''}
-      <span class="page-info">Page ${page} of ${pages} (${total} errors)</span>
-      ${page < pages ? html`<a rel="next" href="${linkTo({ page: page + 1 })}">Next</a>` : ''}
-    </nav>`
+    ${pager(view, ERRORS_PER_PAGE, total, 'errors')}`
   return w.render({ title: 'Errors' }, body)
 }
 
