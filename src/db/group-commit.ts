@@ -8,9 +8,11 @@ export interface GroupCommitOptions<S, O> {
   failed: O
   /** What is stored, for log lines ("error events"). */
   what: string
+  /** Runs before each batch's transaction, outside it: a look-up with a transaction of its own (the alert bot). */
+  prepare?(): Promise<void>
   /** Submissions written in one transaction at most. */
   maxBatch?: number
-  /** How long the first pending submission waits for others before their commit starts. */
+  /** How long the first pending submission waits at most for others before their commit starts. */
   gatherMillis?: number
 }
 
@@ -61,11 +63,20 @@ export class GroupCommitQueue<S, O> {
   private schedule() {
     if (this.scheduled || this.running) return
     this.scheduled = true
-    // A moment's wait lets the requests already read reach the queue: fewer, larger commits.
-    setTimeout(() => {
+    const since = performance.now()
+    let seen = -1
+    // Requests already read reach the queue within a turn of the event loop: the batch closes at the first turn
+    // that brought none, or after gatherMillis.
+    const check = () => {
+      if (this.pending.length !== seen && performance.now() - since < this.gatherMillis) {
+        seen = this.pending.length
+        setImmediate(check)
+        return
+      }
       this.scheduled = false
       this.start()
-    }, this.gatherMillis)
+    }
+    setImmediate(check)
   }
 
   private start() {
@@ -78,6 +89,13 @@ export class GroupCommitQueue<S, O> {
   }
 
   private async write(batch: Pending<S, O>[]) {
+    try {
+      await this.options.prepare?.()
+    } catch (error) {
+      this.log.error({ err: error }, `storing ${this.options.what} failed`)
+      for (const entry of batch) entry.resolve(this.options.failed)
+      return
+    }
     try {
       const outcomes = await this.transaction(batch.map((entry) => entry.submission))
       batch.forEach((entry, n) => entry.resolve(outcomes[n]))

@@ -4,7 +4,7 @@ import { createTestGroup, createTestProject } from '../../../testing/factories.j
 import { startTestServer, type TestServer } from '../../../testing/server.js'
 import type { AlertSubmission } from './batch.js'
 import { parseGeneric } from './parsers/index.js'
-import { AlertIngestQueue } from './queue.js'
+import { createAlertIngestQueue } from './queue.js'
 
 let server: TestServer
 let db: Db
@@ -50,7 +50,7 @@ function submission(projectId: number, integrationId: number, payload: Record<st
 describe('the group-commit queue', () => {
   test('a submission that fails its batch fails alone; the others are stored', async () => {
     const { project, integrationId } = await projectWithIntegration()
-    const queue = new AlertIngestQueue(db, log, () => new Date())
+    const queue = createAlertIngestQueue(db, log, () => new Date())
     const outcomes = await Promise.all([
       queue.submit(submission(project.id, integrationId, { title: 'first', fingerprint: 'q1' })),
       queue.submit(submission(2_000_000_000, integrationId, { title: 'no such project' })),
@@ -65,7 +65,7 @@ describe('the group-commit queue', () => {
 
   test('two nodes writing the same alerts at once make one alert counting every occurrence', async () => {
     const { project, integrationId } = await projectWithIntegration()
-    const nodes = [new AlertIngestQueue(db, log, () => new Date()), new AlertIngestQueue(db, log, () => new Date())]
+    const nodes = [createAlertIngestQueue(db, log, () => new Date()), createAlertIngestQueue(db, log, () => new Date())]
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, (_, n) =>
         nodes[n % 2].submit(submission(project.id, integrationId, { title: 'race', fingerprint: 'race' })),
@@ -78,7 +78,7 @@ describe('the group-commit queue', () => {
 
   test('draining writes what is pending before it returns', async () => {
     const { project, integrationId } = await projectWithIntegration()
-    const queue = new AlertIngestQueue(db, log, () => new Date())
+    const queue = createAlertIngestQueue(db, log, () => new Date())
     const pending = queue.submit(submission(project.id, integrationId, { title: 'late' }))
     await queue.drain()
     const rows = await db.selectFrom('alerts').select('title').where('project_id', '=', project.id).execute()

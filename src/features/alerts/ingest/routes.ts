@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Db } from '../../../db/index.js'
 import type { PlainRouteDeps } from '../../../http/route.js'
 import { LEGACY_IDENTIFIER, PROMETHEUS_IDENTIFIER } from '../integrations/index.js'
-import { AlertIngestQueue } from './queue.js'
+import { createAlertIngestQueue, type AlertIngestQueue } from './queue.js'
 import { receiveAlerts } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
@@ -58,7 +58,7 @@ export function registerAlertWebhookRoutes(app: FastifyInstance, deps: PlainRout
       if (!body) return reply.code(400).send(UNPARSABLE)
       const ctx = await deps.context(request)
       let queue = queues.get(ctx.db)
-      if (!queue) queues.set(ctx.db, (queue = new AlertIngestQueue(ctx.db, ctx.log, ctx.now)))
+      if (!queue) queues.set(ctx.db, (queue = createAlertIngestQueue(ctx.db, ctx.log, ctx.now)))
       const answer = await receiveAlerts(ctx, queue, {
         fullPath: fullPathOf(request.params as Segments),
         endpointIdentifier: identifier,
