@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import net from 'node:net'
 import path from 'node:path'
 import { afterEach } from 'vitest'
 import { openDatabase } from '../db/index.js'
@@ -41,4 +42,33 @@ export async function freshInstanceEnv() {
     ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}),
   }
   return { env, open: () => openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir }) }
+}
+
+/** A port nothing listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address() as net.AddressInfo
+      probe.close(() => resolve(address.port))
+    })
+  })
+}
+
+/** Starts `svc serve` (the default command) with only PATH and `env` in its environment, to be killed by the test. */
+export function startSvc(env: Record<string, string>): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env } })
+}
+
+/** Waits until the server at `url` answers its readiness check; fails if it exits first or takes 20 s. */
+export async function waitUntilReady(url: string, child: ChildProcessWithoutNullStreams) {
+  for (let i = 0; i < 400; i++) {
+    if (child.exitCode !== null) throw new Error('server exited')
+    try {
+      if ((await fetch(`${url}/-/readiness`)).status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('server did not become ready')
 }

@@ -1,42 +1,14 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 import { expect, test } from 'vitest'
-import { freshInstanceEnv, MAIN } from '../../testing/cli.js'
+import { freePort, freshInstanceEnv, startSvc, waitUntilReady } from '../../testing/cli.js'
 import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { hashedRepositoryPath } from '../repositories/index.js'
 
 const FORKS = 8
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address() as net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
-}
-
-function start(env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env } })
-}
-
-async function waitUntilReady(url: string, child: ChildProcessWithoutNullStreams) {
-  for (let i = 0; i < 400; i++) {
-    if (child.exitCode !== null) throw new Error('server exited')
-    try {
-      if ((await fetch(`${url}/-/readiness`)).status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await sleep(50)
-  }
-  throw new Error('server did not become ready')
-}
 
 /** Names under `root` (recursively) that are staging directories of fork copies. */
 function stagingDirectories(root: string): string[] {
@@ -65,7 +37,7 @@ test('a server killed with -9 in the middle of fork copies finishes them after a
   const url = `http://127.0.0.1:${port}`
   const request = client(url)
   const gitClient = new GitClient()
-  let child = start(serverEnv)
+  let child = startSvc(serverEnv)
   try {
     await waitUntilReady(url, child)
     const created = await request('POST', '/api/v4/projects', {
@@ -127,7 +99,7 @@ test('a server killed with -9 in the middle of fork copies finishes them after a
       await database.close()
     }
 
-    child = start(serverEnv)
+    child = startSvc(serverEnv)
     await waitUntilReady(url, child)
     await expect
       .poll(

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
-import { MAIN, freshInstanceEnv } from '../../testing/cli.js'
+import { MAIN, freePort, freshInstanceEnv } from '../../testing/cli.js'
 import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { git, hashedRepositoryPath } from '../repositories/index.js'
@@ -20,15 +19,6 @@ afterAll(() => {
   gitClient.remove()
   fs.rmSync(storageBase, { recursive: true, force: true })
 })
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address() as net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
-}
 
 async function startServer(env: Record<string, string>, url: string): Promise<ChildProcessWithoutNullStreams> {
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env } })

@@ -1,39 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import net from 'node:net'
 import { expect, test } from 'vitest'
-import { freshInstanceEnv, MAIN } from '../../../testing/cli.js'
+import { freePort, freshInstanceEnv, startSvc, waitUntilReady } from '../../../testing/cli.js'
 import { client } from '../../../testing/http.js'
 
 const WORKERS = 24
 const HOT = 100
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address() as net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
-}
-
-function start(env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env } })
-}
-
-async function waitUntilReady(url: string, child: ChildProcessWithoutNullStreams) {
-  for (let i = 0; i < 400; i++) {
-    if (child.exitCode !== null) throw new Error('server exited')
-    try {
-      if ((await fetch(`${url}/-/readiness`)).status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await sleep(50)
-  }
-  throw new Error('server did not become ready')
-}
 
 function envelopeOf(name: string) {
   const event = {
@@ -50,7 +22,7 @@ test('a server killed with -9 during concurrent envelope ingestion keeps every e
   const token = `svcpat-${randomBytes(12).toString('hex')}`
   const serverEnv = { ...env, SVC_PORT: String(port), SVC_ROOT_TOKEN: token }
   const url = `http://127.0.0.1:${port}`
-  let child = start(serverEnv)
+  let child = startSvc(serverEnv)
   try {
     await waitUntilReady(url, child)
     const project = await client(url)('POST', '/api/v4/projects', { token, body: { name: 'Errors', path: 'errors' } })
@@ -96,7 +68,7 @@ test('a server killed with -9 during concurrent envelope ingestion keeps every e
     await Promise.all(workers)
     await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)))
 
-    child = start(serverEnv)
+    child = startSvc(serverEnv)
     await waitUntilReady(url, child)
     const check = await open()
     const rows = await check.db
