@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { tierIncludes } from '../../../core/access.js'
+import { TtlCache } from '../../../core/ttl-cache.js'
 import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
 import type { AlertIntegrationRow } from '../../../db/schema.js'
@@ -25,26 +26,6 @@ export const MAX_PAYLOAD_DEPTH = 100
  */
 export const CACHE_MILLIS = 1000
 
-interface Cached<T> {
-  value: T
-  until: number
-}
-
-class TtlCache<T> {
-  private readonly entries = new Map<string, Cached<T>>()
-  async get(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now()
-    const hit = this.entries.get(key)
-    if (hit && hit.until > now) return hit.value
-    const value = await load()
-    // Only what exists is kept: a project or integration created a moment ago is found at once.
-    if (value === null) return value
-    if (this.entries.size > 10_000) this.entries.clear()
-    this.entries.set(key, { value, until: now + CACHE_MILLIS })
-    return value
-  }
-}
-
 export interface WebhookProject {
   id: number
   pendingDelete: boolean
@@ -55,7 +36,7 @@ const integrationCaches = new WeakMap<Db, TtlCache<AlertIntegrationRow | null>>(
 
 function cacheOf<T>(caches: WeakMap<Db, TtlCache<T>>, db: Db): TtlCache<T> {
   let cache = caches.get(db)
-  if (!cache) caches.set(db, (cache = new TtlCache<T>()))
+  if (!cache) caches.set(db, (cache = new TtlCache<T>(CACHE_MILLIS, { keepMisses: false })))
   return cache
 }
 

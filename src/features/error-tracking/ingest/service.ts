@@ -1,4 +1,5 @@
 import type { Context } from '../../../core/context.js'
+import { TtlCache } from '../../../core/ttl-cache.js'
 import type { Db } from '../../../db/index.js'
 import type { GroupCommitQueue } from '../../../db/group-commit.js'
 import type { EventOutcome, EventSubmission } from './batch.js'
@@ -14,19 +15,6 @@ export const MAX_EVENT_BYTES = 1024 * 1024
  */
 export const CACHE_MILLIS = 1000
 
-class TtlCache<T> {
-  private readonly entries = new Map<string, { value: T; until: number }>()
-  async get(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now()
-    const hit = this.entries.get(key)
-    if (hit && hit.until > now) return hit.value
-    const value = await load()
-    if (this.entries.size > 10_000) this.entries.clear()
-    this.entries.set(key, { value, until: now + CACHE_MILLIS })
-    return value
-  }
-}
-
 interface Caches {
   projects: TtlCache<CollectorProject | null>
   settings: TtlCache<boolean>
@@ -37,7 +25,11 @@ const caches = new WeakMap<Db, Caches>()
 
 function cachesOf(db: Db): Caches {
   let found = caches.get(db)
-  if (!found) caches.set(db, (found = { projects: new TtlCache(), settings: new TtlCache(), keys: new TtlCache() }))
+  if (!found)
+    caches.set(
+      db,
+      (found = { projects: new TtlCache(CACHE_MILLIS), settings: new TtlCache(CACHE_MILLIS), keys: new TtlCache(CACHE_MILLIS) }),
+    )
   return found
 }
 
