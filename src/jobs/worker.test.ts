@@ -279,7 +279,8 @@ describe('the worker', () => {
 
   test('a handler learns through its signal when another worker took its job, and its result is not recorded', async () => {
     const job = newKind()
-    let now = new Date('2030-01-01T00:00:00.000Z').getTime()
+    const start = new Date('2030-01-01T00:00:00.000Z').getTime()
+    let now = start
     const clock = () => new Date(now)
     let aborted!: () => void
     const sawAbort = new Promise<void>((resolve) => (aborted = resolve))
@@ -292,7 +293,8 @@ describe('the worker', () => {
         }),
       ],
       context: () => contextFor(server, null),
-      clock,
+      // Its clock stands still, so a renewal that runs after the others' time moved on cannot extend its lease.
+      clock: () => new Date(start),
       workerId: 'stalled',
       leaseMs: 1000,
       renewEveryMs: 20,
