@@ -1,6 +1,6 @@
 import type { JobHandler, PeriodicJob } from './jobs/index.js'
 import { jobHandlers as queueJobHandlers, periodicJobs as queuePeriodicJobs } from './jobs/index.js'
-import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } from './features/events/index.js'
+import { jobHandlers as eventJobHandlers, periodicJobs as eventPeriodicJobs } from './features/event-log/index.js'
 import { jobHandlers as forkJobHandlers } from './features/forks/index.js'
 import { jobHandlers as projectJobHandlers } from './features/projects/index.js'
 import { jobHandlers as groupJobHandlers } from './features/groups/index.js'

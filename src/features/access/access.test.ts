@@ -5,7 +5,7 @@ import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { contextFor } from '../../testing/context.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { findNamespaceById } from '../namespaces/index.js'
+import { findNamespaceById } from './index.js'
 import { groupAccess, projectAccess, visibleGroupsCondition, visibleProjectsCondition } from './index.js'
 
 let server: TestServer

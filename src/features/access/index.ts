@@ -1,179 +1,32 @@
-import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely'
-import { AccessLevel, canRead, meets, Visibility, type Access, type Requirement } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
-import type { Context } from '../../core/context.js'
-import { isoDate } from '../../core/time.js'
-import { Forbidden, NotFound } from '../../core/errors.js'
-import type { Database, NamespaceRow, ProjectRow } from '../../db/schema.js'
-import {
-  findGroupRole,
-  findProjectRoles,
-  hasMembershipBelow,
-  authorizedProjectsCondition,
+/**
+ * Who may see what: the caller's roles (visibility × membership with inheritance × admin × tier), the policies of
+ * every resource, the loaders that find one resource as the caller may see it, and the finders' conditions that
+ * every list applies. Scopes are checked per route.
+ */
+export * from './roles.js'
+export * from './loaders.js'
+export * from './policies/project.js'
+export * from './policies/group.js'
+export * from './policies/issue.js'
+export * from './policies/merge-request.js'
+export * from './policies/milestone.js'
+export * from './policies/note.js'
+export * from './policies/snippet.js'
+export * from './policies/event.js'
+export * from './finders/projects.js'
+export * from './finders/groups.js'
+export * from './finders/issuables.js'
+export * from './finders/snippets.js'
+
+// Read models: rows found by id for lists and embeds, whoever may see them; callers decide with the policies above.
+export {
+  findIssueAssigneeIds,
+  findIssueByIid,
+  findMergeRequestByIid,
+  findNamespaceById,
+  findNamespacesByIds,
+  findProjectById,
+  findProjectsByIds,
+  findRedirectedProjectId,
   selectAuthorizedGroupIds,
-  selectGroupIdsAboveMemberships,
 } from './store.js'
-
-export { selectAuthorizedGroupIds } from './store.js'
-
-/** The access core: visibility × membership with inheritance × admin × tier; scopes are checked per route. */
-
-/** The caller's view of one project: the effective role and the direct and inherited ones it comes from. */
-export interface ProjectAccess extends Access {
-  /** Direct membership role, null when none. */
-  projectLevel: number | null
-  /** Highest role inherited from the groups above, null when none. */
-  groupLevel: number | null
-}
-
-/** Project abilities by the role they need (GitLab ProjectPolicy). */
-export const ProjectAbility = {
-  admin_project: { level: AccessLevel.MAINTAINER },
-  admin_project_member: { level: AccessLevel.MAINTAINER },
-  manage_owners: { level: AccessLevel.OWNER },
-  change_visibility_level: { level: AccessLevel.OWNER },
-  change_namespace: { level: AccessLevel.OWNER },
-  archive_project: { level: AccessLevel.OWNER },
-  remove_project: { level: AccessLevel.OWNER },
-} satisfies Record<string, Requirement>
-export type ProjectAbilityName = keyof typeof ProjectAbility
-
-/** Group abilities by the role they need (GitLab GroupPolicy). */
-export const GroupAbility = {
-  admin_group: { level: AccessLevel.OWNER },
-  admin_group_member: { level: AccessLevel.OWNER },
-  remove_group: { level: AccessLevel.OWNER },
-  create_subgroup: { level: AccessLevel.MAINTAINER },
-} satisfies Record<string, Requirement>
-export type GroupAbilityName = keyof typeof GroupAbility
-
-/**
- * A project's access from the caller's direct and inherited roles, however they were read (for one project,
- * or for a page of them at once).
- */
-export function projectAccessFrom(
-  ctx: Context,
-  project: ProjectRow,
-  namespace: NamespaceRow,
-  roles: { projectLevel: number | null; groupLevel: number | null },
-): ProjectAccess {
-  let { projectLevel } = roles
-  const { groupLevel } = roles
-  // The owner of a personal namespace owns its projects (GitLab ProjectPolicy `owner`).
-  if (namespace.kind === 'user' && ctx.caller.user && namespace.owner_id === ctx.caller.user.id) projectLevel = AccessLevel.OWNER
-  return {
-    caller: ctx.caller,
-    tier: ctx.config.tier,
-    visibilityLevel: project.visibility_level,
-    level: Math.max(projectLevel ?? 0, groupLevel ?? 0),
-    projectLevel,
-    groupLevel,
-    descendantAccess: false,
-  }
-}
-
-export async function projectAccess(ctx: Context, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectAccess> {
-  const user = ctx.caller.user
-  if (!user) return projectAccessFrom(ctx, project, namespace, { projectLevel: null, groupLevel: null })
-  const [roles] = await findProjectRoles(ctx.db, user.id, project.id, namespace.traversal_ids, isoDate(ctx.now()))
-  return projectAccessFrom(ctx, project, namespace, { projectLevel: roles?.project_level ?? null, groupLevel: roles?.group_level ?? null })
-}
-
-export async function groupAccess(ctx: Context, group: NamespaceRow): Promise<Access> {
-  const user = ctx.caller.user
-  const access: Access = {
-    caller: ctx.caller,
-    tier: ctx.config.tier,
-    visibilityLevel: group.visibility_level,
-    level: 0,
-    descendantAccess: false,
-  }
-  if (!user) return access
-  const [role] = await findGroupRole(ctx.db, user.id, group.traversal_ids, isoDate(ctx.now()))
-  access.level = role?.level ?? 0
-  // Minimal access, or membership of anything inside, lets a user see a group they cannot otherwise see.
-  if (!canRead(access)) {
-    access.descendantAccess =
-      access.level >= AccessLevel.MINIMAL_ACCESS || (await hasMembershipBelow(ctx.db, user.id, group.traversal_ids, isoDate(ctx.now())))
-  }
-  return access
-}
-
-/** Refuses what the caller may not do: 404 when they cannot see the resource, 403 when they can. */
-function authorize(access: Access, requirement: Requirement, resource: 'Project' | 'Group') {
-  if (!canRead(access)) throw new NotFound(resource)
-  if (!meets(access, requirement)) throw new Forbidden()
-}
-
-export function canProject(access: ProjectAccess, ability: ProjectAbilityName): boolean {
-  return meets(access, ProjectAbility[ability])
-}
-
-export function authorizeProject(access: ProjectAccess, ability: ProjectAbilityName) {
-  authorize(access, ProjectAbility[ability], 'Project')
-}
-
-export function canGroup(access: Access, ability: GroupAbilityName): boolean {
-  return meets(access, GroupAbility[ability])
-}
-
-export function authorizeGroup(access: Access, ability: GroupAbilityName) {
-  authorize(access, GroupAbility[ability], 'Group')
-}
-
-// Lists join projects and namespaces under aliases, so the builder's table set varies by query.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Eb = ExpressionBuilder<Database, any>
-
-/**
- * The projects a caller may see, as a condition on a query over `projects` (or the alias given):
- * public ones, internal ones for signed-in users who are not external, and those they have a role in.
- */
-export function visibleProjectsCondition(ctx: Context, eb: Eb, alias = 'projects'): Expression<SqlBool> {
-  const caller = ctx.caller
-  if (isAdmin(caller)) return sql<SqlBool>`1 = 1`
-  const visibility = sql.ref(`${alias}.visibility_level`)
-  if (!caller.user) return eb(visibility, '>=', Visibility.PUBLIC)
-  const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
-  return eb.or([
-    eb(visibility, '>=', minimum),
-    authorizedProjectsCondition(ctx.db, eb, alias, caller.user.id, AccessLevel.GUEST, isoDate(ctx.now())),
-  ])
-}
-
-/** The groups a caller may see, as a condition on a query over `namespaces` (or the alias given). */
-export function visibleGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'): Expression<SqlBool> {
-  const caller = ctx.caller
-  if (isAdmin(caller)) return sql<SqlBool>`1 = 1`
-  const visibility = sql.ref(`${alias}.visibility_level`)
-  if (!caller.user) return eb(visibility, '>=', Visibility.PUBLIC)
-  const minimum = caller.user.external ? Visibility.PUBLIC : Visibility.INTERNAL
-  return eb.or([eb(visibility, '>=', minimum), memberGroupsCondition(ctx, eb, alias)])
-}
-
-/**
- * The groups the caller belongs to (directly or through a group above) and the groups above anything they
- * belong to, whatever their visibility: GitLab's `authorized_groups.self_and_ancestors` (GroupsFinder).
- */
-export function memberGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'): Expression<SqlBool> {
-  const user = ctx.caller.user
-  if (!user) return sql<SqlBool>`1 = 0`
-  const id = sql.ref(`${alias}.id`)
-  return eb.or([
-    eb(id, 'in', selectAuthorizedGroupIds(ctx.db, user.id, AccessLevel.MINIMAL_ACCESS, isoDate(ctx.now()))),
-    eb(id, 'in', selectGroupIdsAboveMemberships(ctx.db, user.id, isoDate(ctx.now()))),
-  ])
-}
-
-/** The condition for "the caller has at least `minLevel` here" (min_access_level filters). */
-export function projectsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'projects'): Expression<SqlBool> {
-  const user = ctx.caller.user
-  if (!user) return sql<SqlBool>`1 = 0`
-  return authorizedProjectsCondition(ctx.db, eb, alias, user.id, minLevel, isoDate(ctx.now()))
-}
-
-export function groupsWithRoleCondition(ctx: Context, eb: Eb, minLevel: number, alias = 'namespaces'): Expression<SqlBool> {
-  const user = ctx.caller.user
-  if (!user) return sql<SqlBool>`1 = 0`
-  return eb(sql.ref(`${alias}.id`), 'in', selectAuthorizedGroupIds(ctx.db, user.id, minLevel, isoDate(ctx.now())))
-}

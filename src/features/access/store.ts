@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import { preparedQuery } from '../../db/prepared.js'
+import { executeRows, preparedQuery } from '../../db/prepared.js'
+import type { IssueRow, MergeRequestRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 
 /**
  * A user's roles on one project: direct membership, and inherited ones from the groups above it (a
@@ -106,4 +107,71 @@ export function selectGroupIdsAboveMemberships(db: Db, userId: number, today: st
     .select('a.id')
     .where('a.kind', '=', 'group')
     .where((eb) => eb.exists(below.where(sql<SqlBool>`n.traversal_ids like (a.traversal_ids || '%')`)))
+}
+
+// What loaders read to find a resource before deciding whether the caller may see it.
+
+export const findProjectById = preparedQuery((db: Db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id))
+
+export function findProjectByFullPath(db: Db, fullPath: string) {
+  return db
+    .selectFrom('projects')
+    .selectAll()
+    .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
+    .executeTakeFirst()
+}
+
+export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise<ProjectRow[]> {
+  if (ids.length === 0) return []
+  return executeRows(
+    db,
+    db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)]),
+  )
+}
+
+export async function findNamespacesByIds(db: Db, ids: readonly number[]): Promise<NamespaceRow[]> {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom('namespaces')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute()
+}
+
+export const findNamespaceById = preparedQuery((db: Db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id))
+
+/** The project a redirect route points at, by an old full path. */
+export function findRedirectedProjectId(db: Db, fullPath: string) {
+  return db
+    .selectFrom('redirect_routes')
+    .select('project_id')
+    .where(sql`lower(path)`, '=', fullPath.toLowerCase())
+    .where('project_id', 'is not', null)
+    .executeTakeFirst()
+}
+
+/** A group not marked for deletion, by id or full path. */
+export function findGroupByIdOrFullPath(db: Db, idOrPath: string) {
+  const query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('pending_delete', '=', 0)
+  if (/^\d+$/.test(idOrPath)) {
+    const id = Number(idOrPath)
+    return Number.isSafeInteger(id) ? query.where('id', '=', id).executeTakeFirst() : Promise.resolve(undefined)
+  }
+  return query.where(sql`lower(full_path)`, '=', idOrPath.toLowerCase()).executeTakeFirst()
+}
+
+export function findIssueByIid(db: Db, projectId: number, iid: number): Promise<IssueRow | undefined> {
+  return db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst()
+}
+
+export async function findIssueAssigneeIds(db: Db, issueId: number): Promise<number[]> {
+  const rows = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('user_id').execute()
+  return rows.map((row) => Number(row.user_id))
+}
+
+export function findMergeRequestByIid(db: Db, projectId: number, iid: number): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst()
 }

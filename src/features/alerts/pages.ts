@@ -2,7 +2,7 @@ import { DomainError, Invalid, MissingParam, NotFound, Unprocessable } from '../
 import type { AlertIntegrationRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
-import { projectPage, projectPageRoutes, type LoadedProject } from '../projects/index.js'
+import { projectPage, projectPageRoutes } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import {
   allIntegrations,
@@ -21,6 +21,7 @@ import {
 import { canReadAlerts } from './policy.js'
 import { SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName } from './present.js'
 import { listAlerts } from './service.js'
+import { type LoadedProject } from '../access/index.js'
 
 const SETTINGS_SUFFIX = '/-/settings/operations'
 const ALERTS_SUFFIX = '/-/alert_management'

@@ -1,9 +1,9 @@
 import type { ApiRouter } from '../../http/route.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
-import { findProject, type LoadedProject } from '../projects/index.js'
 import { presentAlert, type AlertPresentOptions } from './present.js'
 import { AlertJson, AlertListResponse, ListAlertsParams, ShowAlertParams, UpdateAlertParams } from './schemas.js'
 import { listAlerts, showAlert, updateAlertStatus } from './service.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 function presentOptions(externalUrl: string, loaded: LoadedProject): AlertPresentOptions {
   return { externalUrl, projectFullPath: loaded.project.full_path }

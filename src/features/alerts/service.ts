@@ -2,7 +2,6 @@ import type { Context } from '../../core/context.js'
 import { Invalid, NotFound } from '../../core/errors.js'
 import type { AlertRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
-import type { LoadedProject } from '../projects/index.js'
 import { CloseIncident } from './jobs.js'
 import { authorizeReadAlerts, authorizeUpdateAlerts } from './policy.js'
 import { Status, STATUS_NAMES, type AlertStatusName, type AlertView } from './present.js'
@@ -15,6 +14,7 @@ import {
   updateAlertRow,
   type AlertFilter,
 } from './store.js'
+import { type LoadedProject } from '../access/index.js'
 
 export const ALERT_SORTS = [
   'created_asc',

@@ -4,10 +4,10 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { AnnotationRow } from '../../db/schema.js'
 import { canReadClusters, findClusterById } from '../clusters/index.js'
 import { canReadEnvironments, findEnvironmentById } from '../environments/index.js'
-import { findProject, type LoadedProject } from '../projects/index.js'
 import { dashboardExists } from './dashboards.js'
 import { canAdminAnnotations, canReadAnnotations } from './policy.js'
 import { deleteAnnotationRow, findOwnedAnnotation, insertAnnotation, selectAnnotations, type AnnotationOwner } from './store.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 const MAX_LENGTH = 255
 

@@ -2,7 +2,7 @@ import { AccessLevel, canRead } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { isFeatureAvailable } from '../projects/index.js'
+import { isFeatureAvailable } from '../access/index.js'
 
 /** GL ProjectPolicy: clusters go when the infrastructure or repository feature is off for the caller. */
 function hasClustersFeature(access: ProjectAccess, project: ProjectRow): boolean {

@@ -5,11 +5,12 @@ import type { ClusterRow } from '../../db/schema.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
 import { mergedParams, type ApiRouter } from '../../http/route.js'
-import { findProject, presentBasicProject, projectPresentOptions, viewOfLoaded, type LoadedProject } from '../projects/index.js'
+import { presentBasicProject, projectPresentOptions, viewOfLoaded } from '../projects/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { presentCluster } from './present.js'
 import { ClusterJson, ClusterListResponse, ClusterParams, CreateClusterParams, ListClustersParams, UpdateClusterParams } from './schemas.js'
 import { createCluster, deleteCluster, listClusters, showCluster, updateCluster } from './service.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 function presentOptions(ctx: Context) {
   return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }

@@ -2,7 +2,6 @@ import type { Context } from '../../core/context.js'
 import { Forbidden, Invalid, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { ClusterRow } from '../../db/schema.js'
-import type { LoadedProject } from '../projects/index.js'
 import { canAdminClusters, canReadClusters } from './policy.js'
 import type { AuthorizationType } from './schemas.js'
 import {
@@ -15,6 +14,7 @@ import {
   type ClusterChanges,
 } from './store.js'
 import { apiUrlProblem, caCertProblem, domainProblem, environmentScopeProblem, namespaceProblems } from './validation.js'
+import { type LoadedProject } from '../access/index.js'
 
 /** GL ClusterNameValidator: user-provided cluster names may be this long. */
 const MAX_NAME_LENGTH = 2048

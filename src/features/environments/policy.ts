@@ -2,7 +2,7 @@ import { AccessLevel, canRead, Visibility } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { isFeatureAvailable } from '../projects/index.js'
+import { isFeatureAvailable } from '../access/index.js'
 
 /** GL ProjectPolicy: environments go when the environments, CI/CD or repository feature is off for the caller. */
 function hasEnvironmentsFeature(access: ProjectAccess, project: ProjectRow): boolean {

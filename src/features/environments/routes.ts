@@ -3,7 +3,7 @@ import { ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
 import { mergedParams, type ApiRouter } from '../../http/route.js'
-import { findProject, presentBasicProject, projectPresentOptions, viewOfLoaded, type LoadedProject } from '../projects/index.js'
+import { presentBasicProject, projectPresentOptions, viewOfLoaded } from '../projects/index.js'
 import { presentEnvironment } from './present.js'
 import {
   CreateEnvironmentParams,
@@ -15,6 +15,7 @@ import {
   UpdateEnvironmentParams,
 } from './schemas.js'
 import { createEnvironment, deleteEnvironment, listEnvironments, showEnvironment, stopEnvironment, updateEnvironment } from './service.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 /** The project as Entities::Environment embeds it (BasicProjectDetails). */
 async function embeddedProject(ctx: Context, loaded: LoadedProject) {

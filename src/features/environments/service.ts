@@ -2,7 +2,6 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, Forbidden, Invalid, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { EnvironmentRow } from '../../db/schema.js'
-import type { LoadedProject } from '../projects/index.js'
 import { environmentSlug, externalUrlProblem, guessTier, isValidEnvironmentName, NAME_FORMAT_MESSAGE } from './naming.js'
 import { canReadEnvironments, canWriteEnvironments } from './policy.js'
 import type { EnvironmentState, Tier } from './schemas.js'
@@ -14,6 +13,7 @@ import {
   selectEnvironments,
   updateEnvironmentRow,
 } from './store.js'
+import { type LoadedProject } from '../access/index.js'
 
 /** GL API::Environments::MIN_SEARCH_LENGTH. */
 const MIN_SEARCH_LENGTH = 3

@@ -2,10 +2,10 @@ import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { ErrorTrackingErrorEventRow, ErrorTrackingErrorRow } from '../../db/schema.js'
-import type { LoadedProject } from '../projects/index.js'
 import { authorizeReadErrors, authorizeUpdateErrors } from './policy.js'
 import { payloadString } from './stacktrace.js'
 import { findError, selectErrorEvents, selectErrors, updateErrorStatus, type ErrorFilter } from './store.js'
+import { type LoadedProject } from '../access/index.js'
 
 // Browsing integrated errors. GitLab offers this only through GraphQL (Project.sentryErrors, sentryDetailedError,
 // sentryErrorStackTrace, Mutation.sentryErrorUpdate); svc offers the same over REST.

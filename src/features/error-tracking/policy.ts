@@ -2,7 +2,7 @@ import { AccessLevel, canRead, meets } from '../../core/access.js'
 import { Forbidden, NotFound } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { isFeatureAvailable } from '../projects/index.js'
+import { isFeatureAvailable } from '../access/index.js'
 
 /** GL `admin_operations` (ProjectPolicy, maintainer_access): error tracking settings and client keys. */
 export function canAdminOperations(access: ProjectAccess): boolean {

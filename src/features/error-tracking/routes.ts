@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findProject, type LoadedProject } from '../projects/index.js'
 import { listErrorEvents, listErrors, showError, updateError } from './errors.js'
 import { authorizeAdminOperations, authorizeReadErrors, authorizeUpdateErrors } from './policy.js'
 import { presentClientKey, presentDetailedError, presentError, presentErrorEvent, presentSettings } from './present.js'
@@ -23,6 +22,7 @@ import {
   SettingsJson,
 } from './schemas.js'
 import { createClientKey, deleteClientKey, listClientKeys, showSettings, updateSettings, type SettingsInput } from './settings.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 /** Grape's `before { authorize! :admin_operations, user_project }`: refusals come before parameter errors. */
 async function adminOperations(request: FastifyRequest, raw: Record<string, unknown>) {

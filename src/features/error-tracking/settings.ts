@@ -3,7 +3,6 @@ import type { Context } from '../../core/context.js'
 import { NotFound, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { ErrorTrackingClientKeyRow, ErrorTrackingSettingsRow } from '../../db/schema.js'
-import type { LoadedProject } from '../projects/index.js'
 import { authorizeAdminOperations } from './policy.js'
 import {
   deleteClientKeyRow,
@@ -14,6 +13,7 @@ import {
   selectClientKeys,
   upsertSettings,
 } from './store.js'
+import { type LoadedProject } from '../access/index.js'
 
 /**
  * A new client key's public key. GitLab writes `glet_` ("GitLab error tracking") + 32 lowercase hex; the prefix carries

@@ -2,7 +2,7 @@ import type { User } from '../../core/caller.js'
 import type { EventRow, NoteRow, PushEventPayloadRow } from '../../db/schema.js'
 import { presentNoteRow, type NoteJson } from '../notes/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
-import { EventAction } from './actions.js'
+import { EventAction } from '../../core/event-actions.js'
 import type { EventJson } from './schemas.js'
 import type { EventTargets } from './service.js'
 

@@ -3,7 +3,7 @@ import { AccessLevel } from '../../core/access.js'
 import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { EventAction } from './actions.js'
+import { EventAction } from '../../core/event-actions.js'
 import { findEventRows } from './testing.js'
 
 let server: TestServer

@@ -3,12 +3,12 @@ import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import { keysetWindow, offsetWindow, setKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findProject } from '../projects/index.js'
 import { findUserByIdOrUsername } from '../users/index.js'
-import type { EventActionName } from './actions.js'
+import type { EventActionName } from '../../core/event-actions.js'
 import { presentEvent } from './present.js'
 import { EventListResponse, ListOwnEventsParams, ListProjectEventsParams, ListUserEventsParams } from './schemas.js'
 import { listOwnEvents, listProjectEvents, listUserEvents, type EventList, type EventListInput } from './service.js'
+import { findProject } from '../access/index.js'
 
 /** The events API also takes tokens with `read_user` on reads (GL events.rb `allow_access_with_scope`). */
 const READ_SCOPES = ['read_user']

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { paginationParams } from '../../http/pagination.js'
 import { NoteJson } from '../notes/index.js'
 import { UserBasicJson } from '../users/index.js'
-import { EventAction } from './actions.js'
+import { EventAction } from '../../core/event-actions.js'
 
 /** The `target_type` filter's keys (GL Event::TARGET_TYPES). */
 export const TARGET_TYPE_KEYS = ['issue', 'milestone', 'merge_request', 'note', 'project', 'snippet', 'user', 'wiki', 'design'] as const

@@ -1,23 +1,10 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { Database, NewEventRow, NoteRow, PushEventPayloadRow } from '../../db/schema.js'
-
-export async function insertEvent(db: Db, row: NewEventRow): Promise<number> {
-  const { id } = await db.insertInto('events').values(row).returning('id').executeTakeFirstOrThrow()
-  return Number(id)
-}
-
-export async function insertPushEventPayload(db: Db, row: PushEventPayloadRow): Promise<void> {
-  await db.insertInto('push_event_payloads').values(row).execute()
-}
+import type { Database, NoteRow, PushEventPayloadRow } from '../../db/schema.js'
 
 export function findPushEventPayloads(db: Db, eventIds: number[]): Promise<PushEventPayloadRow[]> {
   if (eventIds.length === 0) return Promise.resolve([])
   return db.selectFrom('push_event_payloads').selectAll().where('event_id', 'in', eventIds).execute()
-}
-
-export async function insertEvents(db: Db, rows: NewEventRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('events').values(rows).execute()
 }
 
 /** A condition on `projects` (visibility, membership) that lists of events apply through their project. */
@@ -109,23 +96,4 @@ export function findMergeRequestsByIds(db: Db, ids: number[]) {
 export function findMilestonesByIds(db: Db, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([])
   return db.selectFrom('milestones').select(['id', 'project_id', 'iid', 'title']).where('id', 'in', ids).execute()
-}
-
-/** Deletes up to `limit` events created before `cutoff`; answers how many went. */
-export async function deleteEventsCreatedBefore(db: Db, cutoff: string, limit: number): Promise<number> {
-  const batch = db.selectFrom('events').select('id').where('created_at', '<', cutoff).limit(limit)
-  const result = await db.deleteFrom('events').where('id', 'in', batch).executeTakeFirst()
-  return Number(result.numDeletedRows)
-}
-
-/** The user's memberships of projects anywhere below a group, with their expiry. */
-export function findProjectMembershipsBelow(db: Db, traversalIds: string, userId: number) {
-  return db
-    .selectFrom('members')
-    .innerJoin('projects', 'projects.id', 'members.project_id')
-    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select(['members.project_id', 'members.expires_at'])
-    .where('members.user_id', '=', userId)
-    .where(sql<SqlBool>`namespaces.traversal_ids like ${traversalIds + '%'}`)
-    .execute()
 }

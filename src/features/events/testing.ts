@@ -1,7 +1,7 @@
 import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import type { EventRow, IssueRow, MergeRequestRow, NoteRow, ProjectRow } from '../../db/schema.js'
-import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
+import { EventAction, type EventActionName, type EventTargetType } from '../../core/event-actions.js'
 
 /** A comment on an issue or a merge request, for tests of note events. */
 export function createTestNote(

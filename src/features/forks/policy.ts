@@ -2,7 +2,7 @@ import { AccessLevel, canRead, meets, Visibility } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
-import { isFeatureAvailable } from '../projects/index.js'
+import { isFeatureAvailable } from '../access/index.js'
 
 /**
  * GL ProjectPolicy `fork_project`: a signed-in user who may read a public or internal project, or a Reporter (or an

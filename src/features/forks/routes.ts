@@ -1,6 +1,5 @@
 import type { ApiRouter } from '../../http/route.js'
 import {
-  findProject,
   listInputOf,
   presentProject,
   presentProjectList,
@@ -12,6 +11,7 @@ import {
 import { ForkProjectParams, ForkRelationParams, ListForksParams, ProjectIdParams } from './schemas.js'
 import { forkProject, linkFork, listForks, unlinkFork } from './service.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
+import { findProject } from '../access/index.js'
 
 export function registerForkRoutes(api: ApiRouter): void {
   api.post('/projects/:id/fork', { params: ForkProjectParams, response: { 201: ProjectJson } }, async (request, reply) => {

@@ -4,18 +4,21 @@ import type { Context } from '../../core/context.js'
 import { Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, ProjectMoved, Rejected, Unauthorized } from '../../core/errors.js'
 import type { NamespaceRow, ProjectRow, ProjectUpdate } from '../../db/schema.js'
 import { enqueueJob, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
-import { groupAccess } from '../access/index.js'
-import { findNamespaceByFullPath, findNamespaceById, findPersonalNamespace } from '../namespaces/index.js'
 import {
-  canCreateProjectIn,
   canReadNamespaceViaMembership,
-  createProject,
+  findNamespaceById,
   findProject,
   findProjectsByIds,
+  groupAccess,
+  type LoadedProject,
+} from '../access/index.js'
+import { findNamespaceByFullPath, findPersonalNamespace } from '../namespaces/index.js'
+import {
+  canCreateProjectIn,
+  createProject,
   listProjects,
   viewOfLoaded,
   type ListProjectsInput,
-  type LoadedProject,
   type ProjectListResult,
   type ProjectView,
   FEATURE_LEVEL_PARAMS,

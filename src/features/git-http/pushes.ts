@@ -1,7 +1,7 @@
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { recordPushEvent, type PushPayload } from '../events/index.js'
+import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { git, refreshRepositoryState } from '../repositories/index.js'
 
 /** Every branch and tag of a repository: full ref name → object id. */

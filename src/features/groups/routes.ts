@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../core/context.js'
 import { keysetWindow, offsetWindow, setKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findGroup } from './index.js'
 import { presentGroup, presentGroupDetail, type GroupPresentOptions } from './present.js'
 import {
   AcceptedJson,
@@ -30,6 +29,7 @@ import {
   type GroupListPagination,
   type ListGroupsInput,
 } from './service.js'
+import { findGroup } from '../access/index.js'
 
 function attributesOf(input: CreateGroupParams | UpdateGroupParams): GroupAttributes {
   return {

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MEMBER_ACCESS_LEVELS } from '../../core/access.js'
+import { SUBGROUP_CREATION_LEVELS } from '../access/index.js'
 import { paginationParams } from '../../http/pagination.js'
 import { Nullable } from '../../http/schema.js'
 import { ProjectEntitySchema } from '../projects/index.js'
@@ -13,7 +14,7 @@ export const PROJECT_CREATION_LEVELS = { noone: 0, maintainer: 1, developer: 2, 
 export type ProjectCreationLevelName = keyof typeof PROJECT_CREATION_LEVELS
 
 /** Gitlab::Access.subgroup_creation_string_options. */
-export const SUBGROUP_CREATION_LEVELS = { owner: 0, maintainer: 1 } as const
+export { SUBGROUP_CREATION_LEVELS }
 export type SubgroupCreationLevelName = keyof typeof SUBGROUP_CREATION_LEVELS
 
 const ProjectCreationLevel = Type.Union(Object.keys(PROJECT_CREATION_LEVELS).map((name) => Type.Literal(name as ProjectCreationLevelName)))

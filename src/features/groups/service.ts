@@ -6,9 +6,14 @@ import { COUNT_LIMIT, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type Of
 import type { NamespaceRow, NamespaceUpdate, NewNamespaceRow } from '../../db/schema.js'
 import {
   authorizeGroup,
+  canCreateSubgroup,
+  canCreateTopLevelGroup,
   canGroup,
+  canReadAllGroups,
+  findGroup,
   groupAccess,
   groupsWithRoleCondition,
+  type LoadedGroup,
   memberGroupsCondition,
   visibleGroupsCondition,
 } from '../access/index.js'
@@ -16,8 +21,6 @@ import { replaceWithOwnerMember } from '../members/index.js'
 import { listProjectsOfGroupForDetail } from '../projects/index.js'
 import { insertNamespace, isFullPathTaken, parseSearch, relocateNamespace, trigramSimilarity } from '../namespaces/index.js'
 import { scheduleGroupDeletion } from './deletion.js'
-import { findGroup, type LoadedGroup } from './index.js'
-import { canCreateSubgroup, canCreateTopLevelGroup, canReadAllGroups } from './policy.js'
 import {
   PROJECT_CREATION_LEVELS,
   SUBGROUP_CREATION_LEVELS,

@@ -3,16 +3,6 @@ import type { Db } from '../../db/index.js'
 import type { Database, NamespaceRow, NamespaceUpdate } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
-/** A group not marked for deletion, by id or full path. */
-export function findGroupByIdOrFullPath(db: Db, idOrPath: string) {
-  const query = db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('pending_delete', '=', 0)
-  if (/^\d+$/.test(idOrPath)) {
-    const id = Number(idOrPath)
-    return Number.isSafeInteger(id) ? query.where('id', '=', id).executeTakeFirst() : Promise.resolve(undefined)
-  }
-  return query.where(sql`lower(full_path)`, '=', idOrPath.toLowerCase()).executeTakeFirst()
-}
-
 export function findGroupById(db: Db, id: number) {
   return db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('id', '=', id).executeTakeFirst()
 }

@@ -8,7 +8,6 @@ export {
   labelChangeNote,
   labelTitlesOf,
   milestoneChangeNote,
-  readableFeatureCondition,
   recordCreation,
   recordStateChange,
   resolveMetadata,

@@ -1,15 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import { AccessLevel, FeatureAccess, Visibility } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import type { Database, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
-import { projectsWithRoleCondition, visibleProjectsCondition } from '../access/index.js'
-import { recordEvent } from '../events/index.js'
+import { type LoadedProject } from '../access/index.js'
+import { recordEvent } from '../event-log/index.js'
 import { findOrCreateLabelsByTitles } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
-import type { LoadedProject } from '../projects/index.js'
 import type { IssuableFilterParams } from './schemas.js'
 import { findUsersByIds } from '../users/index.js'
 import { findProjectMilestone, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
@@ -195,51 +192,6 @@ export async function recordCreation(trx: Db, noteable: Noteable, authorId: numb
     target: { type: noteable.type, id: noteable.id },
     at,
   })
-}
-
-/**
- * Projects whose issues (or merge requests) the caller may read, as a condition on the `projects` alias:
- * the project is visible and its feature is available (GL ProjectFeature#feature_available?).
- */
-export function readableFeatureCondition(ctx: Context, eb: Eb, feature: 'issues' | 'merge_requests'): Expression<SqlBool> {
-  const level = sql.ref(`projects.${feature}_access_level`)
-  const visible = visibleProjectsCondition(ctx, eb, 'projects')
-  const repository = sql.ref('projects.repository_access_level')
-  if (isAdmin(ctx.caller)) {
-    const enabled = eb(level, '>', FeatureAccess.DISABLED)
-    return feature === 'merge_requests' ? eb.and([enabled, eb(repository, '>', FeatureAccess.DISABLED)]) : enabled
-  }
-  if (!ctx.caller.user) {
-    const open = [visible, eb(level, '>=', FeatureAccess.ENABLED)]
-    if (feature === 'merge_requests') open.push(eb(repository, '>=', FeatureAccess.ENABLED))
-    return eb.and(open)
-  }
-  const memberLevel = feature === 'merge_requests' ? AccessLevel.REPORTER : AccessLevel.GUEST
-  const conditions = [
-    visible,
-    eb.or([
-      eb(level, '>=', FeatureAccess.ENABLED),
-      eb.and([eb(level, '=', FeatureAccess.PRIVATE), projectsWithRoleCondition(ctx, eb, memberLevel, 'projects')]),
-    ]),
-  ]
-  if (feature === 'merge_requests') conditions.push(readableCodeCondition(ctx, eb))
-  return eb.and(conditions)
-}
-
-/** The caller may read the code (GL `read_code`, as projects/policy.ts canReadCode): merge requests need it too. */
-function readableCodeCondition(ctx: Context, eb: Eb): Expression<SqlBool> {
-  const repository = sql.ref('projects.repository_access_level')
-  const notPrivate = eb('projects.visibility_level', '>', Visibility.PRIVATE)
-  return eb.and([
-    eb(repository, '>', FeatureAccess.DISABLED),
-    eb.or([
-      eb.and([
-        notPrivate,
-        eb.or([eb(repository, '>=', FeatureAccess.ENABLED), projectsWithRoleCondition(ctx, eb, AccessLevel.GUEST, 'projects')]),
-      ]),
-      projectsWithRoleCondition(ctx, eb, AccessLevel.REPORTER, 'projects'),
-    ]),
-  ])
 }
 
 /** The filters both lists share (GL IssuableFinder), read from the API's params. */

@@ -3,12 +3,9 @@ import type { Context } from '../../core/context.js'
 import { ParamError, Unauthorized } from '../../core/errors.js'
 import { keysetWindow, offsetWindow, setKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findGroup } from '../groups/index.js'
 import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
-import { findProject } from '../projects/index.js'
 import { spamRequestOf } from '../spam/index.js'
-import { findIssue } from './index.js'
 import { presentIssue, presentIssueBasic } from './present.js'
 import {
   CreateIssueParams,
@@ -37,6 +34,7 @@ import {
   type ListIssuesInput,
   type ListOrigin,
 } from './service.js'
+import { findGroup, findIssue, findProject } from '../access/index.js'
 
 function listInputOf(ctx: Context, input: ListInput, keysetType: string | null): ListIssuesInput {
   return {

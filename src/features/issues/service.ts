@@ -1,12 +1,25 @@
 import { sql, type SqlBool } from 'kysely'
 import { canRead } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { Forbidden, Invalid, NotAllowed, NotFound, RecordNotFound } from '../../core/errors.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
 import { allocateInternalId } from '../../db/internal-ids.js'
 import type { IssueRow, IssueUpdate, LabelRow, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
-import { projectsWithRoleCondition } from '../access/index.js'
+import {
+  canCreateIncident,
+  canCreateIssue,
+  canOwnIssues,
+  canReadConfidentialIssues,
+  canReadIssue,
+  canSetIssueMetadata,
+  canUpdateIssue,
+  findIssueAssigneeIds,
+  findIssueByIid,
+  findProjectsByIds,
+  type LoadedProject,
+  readableIssuesCondition,
+  withAccess,
+} from '../access/index.js'
 import {
   applyMetadata,
   dueDateChangeNote,
@@ -17,7 +30,6 @@ import {
   hasNoteBy,
   issuableFilterConditions,
   issuableSortColumn,
-  readableFeatureCondition,
   recordCreation,
   recordStateChange,
   resolveMetadata,
@@ -26,19 +38,9 @@ import {
 } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
-import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
-import {
-  canCreateIncident,
-  canCreateIssue,
-  canOwnIssues,
-  canReadConfidentialIssues,
-  canReadIssue,
-  canSetIssueMetadata,
-  canUpdateIssue,
-} from './policy.js'
 import { ISSUE_KEYSET_ORDERS, type IssueOrder } from './schemas.js'
-import { deleteIssueRow, findIssueAssigneeIds, findIssueByIid, insertIssue, selectIssues, updateIssueRow } from './store.js'
+import { deleteIssueRow, insertIssue, selectIssues, updateIssueRow } from './store.js'
 
 /** An issue with everything its entity shows. */
 export interface IssueView {
@@ -121,38 +123,22 @@ export interface ListIssuesInput {
 
 export type IssuePage = { kind: 'offset'; page: OffsetPage<IssueRow> } | { kind: 'keyset'; page: KeysetPage<IssueRow> }
 
-/**
- * GL IssuesFinder: issues of projects whose issues the caller may read, confidential ones only for their
- * author, assignees, Planners and Reporters and up, and administrators (`with_confidentiality_access_check`).
- */
+/** GL IssuesFinder: the issues the caller may read (access's finder), in a project or a group, filtered. */
 async function listIssuesWhere(
   ctx: Context,
   scope: { projectId?: number; group?: NamespaceRow },
   input: ListIssuesInput,
 ): Promise<IssuePage> {
   const { filters } = input
-  const user = ctx.caller.user
   const column = issuableSortColumn(input.orderBy)
   const query = selectIssues(
     ctx.db,
     (eb) => {
-      const conditions = [readableFeatureCondition(ctx, eb, 'issues'), ...issuableFilterConditions(ctx, eb, 'Issue', filters)]
+      const conditions = [readableIssuesCondition(ctx, eb), ...issuableFilterConditions(ctx, eb, 'Issue', filters)]
       if (scope.projectId !== undefined) conditions.push(eb('issues.project_id', '=', scope.projectId))
       if (scope.group) {
         conditions.push(
           sql<SqlBool>`projects.namespace_id in (select id from namespaces where traversal_ids like ${`${scope.group.traversal_ids}%`})`,
-        )
-      }
-      if (!isAdmin(ctx.caller)) {
-        conditions.push(
-          user
-            ? eb.or([
-                eb('issues.confidential', '=', 0),
-                eb('issues.author_id', '=', user.id),
-                sql<SqlBool>`exists (select 1 from issue_assignees a where a.issue_id = issues.id and a.user_id = ${user.id})`,
-                projectsWithRoleCondition(ctx, eb, 15, 'projects'),
-              ])
-            : eb('issues.confidential', '=', 0),
         )
       }
       if (filters.confidential !== undefined) conditions.push(eb('issues.confidential', '=', filters.confidential ? 1 : 0))

@@ -2,15 +2,6 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Db } from '../../db/index.js'
 import type { Database, IssueRow, IssueUpdate, NewIssueRow } from '../../db/schema.js'
 
-export function findIssueByIid(db: Db, projectId: number, iid: number): Promise<IssueRow | undefined> {
-  return db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst()
-}
-
-export async function findIssueAssigneeIds(db: Db, issueId: number): Promise<number[]> {
-  const rows = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('user_id').execute()
-  return rows.map((row) => Number(row.user_id))
-}
-
 export function insertIssue(db: Db, row: NewIssueRow): Promise<IssueRow> {
   return db.insertInto('issues').values(row).returningAll().executeTakeFirstOrThrow()
 }

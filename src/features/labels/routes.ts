@@ -3,8 +3,6 @@ import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { mergedParams, type ApiRouter } from '../../http/route.js'
-import { findGroup } from '../groups/index.js'
-import { findProject } from '../projects/index.js'
 import { presentGroupLabel, presentProjectLabel, presentPromotedLabel } from './present.js'
 import {
   CreateGroupLabelParams,
@@ -40,6 +38,7 @@ import {
   type UpdateLabelInput,
 } from './service.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
+import { findGroup, findProject } from '../access/index.js'
 
 async function projectParent(ctx: Context, id: string): Promise<LabelParent> {
   return { kind: 'project', loaded: await findProject(ctx, id) }

@@ -4,16 +4,17 @@ import { BadRequest, Conflict, Invalid, NotFound, PreconditionFailed } from '../
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import {
+  canReadConfidentialIssues,
+  canReadMergeRequests,
+  canReadProjectIssues,
   groupAccess,
+  type LoadedGroup,
+  type LoadedProject,
+  type ProjectAccess,
   projectsWithRoleCondition,
   visibleGroupsCondition,
   visibleProjectsCondition,
-  type ProjectAccess,
 } from '../access/index.js'
-import type { LoadedGroup } from '../groups/index.js'
-import { canReadConfidentialIssues, canReadProjectIssues } from '../issues/index.js'
-import { canReadMergeRequests } from '../merge-requests/index.js'
-import type { LoadedProject } from '../projects/index.js'
 import { isValidColor, normalizeColor } from './color.js'
 import { ancestorGroupIds } from './index.js'
 import { authorizeAdminLabels } from './policy.js'

@@ -6,9 +6,7 @@ import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { MemberRow, NamespaceRow } from '../../db/schema.js'
-import { recordEvent, recordProjectsLeftBelow } from '../events/index.js'
-import { findGroup } from '../groups/index.js'
-import { findProject } from '../projects/index.js'
+import { recordEvent, recordProjectsLeftBelow } from '../event-log/index.js'
 import { findUsersByIds } from '../users/index.js'
 import {
   allowsMinimalAccess,
@@ -35,6 +33,7 @@ import {
   type MemberFilters,
   type SourceRef,
 } from './store.js'
+import { findGroup, findProject } from '../access/index.js'
 
 export type { MemberSource } from './policy.js'
 

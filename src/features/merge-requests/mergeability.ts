@@ -1,6 +1,5 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
-import { findProjectsByIds } from '../projects/index.js'
 import { git, projectRepositoryDirectory } from '../repositories/index.js'
 import {
   fetchSourceInto,
@@ -11,6 +10,7 @@ import {
   readRef,
   type BranchFacts,
 } from './repository.js'
+import { findProjectsByIds } from '../access/index.js'
 
 /** A merge request's branches as its repositories have them. */
 export interface LoadedBranches {

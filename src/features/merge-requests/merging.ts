@@ -2,14 +2,11 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../core/errors.js'
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
-import { recordPushEvent, type PushPayload } from '../events/index.js'
+import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { recordStateChange } from '../issuables/index.js'
-import { withAccess, type LoadedProject } from '../projects/index.js'
 import { refreshRepositoryState, type GitIdentity as Identity } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
-import { findMergeRequest } from './index.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
-import { canMerge, canPushCode } from './policy.js'
 import {
   deleteRef,
   describeUpdate,
@@ -23,6 +20,7 @@ import {
 } from './repository.js'
 import { showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
+import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
 
 export interface MergeInput {
   mergeCommitMessage?: string

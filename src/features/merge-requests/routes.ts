@@ -2,11 +2,8 @@ import type { Context } from '../../core/context.js'
 import { ParamError, Unauthorized } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findGroup } from '../groups/index.js'
 import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
-import { findProject } from '../projects/index.js'
-import { findMergeRequest } from './index.js'
 import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
 import {
@@ -34,6 +31,7 @@ import {
   type ListMergeRequestsInput,
   type MergeRequestInput,
 } from './service.js'
+import { findGroup, findMergeRequest, findProject } from '../access/index.js'
 
 function listInputOf(ctx: Context, input: ListInput): ListMergeRequestsInput {
   const { page, perPage } = offsetWindow(input, ctx.settings)

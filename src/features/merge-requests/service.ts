@@ -14,7 +14,6 @@ import {
   hasNoteBy,
   issuableFilterConditions,
   issuableSortColumn,
-  readableFeatureCondition,
   recordCreation,
   recordStateChange,
   resolveMetadata,
@@ -23,8 +22,17 @@ import {
 } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
-import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
-import { isFeatureAvailable } from '../projects/policy.js'
+import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
+import type { MergeRequestOrder } from './schemas.js'
+import {
+  deleteMergeRequestRow,
+  findMergeRequestAssigneeIds,
+  findOpenDuplicate,
+  hasMergedMergeRequest,
+  insertMergeRequest,
+  selectMergeRequests,
+  updateMergeRequestRow,
+} from './store.js'
 import {
   canCreateMergeRequest,
   canDestroyMergeRequest,
@@ -33,19 +41,13 @@ import {
   canSetMergeRequestMetadata,
   canTargetMergeRequestsAt,
   canUpdateMergeRequest,
-} from './policy.js'
-import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
-import type { MergeRequestOrder } from './schemas.js'
-import {
-  deleteMergeRequestRow,
-  findMergeRequestAssigneeIds,
   findMergeRequestByIid,
-  findOpenDuplicate,
-  hasMergedMergeRequest,
-  insertMergeRequest,
-  selectMergeRequests,
-  updateMergeRequestRow,
-} from './store.js'
+  findProjectsByIds,
+  isFeatureAvailable,
+  type LoadedProject,
+  readableMergeRequestsCondition,
+  withAccess,
+} from '../access/index.js'
 
 /** A merge request with everything its entities show. */
 export interface MergeRequestView {
@@ -148,10 +150,7 @@ async function listWhere(
   const query = selectMergeRequests(
     ctx.db,
     (eb) => {
-      const conditions = [
-        readableFeatureCondition(ctx, eb, 'merge_requests'),
-        ...issuableFilterConditions(ctx, eb, 'MergeRequest', filters),
-      ]
+      const conditions = [readableMergeRequestsCondition(ctx, eb), ...issuableFilterConditions(ctx, eb, 'MergeRequest', filters)]
       if (scope.projectId !== undefined) conditions.push(eb('merge_requests.project_id', '=', scope.projectId))
       if (scope.group) {
         conditions.push(

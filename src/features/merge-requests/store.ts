@@ -2,10 +2,6 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Db } from '../../db/index.js'
 import type { Database, MergeRequestRow, MergeRequestUpdate, NewMergeRequestRow } from '../../db/schema.js'
 
-export function findMergeRequestByIid(db: Db, projectId: number, iid: number): Promise<MergeRequestRow | undefined> {
-  return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst()
-}
-
 export async function findMergeRequestAssigneeIds(db: Db, id: number): Promise<number[]> {
   const rows = await db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', id).execute()
   return rows.map((row) => Number(row.user_id))

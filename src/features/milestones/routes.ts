@@ -3,7 +3,6 @@ import { isoDate } from '../../core/time.js'
 import { ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findProject, type LoadedProject } from '../projects/index.js'
 import { presentMilestone, type MilestonePresentOptions } from './present.js'
 import {
   CreateMilestoneParams,
@@ -14,6 +13,7 @@ import {
   UpdateMilestoneParams,
 } from './schemas.js'
 import { createMilestone, deleteMilestone, listMilestones, showMilestone, updateMilestone } from './service.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 function presentOptions(ctx: Context, loaded: LoadedProject): MilestonePresentOptions {
   return { externalUrl: ctx.config.externalUrl, projectFullPath: loaded.project.full_path, today: isoDate(ctx.now()) }

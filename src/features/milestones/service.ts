@@ -3,9 +3,7 @@ import { Forbidden, RecordNotFound, Rejected } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import { allocateInternalId } from '../../db/internal-ids.js'
 import type { MilestoneRow } from '../../db/schema.js'
-import { recordEvent } from '../events/index.js'
-import type { LoadedProject } from '../projects/index.js'
-import { canAdminMilestones, canReadMilestones } from './policy.js'
+import { recordEvent } from '../event-log/index.js'
 import {
   deleteMilestoneRow,
   detachMilestoneEvents,
@@ -16,6 +14,7 @@ import {
   updateMilestoneRow,
   type MilestoneFilters,
 } from './store.js'
+import { canAdminMilestones, canReadMilestones, type LoadedProject } from '../access/index.js'
 
 /** Largest id a row can have; larger ones are simply not found. */
 const MAX_STORED_ID = 2147483647

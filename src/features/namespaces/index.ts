@@ -7,9 +7,7 @@ import { findPersonalNamespace, insertNamespace, relocateNamespace } from './sto
 export {
   deleteRedirectsFrom,
   findNamespaceByFullPath,
-  findNamespaceById,
   findPersonalNamespace,
-  findRedirectedProjectId,
   insertNamespace,
   isFullPathTaken,
   relocateNamespace,

@@ -1,10 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import { preparedQuery } from '../../db/prepared.js'
 import type { Database, NamespaceRow, NewNamespaceRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from './search.js'
-
-export const findNamespaceById = preparedQuery((db: Db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id))
 
 export function findNamespaceByFullPath(db: Db, fullPath: string) {
   return db
@@ -47,16 +44,6 @@ export async function insertNamespace(db: Db, row: NewNamespaceRow, parent: Name
     .where('id', '=', inserted.id)
     .returningAll()
     .executeTakeFirstOrThrow()
-}
-
-/** The project a redirect route points at, by an old full path. */
-export function findRedirectedProjectId(db: Db, fullPath: string) {
-  return db
-    .selectFrom('redirect_routes')
-    .select('project_id')
-    .where(sql`lower(path)`, '=', fullPath.toLowerCase())
-    .where('project_id', 'is not', null)
-    .executeTakeFirst()
 }
 
 /** A path in use again belongs to its new owner: redirects from it go. */

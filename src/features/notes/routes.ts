@@ -2,7 +2,6 @@ import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findProject } from '../projects/index.js'
 import { spamRequestOf } from '../spam/index.js'
 import type { PresentOptions } from '../users/index.js'
 import type { Noteable } from './index.js'
@@ -10,6 +9,7 @@ import { presentNote } from './present.js'
 import { CreateNoteParams, ListNotesParams, NoteJson, NoteListResponse, NoteParams, UpdateNoteParams } from './schemas.js'
 import { createNote, deleteNote, findNoteable, listNotes, showNote, updateNote } from './service.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
+import { findProject } from '../access/index.js'
 
 /** The same endpoints serve issues and merge requests (GL notes.rb `noteable_types.each`). */
 const NOTEABLES: readonly [string, Noteable['type']][] = [

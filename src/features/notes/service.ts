@@ -3,15 +3,21 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, Forbidden, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NoteRow } from '../../db/schema.js'
-import { recordEvent } from '../events/index.js'
-import { findIssue } from '../issues/index.js'
-import { findMergeRequest } from '../merge-requests/index.js'
-import type { LoadedProject } from '../projects/index.js'
+import { recordEvent } from '../event-log/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
 import type { Noteable } from './index.js'
-import { canAdminNote, canCreateNote, canReadNote, canSetNoteCreatedAt, type NoteableFacts } from './policy.js'
 import { deleteNoteRow, findNoteOf, insertNote, selectNotesOf, touchNoteable, updateNoteRow, type NoteOrder } from './store.js'
+import {
+  canAdminNote,
+  canCreateNote,
+  canReadNote,
+  canSetNoteCreatedAt,
+  findIssue,
+  findMergeRequest,
+  type LoadedProject,
+  type NoteableFacts,
+} from '../access/index.js'
 
 /** Largest id or iid a row can have; larger ones are simply not found. */
 const MAX_STORED_ID = 2147483647

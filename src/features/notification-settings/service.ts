@@ -3,8 +3,6 @@ import { Invalid, Rejected, Unauthorized } from '../../core/errors.js'
 import type { User } from '../../core/caller.js'
 import { isoTimestamp } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
-import { findGroup } from '../groups/index.js'
-import { findProject } from '../projects/index.js'
 import {
   EMAIL_EVENTS,
   EPIC_EVENT,
@@ -22,6 +20,7 @@ import {
   updateUserNotificationEmail,
   type NotificationSource,
 } from './store.js'
+import { findGroup, findProject } from '../access/index.js'
 
 /** A setting as the API shows it: the level's name, the events that apply to its source, and the stored values. */
 export interface NotificationSetting {

@@ -3,7 +3,8 @@ import type { Config } from '../../config/index.js'
 import type { Db } from '../../db/index.js'
 import { defineJob, enqueueJob, handle } from '../../jobs/index.js'
 import { removeRepository } from '../repositories/index.js'
-import { deleteProjectRow, findProjectById, markProjectsPendingDelete, snippetRepositoriesOfProjects } from './store.js'
+import { deleteProjectRow, markProjectsPendingDelete, snippetRepositoriesOfProjects } from './store.js'
+import { findProjectById } from '../access/index.js'
 
 // GL Projects::DestroyService run by ProjectDestroyWorker: DELETE marks the project `pending_delete`, which hides it
 // from every finder at once, and answers 202; this job removes its repositories, then its rows.

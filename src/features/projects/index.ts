@@ -1,24 +1,7 @@
-import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
-import { NotFound, ProjectMoved } from '../../core/errors.js'
-import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { projectAccess, type ProjectAccess } from '../access/index.js'
-import { findNamespaceById, findRedirectedProjectId } from '../namespaces/index.js'
+import type { NamespaceRow } from '../../db/schema.js'
 import { presentProject, type ProjectPresentOptions } from './present.js'
 import { listGroupDetailProjects } from './service.js'
-import { findProjectByFullPath, findProjectById } from './store.js'
-
-/** A project with its namespace and what the caller may do there. */
-export interface LoadedProject {
-  project: ProjectRow
-  namespace: NamespaceRow
-  access: ProjectAccess
-}
-
-export async function withAccess(ctx: Context, project: ProjectRow): Promise<LoadedProject> {
-  const [namespace] = await findNamespaceById(ctx.db, project.namespace_id)
-  return { project, namespace, access: await projectAccess(ctx, project, namespace) }
-}
 
 // Creation and lists as forks reuse them: a fork is a created project, its forks a project list.
 export {
@@ -31,36 +14,8 @@ export {
   type ProjectListResult,
 } from './service.js'
 export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
-export { presentBasicProject, presentProject, presentProjectIdentity, type ProjectView } from './present.js'
-export { canReadCode, canReadNamespaceViaMembership, isFeatureAvailable } from './policy.js'
+export { presentBasicProject, presentProject, type ProjectView } from './present.js'
 export { BasicProjectJson, FEATURE_LEVEL_PARAMS, ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
-
-/**
- * A project by id or full path as the caller may see it (GL helpers.rb `find_project!`): 404 "Project Not
- * Found" when it does not exist or is hidden from them. A path it had before a move, or its path written in
- * other letter case, answers ProjectMoved (GL `project_moved?`).
- */
-export async function findProject(ctx: Context, idOrPath: string | number): Promise<LoadedProject> {
-  const text = String(idOrPath)
-  let project: ProjectRow | undefined
-  if (/^\d+$/.test(text)) {
-    const id = Number(text)
-    project = Number.isSafeInteger(id) ? (await findProjectById(ctx.db, id))[0] : undefined
-  } else {
-    project = await findProjectByFullPath(ctx.db, text)
-    if (!project) {
-      const redirect = await findRedirectedProjectId(ctx.db, text)
-      const moved = redirect?.project_id ? (await findProjectById(ctx.db, redirect.project_id))[0] : undefined
-      if (moved && canRead((await withAccess(ctx, moved)).access)) throw new ProjectMoved(moved.id)
-    }
-  }
-  // A project marked for deletion is gone for every caller (GL `Project.without_deleted`).
-  if (!project || project.pending_delete) throw new NotFound('Project')
-  const loaded = await withAccess(ctx, project)
-  if (!canRead(loaded.access)) throw new NotFound('Project')
-  if (text.includes('/') && project.full_path !== text) throw new ProjectMoved(project.id)
-  return loaded
-}
 
 /** Presenter options for the caller of `ctx`. */
 export function projectPresentOptions(
@@ -86,7 +41,7 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
   return views.map((view) => presentProject(view, options))
 }
 
-export { findNamespacesByIds, findProjectsByIds, insertProject } from './store.js'
+export { insertProject } from './store.js'
 export { findMovedProjectLocation } from './web-redirects.js'
 export { projectPage, projectPageRoutes } from './pages.js'
 

@@ -1,7 +1,7 @@
 import { NotFound, ProjectMoved } from '../../core/errors.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
-import { findProject, type LoadedProject } from './index.js'
 import { findMovedProjectLocation } from './web-redirects.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
 const MAX_NAMESPACE_DEPTH = 20

@@ -3,6 +3,7 @@ import type { Caller, User } from '../../core/caller.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
 import { presentUserBasic } from '../users/index.js'
+import { FEATURE_LEVEL_PARAMS, type BasicProjectJson, type NamespaceBasicJson, type ProjectJson } from './schemas.js'
 import {
   canAdminIssues,
   canAdminProject,
@@ -11,8 +12,8 @@ import {
   canReadCode,
   canReadStatistics,
   isFeatureAvailable,
-} from './policy.js'
-import { FEATURE_LEVEL_PARAMS, type BasicProjectJson, type NamespaceBasicJson, type ProjectJson } from './schemas.js'
+} from '../access/index.js'
+import { presentProjectIdentity } from '../../core/project-identity.js'
 
 /** GitLab's default branch name for repositories without one (Gitlab::DefaultBranch). */
 export const DEFAULT_BRANCH = 'main'
@@ -122,19 +123,6 @@ export function presentNamespaceBasic(namespace: NamespaceRow, owner: User | nul
     web_url: personal
       ? `${options.externalUrl}/${owner ? owner.username : namespace.path}`
       : `${options.externalUrl}/groups/${namespace.full_path}`,
-  }
-}
-
-/** Entities::ProjectIdentity: how a project is named where another resource embeds it. */
-export function presentProjectIdentity(project: ProjectRow) {
-  return {
-    id: project.id,
-    description: project.description,
-    name: project.name,
-    name_with_namespace: project.full_name,
-    path: project.path,
-    path_with_namespace: project.full_path,
-    created_at: project.created_at,
   }
 }
 

@@ -3,10 +3,9 @@ import type { Context } from '../../core/context.js'
 import { NotFound, ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
-import { findGroup } from '../groups/index.js'
 import { findUserByIdOrUsername, presentUserBasic, type PresentOptions } from '../users/index.js'
 import { createInputOf, updateInputOf } from './attributes.js'
-import { findProject, projectPresentOptions } from './index.js'
+import { projectPresentOptions } from './index.js'
 import { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
 import { presentBasicProject, presentProject, presentProjectDetails, presentProjectWithAccess } from './present.js'
 import {
@@ -43,6 +42,7 @@ import {
   type ProjectListScope,
 } from './service.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
+import { findGroup, findProject } from '../access/index.js'
 
 const PROJECT = '/projects/:id'
 

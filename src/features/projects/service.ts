@@ -9,20 +9,30 @@ import { COUNT_LIMIT, fetchOffsetPage, type OffsetPage } from '../../db/paginati
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, UserRow } from '../../db/schema.js'
 import {
   authorizeProject,
+  canAdminProject,
+  canChangeRepositoryStorage,
+  canCreateProjectsInGroup,
+  canReadNamespaceViaMembership,
+  canTransferProjectsInto,
+  featureAvailableCondition,
+  findNamespaceById,
+  findNamespacesByIds,
+  findProjectById,
+  findProjectsByIds,
   groupAccess,
+  type LoadedProject,
+  type ProjectAccess,
   projectAccessFrom,
   projectsWithRoleCondition,
   visibleProjectsCondition,
-  type ProjectAccess,
 } from '../access/index.js'
-import { recordEvent } from '../events/index.js'
+import { recordEvent } from '../event-log/index.js'
 import { requestProjectStorageMove } from '../storage-moves/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
 import {
   deleteRedirectsFrom,
   findNamespaceByFullPath,
-  findNamespaceById,
   findPersonalNamespace,
   isFullPathTaken,
   parseSearch,
@@ -39,13 +49,6 @@ import {
   storageNames,
 } from '../repositories/index.js'
 import type { CreateInput, ProjectInput } from './attributes.js'
-import {
-  canAdminProject,
-  canChangeRepositoryStorage,
-  canCreateProjectsInGroup,
-  canReadNamespaceViaMembership,
-  canTransferProjectsInto,
-} from './policy.js'
 import { DEFAULT_BRANCH, defaultBranchOf, webUrlOf, type Permissions, type ProjectView } from './present.js'
 import type { ProjectOrder } from './schemas.js'
 import {
@@ -56,10 +59,7 @@ import {
   fetchProjects,
   fetchSearchTexts,
   findGroupMembershipsOfUser,
-  findNamespacesByIds,
-  findProjectById,
   findProjectMembershipsOfUser,
-  findProjectsByIds,
   findStar,
   findUserRowById,
   hasProjectNamedLike,
@@ -77,7 +77,6 @@ import {
   type ProjectFilters,
 } from './store.js'
 import { addError, hasProjectPathFormat, parameterize, projectValidationErrors, type ValidationErrors } from './validation.js'
-import type { LoadedProject } from './index.js'
 
 /** GitLab's GroupDetail embeds at most this many projects (GL GroupProjectsFinder limit). */
 export const GROUP_DETAIL_PROJECTS_LIMIT = 100
@@ -243,18 +242,6 @@ export interface ProjectListResult extends ProjectViews {
 
 const none: ProjectCondition = () => sql<SqlBool>`1 = 0`
 
-/** GL `with_feature_available_for_user`: open features, and private ones for members with the feature's role. */
-function featureCondition(ctx: Context, column: 'issues_access_level' | 'merge_requests_access_level', minLevel: number): ProjectCondition {
-  const user = ctx.caller.user
-  if (isAdmin(ctx.caller)) return (eb) => eb(`projects.${column}`, '>', FeatureAccess.DISABLED)
-  if (!user) return (eb) => eb(`projects.${column}`, '>=', FeatureAccess.ENABLED)
-  return (eb) =>
-    eb.or([
-      eb(`projects.${column}`, '>=', FeatureAccess.ENABLED),
-      eb.and([eb(`projects.${column}`, '=', FeatureAccess.PRIVATE), projectsWithRoleCondition(ctx, eb, minLevel)]),
-    ])
-}
-
 function ancestorIdsOf(group: NamespaceRow): number[] {
   return group.traversal_ids
     .split('/')
@@ -313,8 +300,9 @@ async function filtersOf(ctx: Context, input: ListProjectsInput, similarity: boo
   if (input.lastActivityBefore !== undefined) filters.lastActivityBefore = input.lastActivityBefore
   if (input.updatedAfter !== undefined) filters.updatedAfter = input.updatedAfter
   if (input.updatedBefore !== undefined) filters.updatedBefore = input.updatedBefore
-  if (input.withIssuesEnabled) conditions.push(featureCondition(ctx, 'issues_access_level', AccessLevel.GUEST))
-  if (input.withMergeRequestsEnabled) conditions.push(featureCondition(ctx, 'merge_requests_access_level', AccessLevel.REPORTER))
+  if (input.withIssuesEnabled) conditions.push((eb) => featureAvailableCondition(ctx, eb, 'issues_access_level', AccessLevel.GUEST))
+  if (input.withMergeRequestsEnabled)
+    conditions.push((eb) => featureAvailableCondition(ctx, eb, 'merge_requests_access_level', AccessLevel.REPORTER))
   // Non-administrators' storage filter is dropped (GL `verify_project_filters!`).
   if (input.repositoryStorage !== undefined && canChangeRepositoryStorage(caller)) filters.repositoryStorage = input.repositoryStorage
   // Nothing is imported, no language is detected and no topic has an id yet, so these filters match nothing.

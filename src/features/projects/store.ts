@@ -1,18 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { executeRows, preparedQuery } from '../../db/prepared.js'
-import type { Database, NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
+import type { Database, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
-
-export const findProjectById = preparedQuery((db: Db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id))
-
-export function findProjectByFullPath(db: Db, fullPath: string) {
-  return db
-    .selectFrom('projects')
-    .selectAll()
-    .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
-    .executeTakeFirst()
-}
 
 export function insertProject(db: Db, row: NewProjectRow): Promise<ProjectRow> {
   return db.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow()
@@ -43,26 +33,6 @@ export function snippetRepositoriesOfProjects(db: Db, projectIds: readonly numbe
     .selectFrom('snippets')
     .select(['id', 'repository_storage'])
     .where('project_id', 'in', [...projectIds])
-    .execute()
-}
-
-export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise<ProjectRow[]> {
-  if (ids.length === 0) return []
-  return executeRows(
-    db,
-    db
-      .selectFrom('projects')
-      .selectAll()
-      .where('id', 'in', [...new Set(ids)]),
-  )
-}
-
-export async function findNamespacesByIds(db: Db, ids: readonly number[]): Promise<NamespaceRow[]> {
-  if (ids.length === 0) return []
-  return db
-    .selectFrom('namespaces')
-    .selectAll()
-    .where('id', 'in', [...new Set(ids)])
     .execute()
 }
 

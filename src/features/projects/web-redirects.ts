@@ -1,8 +1,6 @@
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
-import { findRedirectedProjectId } from '../namespaces/index.js'
-import { withAccess } from './index.js'
-import { findProjectById } from './store.js'
+import { findProjectById, findRedirectedProjectId, withAccess } from '../access/index.js'
 
 /**
  * Where a web URL of a moved project now lives (spec rule 6, for web URLs): `/<old path>`, `/<old path>.git…`

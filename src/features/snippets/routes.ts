@@ -3,7 +3,6 @@ import type { Context } from '../../core/context.js'
 import { MissingParam, ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, mergedParams, type ApiRouter } from '../../http/route.js'
-import { findProject } from '../projects/index.js'
 import { spamRequestOf } from '../spam/index.js'
 import { presentSnippet } from './present.js'
 import {
@@ -44,6 +43,7 @@ import {
 } from './service.js'
 import type { SnippetRow } from '../../db/schema.js'
 import type { OffsetPage } from '../../db/pagination.js'
+import { findProject } from '../access/index.js'
 
 /** Ruby's `blank?` for strings: empty or whitespace only. */
 function isBlank(value: string | undefined): boolean {

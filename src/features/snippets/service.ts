@@ -1,13 +1,24 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import { AccessLevel, FeatureAccess, Visibility, visibilityLevel, visibilityName, type VisibilityName } from '../../core/access.js'
-import { isAdmin, type Caller, type User } from '../../core/caller.js'
+import { Visibility, visibilityLevel, visibilityName, type VisibilityName } from '../../core/access.js'
+import { isAdmin, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, RecordNotFound, ServiceFailure } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
-import type { Database, SnippetRow } from '../../db/schema.js'
+import type { SnippetRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
-import { projectsWithRoleCondition, visibleProjectsCondition } from '../access/index.js'
-import { findProjectsByIds, withAccess, type LoadedProject } from '../projects/index.js'
+import {
+  canAdminSnippet,
+  canCreatePersonalSnippet,
+  canCreateProjectSnippet,
+  canReadProjectSnippets,
+  canReadSnippet,
+  canUpdateSnippet,
+  findProjectsByIds,
+  type LoadedProject,
+  visiblePersonalSnippets,
+  visibleProjectSnippets,
+  visibleSnippetsInProjectCondition,
+  withAccess,
+} from '../access/index.js'
 import {
   commitFiles,
   createRepository,
@@ -19,14 +30,6 @@ import {
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { RemoveSnippetRepository } from './jobs.js'
-import {
-  canAdminSnippet,
-  canCreatePersonalSnippet,
-  canCreateProjectSnippet,
-  canReadProjectSnippets,
-  canReadSnippet,
-  canUpdateSnippet,
-} from './policy.js'
 import type { SnippetPresentOptions, SnippetView } from './present.js'
 import {
   headBranch,
@@ -152,59 +155,6 @@ export { findSnippetsByIds }
 
 // ---------------------------------------------------------------- lists
 
-type Eb = ExpressionBuilder<Database, 'snippets'>
-
-/** The lowest snippet visibility a caller sees without a role (GL Gitlab::VisibilityLevel.levels_for_user). */
-function lowestVisibleLevel(caller: Caller): number {
-  return caller.user && caller.user.external === 0 ? Visibility.INTERNAL : Visibility.PUBLIC
-}
-
-/** Projects whose snippets the caller may read: readable, with the snippets feature available to them. */
-function projectsWithReadableSnippets(ctx: Context) {
-  return ctx.db
-    .selectFrom('projects')
-    .select('projects.id')
-    .where('projects.pending_delete', '=', 0)
-    .where((eb) => visibleProjectsCondition(ctx, eb))
-    .where((eb) => {
-      const memberOrAdmin = isAdmin(ctx.caller) ? sql<SqlBool>`1 = 1` : projectsWithRoleCondition(ctx, eb, AccessLevel.GUEST)
-      return eb.or([
-        eb('projects.snippets_access_level', '>=', FeatureAccess.ENABLED),
-        eb.and([eb('projects.snippets_access_level', '=', FeatureAccess.PRIVATE), memberOrAdmin]),
-      ])
-    })
-}
-
-/** The personal snippets the caller sees: all for admins, else public, internal for those not external, and their own. */
-function visiblePersonalSnippets(ctx: Context, eb: Eb): Expression<SqlBool> {
-  const personal = eb('snippets.project_id', 'is', null)
-  if (isAdmin(ctx.caller)) return personal
-  const seen = [eb('snippets.visibility_level', '>=', lowestVisibleLevel(ctx.caller))]
-  if (ctx.caller.user) seen.push(eb('snippets.author_id', '=', ctx.caller.user.id))
-  return eb.and([personal, eb.or(seen)])
-}
-
-/** The project snippets the caller sees: in projects whose snippets they may read, all for members, else by visibility. */
-function visibleProjectSnippets(ctx: Context, eb: Eb): Expression<SqlBool> {
-  const inReadableProject = eb('snippets.project_id', 'in', projectsWithReadableSnippets(ctx))
-  if (isAdmin(ctx.caller)) return inReadableProject
-  const seen = [eb('snippets.visibility_level', '>=', lowestVisibleLevel(ctx.caller))]
-  if (ctx.caller.user) {
-    seen.push(eb('snippets.author_id', '=', ctx.caller.user.id))
-    seen.push(
-      eb(
-        'snippets.project_id',
-        'in',
-        ctx.db
-          .selectFrom('projects')
-          .select('projects.id')
-          .where((inner) => projectsWithRoleCondition(ctx, inner, AccessLevel.GUEST)),
-      ),
-    )
-  }
-  return eb.and([inReadableProject, eb.or(seen)])
-}
-
 export interface SnippetListFilters {
   createdAfter?: string
   createdBefore?: string
@@ -253,16 +203,7 @@ export async function listProjectSnippets(
 ): Promise<OffsetPage<SnippetRow>> {
   authorizeProjectSnippets(project)
   let query = ctx.db.selectFrom('snippets').selectAll('snippets').where('snippets.project_id', '=', project.project.id)
-  const user = ctx.caller.user
-  const member = user !== null && project.access.level >= AccessLevel.GUEST
-  if (!isAdmin(ctx.caller) && !member) {
-    query = query.where((eb) => {
-      const seen = [eb('snippets.visibility_level', '>=', lowestVisibleLevel(ctx.caller))]
-      if (user) seen.push(eb('snippets.author_id', '=', user.id))
-      return eb.or(seen)
-    })
-  }
-  query = query.orderBy('snippets.id', 'desc')
+  query = query.where((eb) => visibleSnippetsInProjectCondition(ctx, eb, project.access)).orderBy('snippets.id', 'desc')
   return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
 }
 

@@ -1,5 +1,5 @@
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
-import { presentProjectIdentity } from '../projects/index.js'
+import { presentProjectIdentity } from '../../core/project-identity.js'
 import type { BasicSnippetJson } from '../snippets/index.js'
 import type { GroupMoveJson, ProjectMoveJson, SnippetMoveJson } from './schemas.js'
 import { stateName } from './service.js'

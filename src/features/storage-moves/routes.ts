@@ -4,8 +4,6 @@ import { RouteNotFound } from '../../core/errors.js'
 import type { RepositoryStorageMoveRow } from '../../db/schema.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, type ApiRouter } from '../../http/route.js'
-import { findGroup } from '../groups/index.js'
-import { findProject } from '../projects/index.js'
 import { findSnippet } from '../snippets/index.js'
 import { presentGroupMove, presentProjectMove, presentSnippetMove } from './present.js'
 import {
@@ -33,6 +31,7 @@ import {
   showStorageMove,
   snippetsOfMoves,
 } from './service.js'
+import { findGroup, findProject } from '../access/index.js'
 
 /** GL ee group_repository_storage_moves.rb exists only on Premium and Ultimate; elsewhere its routes are unknown. */
 function premiumAdminOnly(request: FastifyRequest) {

@@ -4,7 +4,6 @@ import { Invalid, ParamError, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
 import { enqueueJob, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
-import { findNamespacesByIds, findProjectsByIds } from '../projects/index.js'
 import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
 import { pickRepositoryStorage, repositoryDirectory, repositoryExists, storageNames, type RepositoryKind } from '../repositories/index.js'
 import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
@@ -22,6 +21,7 @@ import {
   updateMoveState,
   type ContainerType,
 } from './store.js'
+import { findNamespacesByIds, findProjectsByIds } from '../access/index.js'
 
 export type { ContainerType } from './store.js'
 

@@ -1,7 +1,6 @@
 import { ParamError } from '../../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../../http/pagination.js'
 import type { ApiRouter } from '../../../http/route.js'
-import { findProject } from '../../projects/index.js'
 import { presentIntegration } from './present.js'
 import {
   CreateIntegrationParams,
@@ -21,6 +20,7 @@ import {
   updateIntegration,
   type IntegrationInput,
 } from './service.js'
+import { findProject } from '../../access/index.js'
 
 const BASE = '/projects/:id/alert_management/http_integrations'
 

@@ -4,7 +4,6 @@ import type { Context } from '../../../core/context.js'
 import { BadRequest, Forbidden, Invalid, MissingParam, NotFound, ParamError, Unprocessable } from '../../../core/errors.js'
 import type { AlertIntegrationRow } from '../../../db/schema.js'
 import type { OffsetPage } from '../../../db/pagination.js'
-import type { LoadedProject } from '../../projects/index.js'
 import { authorizeAdminOperations, canSendTestAlert } from './policy.js'
 import {
   MAPPING_FIELD_NAMES,
@@ -24,6 +23,7 @@ import {
   updateIntegrationRow,
 } from './store.js'
 import { PROMETHEUS_IDENTIFIER } from './urls.js'
+import { type LoadedProject } from '../../access/index.js'
 
 /** What a create or an update may set; absent fields are left as they are (or take their defaults). */
 export interface IntegrationInput {

@@ -1,7 +1,7 @@
-import { canRead } from '../../core/access.js'
-import type { ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
-import { canAdminIssues, isFeatureAvailable } from '../projects/policy.js'
+import { canRead } from '../../../core/access.js'
+import type { ProjectRow } from '../../../db/schema.js'
+import type { ProjectAccess } from '../roles.js'
+import { canAdminIssues, isFeatureAvailable } from './project.js'
 
 /** GL ProjectPolicy: milestones go with issues or merge requests; with both off there are none to see or change. */
 function hasMilestoneFeature(access: ProjectAccess, project: ProjectRow): boolean {

@@ -4,9 +4,15 @@ import { contextFor } from '../../testing/context.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { JobWorker } from '../../jobs/index.js'
-import { EVENT_RETENTION_INTERVAL_MS, jobHandlers, periodicJobs, RemoveExpiredEvents, removeExpiredEvents } from './index.js'
-import { retentionCutoff } from './service.js'
-import { createManyTestEvents, createTestEvent, findEventRows } from './testing.js'
+import {
+  EVENT_RETENTION_INTERVAL_MS,
+  jobHandlers,
+  periodicJobs,
+  RemoveExpiredEvents,
+  removeExpiredEvents,
+  retentionCutoff,
+} from './index.js'
+import { createManyTestEvents, createTestEvent, findEventRows } from '../events/testing.js'
 
 let server: TestServer
 

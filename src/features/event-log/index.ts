@@ -1,14 +1,13 @@
 import { isoDate } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
 import { every, handle } from '../../jobs/index.js'
-import { EventAction, type EventActionName, type EventTargetType } from './actions.js'
+import { EventAction, type EventActionName, type EventTargetType } from '../../core/event-actions.js'
 import { RemoveExpiredEvents } from './jobs.js'
-import { removeExpiredEvents } from './service.js'
+import { removeExpiredEvents } from './retention.js'
 import type { PushEventPayloadRow } from '../../db/schema.js'
 import { findProjectMembershipsBelow, insertEvent, insertEvents, insertPushEventPayload } from './store.js'
 
-export { EventAction, type EventActionName, type EventTargetType } from './actions.js'
-export { removeExpiredEvents } from './service.js'
+export { removeExpiredEvents, retentionCutoff } from './retention.js'
 export { RemoveExpiredEvents } from './jobs.js'
 
 export interface NewEvent {
@@ -18,6 +17,8 @@ export interface NewEvent {
   target: { type: EventTargetType; id: number } | null
   at: Date
 }
+
+/** The log of contribution events: every feature records its actions here, in the action's transaction. */
 
 /** Records a contribution event and answers its id; call it inside the transaction of the action it describes. */
 export async function recordEvent(trx: Db, event: NewEvent): Promise<number> {

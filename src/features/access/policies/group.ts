@@ -1,8 +1,10 @@
-import type { Access } from '../../core/access.js'
-import { isAdmin, type Caller } from '../../core/caller.js'
-import type { NamespaceRow } from '../../db/schema.js'
-import { canGroup } from '../access/index.js'
-import { SUBGROUP_CREATION_LEVELS } from './schemas.js'
+import type { Access } from '../../../core/access.js'
+import { isAdmin, type Caller } from '../../../core/caller.js'
+import type { NamespaceRow } from '../../../db/schema.js'
+import { canGroup } from '../roles.js'
+
+/** A group's `subgroup_creation_level` as stored (GL Gitlab::Access subgroup creation levels). */
+export const SUBGROUP_CREATION_LEVELS = { owner: 0, maintainer: 1 } as const
 
 /** GlobalPolicy `create_group`: the user's own flag decides top-level groups. */
 export function canCreateTopLevelGroup(caller: Caller): boolean {

@@ -1,7 +1,7 @@
-import { AccessLevel, canRead } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
-import type { NoteRow, ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
+import { AccessLevel, canRead } from '../../../core/access.js'
+import { isAdmin } from '../../../core/caller.js'
+import type { NoteRow, ProjectRow } from '../../../db/schema.js'
+import type { ProjectAccess } from '../roles.js'
 
 /** What the rules need of the issue or merge request a note is on. */
 export interface NoteableFacts {

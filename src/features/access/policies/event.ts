@@ -1,20 +1,16 @@
-import type { Caller, User } from '../../core/caller.js'
-import { isAdmin } from '../../core/caller.js'
-import type { IssueRow, NoteRow, ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
-import { canReadConfidentialIssues, canReadIssue } from '../issues/index.js'
-import { canReadMergeRequests } from '../merge-requests/index.js'
-import { canReadCode, isFeatureAvailable } from '../projects/policy.js'
-import { EventAction } from './actions.js'
+import type { Caller, User } from '../../../core/caller.js'
+import { isAdmin } from '../../../core/caller.js'
+import type { IssueRow, NoteRow, ProjectRow } from '../../../db/schema.js'
+import type { ProjectAccess } from '../roles.js'
+import { canReadConfidentialIssues, canReadIssue } from './issue.js'
+import { canReadMergeRequests } from './merge-request.js'
+import { canReadMilestones } from './milestone.js'
+import { canReadCode } from './project.js'
+import { EventAction } from '../../../core/event-actions.js'
 
 /** GL UserPolicy `read_user_profile`: a private profile's events are for the user and administrators only. */
 export function canReadUserEvents(viewer: Caller, user: User): boolean {
   return user.private_profile !== 1 || isAdmin(viewer) || viewer.user?.id === user.id
-}
-
-/** GL ProjectPolicy: milestones are hidden when both issues and merge requests are unavailable to the caller. */
-export function canReadMilestones(access: ProjectAccess, project: ProjectRow): boolean {
-  return isFeatureAvailable(access, project, 'issues') || isFeatureAvailable(access, project, 'merge_requests')
 }
 
 /** What deciding an event's visibility needs about its target, loaded for the whole page. */

@@ -1,8 +1,8 @@
-import { AccessLevel, canRead, meets, Visibility } from '../../core/access.js'
-import { isAdmin, type Caller } from '../../core/caller.js'
-import type { SnippetRow } from '../../db/schema.js'
-import type { LoadedProject } from '../projects/index.js'
-import { isFeatureAvailable } from '../projects/policy.js'
+import { AccessLevel, canRead, meets, Visibility } from '../../../core/access.js'
+import { isAdmin, type Caller } from '../../../core/caller.js'
+import type { SnippetRow } from '../../../db/schema.js'
+import type { LoadedProject } from '../loaders.js'
+import { isFeatureAvailable } from './project.js'
 
 function isAuthor(caller: Caller, snippet: SnippetRow): boolean {
   return caller.user !== null && caller.user.id === snippet.author_id

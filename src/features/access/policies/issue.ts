@@ -1,8 +1,8 @@
-import { AccessLevel } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
-import type { IssueRow, ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
-import { canAdminIssues, isFeatureAvailable } from '../projects/policy.js'
+import { AccessLevel } from '../../../core/access.js'
+import { isAdmin } from '../../../core/caller.js'
+import type { IssueRow, ProjectRow } from '../../../db/schema.js'
+import type { ProjectAccess } from '../roles.js'
+import { canAdminIssues, isFeatureAvailable } from './project.js'
 
 /** GL `read_issue` on the project: it is readable and its issues feature is available to the caller. */
 export function canReadProjectIssues(access: ProjectAccess, project: ProjectRow): boolean {

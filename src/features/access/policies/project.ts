@@ -1,7 +1,7 @@
-import { AccessLevel, canRead, canUseFeature, FeatureAccess, meets, Visibility, type Access } from '../../core/access.js'
-import { isAdmin, type Caller } from '../../core/caller.js'
-import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { canProject, type ProjectAccess } from '../access/index.js'
+import { AccessLevel, canRead, canUseFeature, FeatureAccess, meets, Visibility, type Access } from '../../../core/access.js'
+import { isAdmin, type Caller } from '../../../core/caller.js'
+import type { NamespaceRow, ProjectRow } from '../../../db/schema.js'
+import { canProject, type ProjectAccess } from '../roles.js'
 
 /** A group's `project_creation_level` (GL Gitlab::Access project creation levels). */
 export const ProjectCreationLevel = { NO_ONE: 0, MAINTAINER: 1, DEVELOPER: 2, ADMINISTRATOR: 3, OWNER: 4 } as const

@@ -1,8 +1,8 @@
-import { AccessLevel, canRead } from '../../core/access.js'
-import { isAdmin } from '../../core/caller.js'
-import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
-import type { ProjectAccess } from '../access/index.js'
-import { canCreateMergeRequestIn, canReadCode, isFeatureAvailable } from '../projects/policy.js'
+import { AccessLevel, canRead } from '../../../core/access.js'
+import { isAdmin } from '../../../core/caller.js'
+import type { MergeRequestRow, ProjectRow } from '../../../db/schema.js'
+import type { ProjectAccess } from '../roles.js'
+import { canCreateMergeRequestIn, canReadCode, isFeatureAvailable } from './project.js'
 
 /**
  * GL `read_merge_request`: the merge requests feature is available and the caller may read the code (GL ProjectPolicy
