@@ -16,3 +16,12 @@ export async function findIssue(ctx: Context, loaded: LoadedProject, iid: number
   if (!canReadIssue(loaded.access, loaded.project, issue, assigneeIds)) throw new RecordNotFound()
   return issue
 }
+
+export {
+  canOpenIncidentIn,
+  closeIncident,
+  isOpenIncident,
+  openIncident,
+  type IncidentCloseReason,
+  type OpenIncidentInput,
+} from './incidents.js'
