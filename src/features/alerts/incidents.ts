@@ -1,21 +1,23 @@
-import { FeatureAccess } from '../../core/access.js'
-import { allocateInternalId } from '../../db/internal-ids.js'
+import type { User } from '../../core/caller.js'
+import type { Db } from '../../db/index.js'
 import type { AlertRow, ProjectRow } from '../../db/schema.js'
 import type { JobContext } from '../../jobs/index.js'
-import { recordEvent } from '../event-log/index.js'
-import { recordCreation } from '../issuables/index.js'
-import { findIssuesByIds, insertIssue, updateIssueRow } from '../issues/index.js'
-import { createAlertSystemNote, createSystemNote } from '../notes/index.js'
+import { canOpenIncidentIn, closeIncident, isOpenIncident, openIncident } from '../issues/index.js'
+import { createAlertSystemNote } from '../notes/index.js'
 import { alertBot } from './bot.js'
 import { findAlertById, linkAlertToIssue, lockAlert } from './incident-store.js'
 import { findProjectsByIds } from '../access/index.js'
 
 // GL AlertManagement::CreateAlertIssueService: an alert without a title of its own opens "New: Incident <iid>".
 const DEFAULT_ALERT_TITLE = 'New: Alert'
-const DEFAULT_INCIDENT_TITLE = 'New: Incident'
 
 const SEVERITY_NAMES = ['critical', 'high', 'medium', 'low', 'info', 'unknown']
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+
+/** The job's context acting as the alert bot inside `trx`, at one moment for the whole change. */
+function asAlertBot(ctx: JobContext, trx: Db, bot: User, now: Date): JobContext {
+  return { ...ctx, db: trx, caller: { user: bot, credential: null, sudoFrom: null }, now: () => now }
+}
 
 /**
  * Opens the incident of a new alert: an issue of type incident in the alert's project, authored by the alert bot
@@ -27,7 +29,7 @@ export async function createIncidentForAlert(ctx: JobContext, alertId: number): 
   if (!alert || alert.issue_id !== null) return
   const [project] = await findProjectsByIds(ctx.db, [alert.project_id])
   // GL `user.can?(:create_issue, project)`: not in a project without issues, archived or being deleted.
-  if (!project || !mayOpenIssues(project)) {
+  if (!project || !canOpenIncidentIn(project)) {
     ctx.log.warn({ alertId, projectId: alert.project_id }, 'Cannot process an Incident: You have no permissions')
     return
   }
@@ -36,23 +38,19 @@ export async function createIncidentForAlert(ctx: JobContext, alertId: number): 
   await ctx.db.transaction().execute(async (trx) => {
     const current = await lockAlert(trx, alertId)
     if (!current || current.issue_id !== null) return
-    const at = now.toISOString()
-    const iid = await allocateInternalId(trx, project.id, 'issues')
-    const issue = await insertIssue(trx, {
-      project_id: project.id,
-      iid,
-      author_id: bot.id,
-      title: current.title === DEFAULT_ALERT_TITLE ? `${DEFAULT_INCIDENT_TITLE} ${iid}` : current.title,
+    const issue = await openIncident(asAlertBot(ctx, trx, bot, now), project, {
+      title: current.title === DEFAULT_ALERT_TITLE ? null : current.title,
       description: incidentDescription(current, project, ctx.config.externalUrl),
-      state: 'opened',
-      issue_type: 'incident',
-      created_at: at,
-      updated_at: at,
     })
-    await recordCreation(trx, { type: 'Issue', id: issue.id, projectId: project.id }, bot.id, now)
-    await linkAlertToIssue(trx, current.id, issue.id, at)
+    await linkAlertToIssue(trx, current.id, issue.id, now.toISOString())
     // GL SystemNotes::AlertManagementService#new_alert_issue; the reference is local to the alert's project.
-    await createAlertSystemNote(trx, { id: current.id, projectId: project.id }, bot.id, `created incident #${iid} for this alert`, now)
+    await createAlertSystemNote(
+      trx,
+      { id: current.id, projectId: project.id },
+      bot.id,
+      `created incident #${issue.iid} for this alert`,
+      now,
+    )
   })
 }
 
@@ -64,33 +62,14 @@ export async function createIncidentForAlert(ctx: JobContext, alertId: number): 
 export async function closeIncidentOfAlert(ctx: JobContext, alertId: number): Promise<void> {
   const alert = await findAlertById(ctx.db, alertId)
   if (!alert || alert.issue_id === null) return
-  const [incident] = await findIssuesByIds(ctx.db, [alert.issue_id])
-  if (!incident || incident.issue_type !== 'incident' || incident.state !== 'opened') return
+  if (!(await isOpenIncident(ctx, alert.issue_id))) return
   const now = ctx.now()
   const bot = await alertBot(ctx.db, now)
   await ctx.db.transaction().execute(async (trx) => {
     const current = await lockAlert(trx, alertId)
     if (!current || current.issue_id === null) return
-    const [issue] = await findIssuesByIds(trx, [current.issue_id])
-    if (!issue || issue.issue_type !== 'incident' || issue.state !== 'opened') return
-    const at = now.toISOString()
-    await updateIssueRow(trx, issue.id, { state: 'closed', closed_at: at, closed_by_id: bot.id, updated_at: at })
-    const noteable = { type: 'Issue' as const, id: issue.id, projectId: issue.project_id }
-    // GL closes without the plain "closed" note and records the state event shown as this note (StateNote,
-    // `close_auto_resolve_prometheus_alert`); the close event is Issues::CloseService's.
-    await createSystemNote(trx, noteable, bot.id, 'automatically closed this incident because the alert resolved', now)
-    await recordEvent(trx, {
-      projectId: issue.project_id,
-      authorId: bot.id,
-      action: 'closed',
-      target: { type: 'Issue', id: issue.id },
-      at: now,
-    })
+    await closeIncident(asAlertBot(ctx, trx, bot, now), current.issue_id, 'alert_resolved')
   })
-}
-
-function mayOpenIssues(project: ProjectRow): boolean {
-  return project.issues_access_level > FeatureAccess.DISABLED && !project.archived && !project.pending_delete
 }
 
 /**

@@ -2,19 +2,12 @@ import type { Context } from '../../core/context.js'
 import { Invalid, NotFound } from '../../core/errors.js'
 import type { AlertRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
+import { createAlertSystemNote } from '../notes/index.js'
+import type { LoadedProject } from '../access/index.js'
 import { CloseIncident } from './jobs.js'
 import { authorizeReadAlerts, authorizeUpdateAlerts } from './policy.js'
 import { Status, STATUS_NAMES, type AlertStatusName, type AlertView } from './present.js'
-import {
-  findAlertViewByIid,
-  hasOtherOpenAlert,
-  insertAlertNotes,
-  listAlertViews,
-  lockAlertCounter,
-  updateAlertRow,
-  type AlertFilter,
-} from './store.js'
-import { type LoadedProject } from '../access/index.js'
+import { findAlertViewByIid, hasOtherOpenAlert, listAlertViews, lockAlertCounter, updateAlertRow, type AlertFilter } from './store.js'
 
 export const ALERT_SORTS = [
   'created_asc',
@@ -137,15 +130,8 @@ export async function updateAlertStatus(ctx: Context, loaded: LoadedProject, iid
     const values: Partial<AlertRow> = { status, ended_at: status === Status.RESOLVED ? at : null, updated_at: at }
     await updateAlertRow(trx, before.id, values)
     if (user) {
-      await insertAlertNotes(trx, [
-        {
-          projectId: loaded.project.id,
-          alertId: before.id,
-          authorId: user.id,
-          body: `changed the status to **${statusTitle(status)}**`,
-          at,
-        },
-      ])
+      const body = `changed the status to **${statusTitle(status)}**`
+      await createAlertSystemNote(trx, { id: before.id, projectId: loaded.project.id }, user.id, body, now)
     }
     if (status === Status.RESOLVED && before.issue_id !== null && before.integration_id !== null) {
       const integration = await trx

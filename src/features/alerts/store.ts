@@ -173,33 +173,5 @@ export async function insertAlertRows(trx: Db, rows: NewAlertRow[]): Promise<{ i
   return inserted
 }
 
-export interface AlertNote {
-  projectId: number
-  alertId: number
-  authorId: number
-  body: string
-  at: string
-}
-
-/** System notes on alerts (GL SystemNotes::AlertManagementService). */
-export async function insertAlertNotes(trx: Db, notes: readonly AlertNote[]) {
-  for (let at = 0; at < notes.length; at += 100) {
-    await trx
-      .insertInto('notes')
-      .values(
-        notes.slice(at, at + 100).map((note) => ({
-          project_id: note.projectId,
-          issue_id: null,
-          merge_request_id: null,
-          updated_by_id: null,
-          alert_id: note.alertId,
-          author_id: note.authorId,
-          body: note.body,
-          system: 1,
-          created_at: note.at,
-          updated_at: note.at,
-        })),
-      )
-      .execute()
-  }
-}
+// The webhooks' batch writes its alert notes under these names; the notes feature owns the table.
+export { createAlertSystemNotes as insertAlertNotes, type AlertSystemNote as AlertNote } from '../notes/index.js'

@@ -1,1 +1,8 @@
-export { findIssuesByIds, insertIssue, updateIssueRow } from './store.js'
+export {
+  canOpenIncidentIn,
+  closeIncident,
+  isOpenIncident,
+  openIncident,
+  type IncidentCloseReason,
+  type OpenIncidentInput,
+} from './incidents.js'

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { insertNote } from './store.js'
+import { insertNote, insertNotes } from './store.js'
 
 export { presentNoteRow } from './present.js'
 export { NoteJson } from './schemas.js'
@@ -46,4 +46,32 @@ export function createAlertSystemNote(
     created_at: now,
     updated_at: now,
   })
+}
+
+/** A system note on an alert, as `createAlertSystemNotes` takes it; `at` is an ISO 8601 time. */
+export interface AlertSystemNote {
+  projectId: number
+  alertId: number
+  authorId: number
+  body: string
+  at: string
+}
+
+/** System notes on many alerts at once (GL SystemNotes::AlertManagementService); call it inside the transaction of the change. */
+export async function createAlertSystemNotes(trx: Db, notes: readonly AlertSystemNote[]): Promise<void> {
+  await insertNotes(
+    trx,
+    notes.map((note) => ({
+      project_id: note.projectId,
+      issue_id: null,
+      merge_request_id: null,
+      updated_by_id: null,
+      alert_id: note.alertId,
+      author_id: note.authorId,
+      body: note.body,
+      system: 1,
+      created_at: note.at,
+      updated_at: note.at,
+    })),
+  )
 }

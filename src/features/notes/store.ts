@@ -7,6 +7,15 @@ export function insertNote(db: Db, row: NewNoteRow): Promise<NoteRow> {
   return db.insertInto('notes').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/** Many notes, a hundred rows a statement. */
+export async function insertNotes(db: Db, rows: readonly NewNoteRow[]): Promise<void> {
+  for (let at = 0; at < rows.length; at += 100)
+    await db
+      .insertInto('notes')
+      .values(rows.slice(at, at + 100))
+      .execute()
+}
+
 function noteableColumn(noteable: Noteable) {
   return noteable.type === 'Issue' ? ('issue_id' as const) : ('merge_request_id' as const)
 }
