@@ -1,4 +1,4 @@
-// Dependency rules between the layers and feature folders of src (STYLE.md §13).
+// Dependency rules between the layers and feature folders of src (README: Architecture).
 // `npm run deps` checks them; `npm run graph` draws the feature folders from the same cruise.
 
 // Tests and test-support code may reach into any feature, so they are left out of the graph.
