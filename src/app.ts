@@ -6,6 +6,7 @@ import type { Config } from './config/index.js'
 import { anonymous, type Caller } from './core/caller.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
+import { buildContext, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import {
@@ -75,6 +76,8 @@ export interface AppDeps {
 export interface App {
   fastify: FastifyInstance
   settings: SettingsCache
+  /** What every Context of this instance is built from (`buildContext`): the job worker's, the CLI's and tests' too. */
+  parts: ContextParts
   close(): Promise<void>
 }
 
@@ -106,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     log: fastify.log,
   })
   await settings.listen()
+  const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log }
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()
@@ -147,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const path = request.url.split('?')[0] ?? '/'
     if ((request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/')) {
       // Moved web URLs are resolved as an anonymous visitor sees them: a private project's old path is not revealed.
-      const ctx: Context = { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
+      const ctx = await buildContext(parts, anonymous, request.log)
       const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
       if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
     }
@@ -169,24 +173,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
 
   const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
-    const current = await settings.current()
-    const now = clock()
+    const ctx = await buildContext(parts, anonymous, request.log)
+    const now = ctx.now()
     let caller: Caller
     try {
-      caller = await authenticator.authenticate(database.db, request, params, current, scopes, now)
+      caller = await authenticator.authenticate(ctx.db, request, params, ctx.settings, scopes, now)
     } catch (error) {
       // A request whose credentials fail still counts, by IP, as Rack::Attack sees it unauthenticated.
-      await enforceThrottle(counter, anonymous, request.ip, current, now, request.log)
+      await enforceThrottle(counter, anonymous, request.ip, ctx.settings, now, request.log)
       throw error
     }
-    await enforceThrottle(counter, caller, request.ip, current, now, request.log)
-    return { db: database.db, caller, config, settings: current, log: request.log, now: clock }
+    await enforceThrottle(counter, caller, request.ip, ctx.settings, now, request.log)
+    return { ...ctx, caller }
   })
 
   const plain: PlainRouteDeps = {
-    async context(request) {
-      return { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
-    },
+    context: (request) => buildContext(parts, anonymous, request.log),
     async throttleProtectedPath(request, ctx) {
       await enforceProtectedPathThrottle(counter, ctx.caller, request.ip, ctx.settings, ctx.now(), request.log)
     },
@@ -233,6 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return {
     fastify,
     settings,
+    parts,
     async close() {
       await fastify.close()
       await counter.close()
