@@ -59,8 +59,10 @@ import { registerAlertRoutes } from './features/alerts/routes.js'
 import { registerAlertIntegrationRoutes } from './features/alerts/integrations/routes.js'
 import { registerAlertPages } from './features/alerts/pages.js'
 import { registerAlertWebhookRoutes } from './features/alerts/ingest/routes.js'
+import { createAlertIntake } from './features/alerts/ingest/index.js'
 import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js'
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
+import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
 
 export interface AppDeps {
@@ -113,6 +115,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()
+  // Webhook alerts and collected errors are committed in groups, one queue per instance, drained on close.
+  const alertIntake = createAlertIntake(database.db, fastify.log, clock)
+  const errorCollector = createErrorCollector(database.db, fastify.log, clock)
+  fastify.addHook('onClose', async () => {
+    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain()])
+  })
 
   // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
   const methodsByPath = FindMyWay()
@@ -218,10 +226,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAnnotationRoutes(api)
   registerAlertRoutes(api)
   registerAlertIntegrationRoutes(api)
-  registerAlertPages(web)
-  registerAlertWebhookRoutes(fastify, plain)
+  registerAlertPages(web, alertIntake)
+  registerAlertWebhookRoutes(fastify, plain, alertIntake)
   registerErrorTrackingRoutes(api)
-  registerErrorCollectorRoutes(fastify, plain)
+  registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
