@@ -6,6 +6,7 @@ import type { Config } from './config/index.js'
 import { anonymous, type Caller } from './core/caller.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
+import { buildContext, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import {
@@ -58,8 +59,10 @@ import { registerAlertRoutes } from './features/alerts/routes.js'
 import { registerAlertIntegrationRoutes } from './features/alerts/integrations/routes.js'
 import { registerAlertPages } from './features/alerts/pages.js'
 import { registerAlertWebhookRoutes } from './features/alerts/ingest/routes.js'
+import { createAlertIntake } from './features/alerts/ingest/index.js'
 import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js'
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
+import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
 
 export interface AppDeps {
@@ -75,6 +78,8 @@ export interface AppDeps {
 export interface App {
   fastify: FastifyInstance
   settings: SettingsCache
+  /** What every Context of this instance is built from (`buildContext`): the job worker's, the CLI's and tests' too. */
+  parts: ContextParts
   close(): Promise<void>
 }
 
@@ -106,9 +111,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     log: fastify.log,
   })
   await settings.listen()
+  const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log }
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()
+  // Webhook alerts and collected errors are committed in groups, one queue per instance, drained on close.
+  const alertIntake = createAlertIntake(database.db, fastify.log, clock)
+  const errorCollector = createErrorCollector(database.db, fastify.log, clock)
+  fastify.addHook('onClose', async () => {
+    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain()])
+  })
 
   // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
   const methodsByPath = FindMyWay()
@@ -147,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const path = request.url.split('?')[0] ?? '/'
     if ((request.method === 'GET' || request.method === 'HEAD') && !path.startsWith('/api/')) {
       // Moved web URLs are resolved as an anonymous visitor sees them: a private project's old path is not revealed.
-      const ctx: Context = { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
+      const ctx = await buildContext(parts, anonymous, request.log)
       const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
       if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
     }
@@ -169,24 +181,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
 
   const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
-    const current = await settings.current()
-    const now = clock()
+    const ctx = await buildContext(parts, anonymous, request.log)
+    const now = ctx.now()
     let caller: Caller
     try {
-      caller = await authenticator.authenticate(database.db, request, params, current, scopes, now)
+      caller = await authenticator.authenticate(ctx.db, request, params, ctx.settings, scopes, now)
     } catch (error) {
       // A request whose credentials fail still counts, by IP, as Rack::Attack sees it unauthenticated.
-      await enforceThrottle(counter, anonymous, request.ip, current, now, request.log)
+      await enforceThrottle(counter, anonymous, request.ip, ctx.settings, now, request.log)
       throw error
     }
-    await enforceThrottle(counter, caller, request.ip, current, now, request.log)
-    return { db: database.db, caller, config, settings: current, log: request.log, now: clock }
+    await enforceThrottle(counter, caller, request.ip, ctx.settings, now, request.log)
+    return { ...ctx, caller }
   })
 
   const plain: PlainRouteDeps = {
-    async context(request) {
-      return { db: database.db, caller: anonymous, config, settings: await settings.current(), log: request.log, now: clock }
-    },
+    context: (request) => buildContext(parts, anonymous, request.log),
     async throttleProtectedPath(request, ctx) {
       await enforceProtectedPathThrottle(counter, ctx.caller, request.ip, ctx.settings, ctx.now(), request.log)
     },
@@ -216,10 +226,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAnnotationRoutes(api)
   registerAlertRoutes(api)
   registerAlertIntegrationRoutes(api)
-  registerAlertPages(web)
-  registerAlertWebhookRoutes(fastify, plain)
+  registerAlertPages(web, alertIntake)
+  registerAlertWebhookRoutes(fastify, plain, alertIntake)
   registerErrorTrackingRoutes(api)
-  registerErrorCollectorRoutes(fastify, plain)
+  registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
@@ -233,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return {
     fastify,
     settings,
+    parts,
     async close() {
       await fastify.close()
       await counter.close()

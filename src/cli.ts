@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
+import { buildContext } from './build-context.js'
 import type { Config } from './config/index.js'
 import type { Context, Log } from './core/context.js'
 import { DomainError, Invalid } from './core/errors.js'
@@ -32,16 +33,8 @@ async function withAdminContext<T>(config: Config, work: (ctx: Context) => Promi
   try {
     await migrateToLatest(database.db)
     const root = await ensureRootUser(database.db, config, quietLog)
-    const settings = await new SettingsCache(database.db).current()
-    const ctx: Context = {
-      db: database.db,
-      caller: { user: root, credential: null, sudoFrom: null },
-      config,
-      settings,
-      log: quietLog,
-      now: () => new Date(),
-    }
-    return await work(ctx)
+    const parts = { db: database.db, config, settings: new SettingsCache(database.db), clock: () => new Date(), log: quietLog }
+    return await work(await buildContext(parts, { user: root, credential: null, sudoFrom: null }))
   } finally {
     await database.close()
   }

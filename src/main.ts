@@ -10,7 +10,7 @@ import { ensureRootUser } from './features/users/bootstrap.js'
 import { jobHandlers, periodicJobs } from './background.js'
 import { JobWorker } from './jobs/index.js'
 import { anonymous } from './core/caller.js'
-import { defaultSettings } from './core/settings.js'
+import { buildContext } from './build-context.js'
 
 const HELP = `Usage: svc [command] [options]
 
@@ -36,11 +36,12 @@ async function serve(config: Config) {
   const app = await buildApp({ config, database, redis })
   await app.fastify.listen({ host: config.host, port: config.port })
   // Every node runs a worker over the shared jobs table (DESIGN.md § Jobs); each feature says what runs its jobs.
+  // Each job acts with the app's settings as they are when it starts, as requests do.
   const worker = new JobWorker({
     db: database.db,
     handlers: jobHandlers,
     periodic: periodicJobs,
-    context: () => ({ db: database.db, caller: anonymous, config, settings: defaultSettings, log, now: () => new Date() }),
+    context: () => buildContext(app.parts, anonymous, log),
     leaseMs: config.jobLeaseMs,
     log,
   })

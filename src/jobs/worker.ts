@@ -11,8 +11,8 @@ import { claimJob, markJobDone, markJobFailedAttempt, renewJobLease } from './st
 export interface JobWorkerOptions {
   db: Db
   handlers: JobHandler[]
-  /** The service Context handlers act with; its clock is replaced by the worker's. */
-  context: () => Context
+  /** The service Context each job acts with, built when the job starts (current settings); its clock is replaced by the worker's. */
+  context: () => Context | Promise<Context>
   /** Enqueued by this worker's scheduler, once per slot across every node. */
   periodic?: PeriodicJob[]
   /** Recorded in `locked_by`; unique per worker. */
@@ -44,7 +44,7 @@ export class JobWorker {
   readonly workerId: string
   private readonly db: Db
   private readonly handlers: Map<string, JobHandler>
-  private readonly context: () => Context
+  private readonly context: () => Context | Promise<Context>
   private readonly scheduler: JobScheduler
   private readonly clock: () => Date
   private readonly pollIntervalMs: number
@@ -181,7 +181,7 @@ export class JobWorker {
       if (!handler) throw new Error(`no handler for job kind ${row.kind}`)
       const payload: unknown = JSON.parse(row.payload)
       if (!Value.Check(handler.job.schema, payload)) throw new Error(`invalid payload for job ${row.kind}`)
-      await handler.run({ ...this.context(), now: this.clock, job, signal: abort.signal }, payload)
+      await handler.run({ ...(await this.context()), now: this.clock, job, signal: abort.signal }, payload)
       clearInterval(renewal)
       if (!(await markJobDone(this.db, row.id, this.workerId, this.clock()))) {
         this.log.warn({ job }, 'job finished after its lease passed to another worker; result not recorded')

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { buildApp, type App } from '../app.js'
+import { buildContext } from '../build-context.js'
 import { loadConfig, type Config } from '../config/index.js'
 import { openDatabase, type DatabaseHandle } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
@@ -120,14 +121,12 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       frozenAt = at ? at.getTime() : Date.now() + offset
     },
     async runJobs() {
-      const settings = await app.settings.current()
-      const now = () => new Date(frozenAt ?? Date.now() + offset)
       const silent = { info() {}, warn() {}, error() {}, debug() {} }
       const worker = new JobWorker({
         db: database.db,
         handlers: jobHandlers,
-        clock: now,
-        context: () => ({ db: database.db, caller: anonymous, config, settings, log: silent, now }),
+        clock: app.parts.clock,
+        context: () => buildContext(app.parts, anonymous, silent),
       })
       return worker.drain()
     },

@@ -18,6 +18,7 @@ import {
   INTEGRATION_TYPES,
   type IntegrationType,
 } from './integrations/index.js'
+import { readWebhookBody, receiveAlerts, webhookStatusOf, type AlertIntake, type AlertIntakeOutcome } from './ingest/index.js'
 import { canReadAlerts } from './policy.js'
 import { SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName } from './present.js'
 import { listAlerts } from './service.js'
@@ -256,55 +257,39 @@ function integrationIdOf(w: WebRequest): number {
   return Number(text)
 }
 
-/** What the webhook answered, in words: the alerts it made, or why it refused. */
-function testResultOf(statusCode: number, body: string): { ok: boolean; lines: string[] } {
-  if (statusCode >= 200 && statusCode < 300) {
-    let alerts: unknown
-    try {
-      alerts = JSON.parse(body)
-    } catch {
-      alerts = null
-    }
-    const lines = ['Test alert sent successfully.']
-    if (Array.isArray(alerts)) {
-      for (const alert of alerts) {
-        if (alert && typeof alert === 'object' && 'iid' in alert)
-          lines.push(`Alert #${String(alert.iid)}: ${String((alert as { title?: unknown }).title ?? '')}`)
-      }
-    }
-    return { ok: true, lines }
+/** The outcome of a test alert in words: the alerts it made, or why the webhook would refuse it, with its status. */
+function testResultOf(result: AlertIntakeOutcome): { ok: boolean; lines: string[] } {
+  if (result.outcome === 'accepted') {
+    return { ok: true, lines: ['Test alert sent successfully.', ...result.alerts.map((alert) => `Alert #${alert.iid}: ${alert.title}`)] }
   }
-  const reasons: Record<number, string> = {
-    400: 'the payload was not accepted',
-    401: 'the authorization key was refused',
-    403: 'the integration is not active',
-    404: 'the endpoint was not found',
-    413: 'the payload is too large',
-    429: 'too many alerts, try again later',
+  const reasons: Record<Exclude<AlertIntakeOutcome['outcome'], 'accepted'>, string> = {
+    'not-accepted': 'the payload was not accepted',
+    'key-refused': 'the authorization key was refused',
+    'integration-inactive': 'the integration is not active',
+    'project-not-found': 'the endpoint was not found',
   }
-  return { ok: false, lines: [`Test alert failed (HTTP ${statusCode}): ${reasons[statusCode] ?? 'the endpoint refused it'}.`] }
+  return { ok: false, lines: [`Test alert failed (HTTP ${webhookStatusOf(result)}): ${reasons[result.outcome]}.`] }
 }
 
-/** Sends the payload through the integration's real webhook, in-process, with its key (the key never reaches the browser). */
-async function sendTestAlert(w: WebRequest, loaded: LoadedProject) {
+/** Hands the payload to the alert intake as the integration's webhook would receive it, with its key (which never reaches the browser). */
+async function sendTestAlert(w: WebRequest, loaded: LoadedProject, intake: AlertIntake) {
   const id = integrationIdOf(w)
   const integration = (await testableIntegrations(w.ctx, loaded)).find((candidate) => candidate.id === id)
   if (!integration) return w.notFound()
   const payload = textOf(w.params.payload)
-  try {
-    JSON.parse(payload)
-  } catch {
+  // A blank payload, which the webhook would read as `{}`, is no JSON to test with.
+  const body = payload.trim() === '' ? null : readWebhookBody(Buffer.from(payload, 'utf8'))
+  if (!body) {
     const test = { integrationId: id, payload, ok: false, lines: ['Test alert failed: the payload must be valid JSON.'] }
     return renderSettings(w, loaded, { test }, 422)
   }
-  const path = integrationUrl('', loaded.project.full_path, integration)
-  const response = await w.request.server.inject({
-    method: 'POST',
-    url: path,
-    headers: { authorization: `Bearer ${integration.token}`, 'content-type': 'application/json' },
-    payload,
+  const outcome = await receiveAlerts(w.ctx, intake, {
+    ...body,
+    fullPath: loaded.project.full_path,
+    endpointIdentifier: integration.endpoint_identifier,
+    key: integration.token,
   })
-  const result = testResultOf(response.statusCode, response.body)
+  const result = testResultOf(outcome)
   return renderSettings(w, loaded, { test: { integrationId: id, payload, ...result } }, result.ok ? 200 : 422)
 }
 
@@ -395,7 +380,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
 }
 
 /** The project's alert settings page (integrations, test alert) and its alert list. */
-export function registerAlertPages(web: WebRouter) {
+export function registerAlertPages(web: WebRouter, intake: AlertIntake) {
   for (const url of projectPageRoutes(SETTINGS_SUFFIX)) {
     web.get(
       url,
@@ -415,7 +400,7 @@ export function registerAlertPages(web: WebRouter) {
           if (operation === 'reset_token') return await resetKeyFromForm(w, loaded)
           if (operation === 'activate' || operation === 'deactivate' || operation === 'delete')
             return await changeFromForm(w, loaded, operation)
-          if (operation === 'test_alert') return await sendTestAlert(w, loaded)
+          if (operation === 'test_alert') return await sendTestAlert(w, loaded, intake)
         } catch (error) {
           if (error instanceof NotFound) return w.notFound()
           throw error

@@ -18,10 +18,18 @@ function fullPathOf(params: GitParams): string {
   return [...segments, params.project].join('/')
 }
 
+/** GL GitHttpClientController: UnauthorizedError 403, NotFoundError 404, no credentials 401. */
+const REFUSAL_STATUS: Record<GitRefusal['reason'], 401 | 403 | 404> = {
+  unauthenticated: 401,
+  'not-found': 404,
+  'not-allowed': 403,
+  'read-only': 403,
+}
+
 function refuse(reply: FastifyReply, refusal: GitRefusal) {
   // GL GitHttpClientController#send_challenges: git prompts for credentials on this challenge.
-  if (refusal.challenge) reply.header('www-authenticate', 'Basic realm="GitLab"')
-  return reply.code(refusal.status).type('text/plain; charset=utf-8').send(refusal.message)
+  if (refusal.reason === 'unauthenticated') reply.header('www-authenticate', 'Basic realm="GitLab"')
+  return reply.code(REFUSAL_STATUS[refusal.reason]).type('text/plain; charset=utf-8').send(refusal.message)
 }
 
 /**
@@ -46,7 +54,7 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       }
       const fullPath = fullPathOf(request.params as GitParams)
       const access = await authorizeGit(ctx, fullPath, service, request.headers.authorization, request.ip)
-      if ('status' in access) return refuse(reply, access)
+      if ('reason' in access) return refuse(reply, access)
       const { project } = access.loaded
       const directory = repositoryOf(ctx, project)
       const pushing = pathInfo === '/git-receive-pack'

@@ -18,11 +18,14 @@ export function repositoryOf(ctx: Context, project: ProjectRow): string {
   return projectRepositoryDirectory(ctx.config, project)
 }
 
-/** What an answer other than the backend's says: status, plain text and whether git should be asked for credentials. */
+/**
+ * Why the caller may not run a service on a project (GL Gitlab::GitAccess), with GitLab's words for it.
+ * `unauthenticated`: no usable credentials, so git should ask for some; `not-found`: no such project as the caller
+ * sees it, or no repository yet; every other reason is a refusal of a known caller.
+ */
 export interface GitRefusal {
-  status: 401 | 403 | 404
+  reason: 'unauthenticated' | 'not-found' | 'not-allowed' | 'read-only'
   message: string
-  challenge: boolean
 }
 
 /** A caller allowed to run a service on a project. */
@@ -44,14 +47,13 @@ const MESSAGES = {
 }
 
 /** A push into a repository being moved to another storage (GL GitAccess `read_only`). */
-export const READ_ONLY_REFUSAL: GitRefusal = { status: 403, challenge: false, message: MESSAGES.read_only }
+export const READ_ONLY_REFUSAL: GitRefusal = { reason: 'read-only', message: MESSAGES.read_only }
 
 /** GL GitHttpClientController#render_access_denied. */
 function accessDenied(ctx: Context): GitRefusal {
   const help = `${ctx.config.externalUrl}/help/topics/git/troubleshooting_git.md#error-on-git-fetch-http-basic-access-denied`
   return {
-    status: 401,
-    challenge: true,
+    reason: 'unauthenticated',
     message:
       "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required " +
       `to use a token instead of a password. If a token was provided, it was either incorrect, expired, or improperly scoped. See ${help}`,
@@ -144,7 +146,7 @@ export async function authorizeGit(
     // Anonymous download of what anyone may read (GL http_download_allowed?); everything else asks for credentials.
     const loaded = service === 'git-upload-pack' ? await visibleProject(ctx, anonymous, fullPath) : null
     if (loaded && canReadCode(loaded.access, loaded.project)) {
-      if (!(await repositoryExists(repositoryOf(ctx, loaded.project)))) return { status: 404, challenge: false, message: MESSAGES.no_repo }
+      if (!(await repositoryExists(repositoryOf(ctx, loaded.project)))) return { reason: 'not-found', message: MESSAGES.no_repo }
       return { loaded, user: null }
     }
     return accessDenied(ctx)
@@ -153,26 +155,25 @@ export async function authorizeGit(
   if (!found) return accessDenied(ctx)
   // GL GitAccess#check_command_existence!: an unknown service is refused once the caller is known.
   if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
-    return { status: 403, challenge: false, message: "The command you're trying to execute is not allowed." }
+    return { reason: 'not-allowed', message: "The command you're trying to execute is not allowed." }
   }
   // GL GitAccess#check: the token's abilities are judged before the project is looked at.
   const needed = service === 'git-upload-pack' ? 'download_code' : 'push_code'
   if (!found.abilities.has(needed)) {
-    return { status: 403, challenge: false, message: needed === 'download_code' ? MESSAGES.auth_download : MESSAGES.auth_upload }
+    return { reason: 'not-allowed', message: needed === 'download_code' ? MESSAGES.auth_download : MESSAGES.auth_upload }
   }
   const loaded = await visibleProject(ctx, found.caller, fullPath)
-  if (!loaded) return { status: 404, challenge: false, message: MESSAGES.project_not_found }
+  if (!loaded) return { reason: 'not-found', message: MESSAGES.project_not_found }
   const { project } = loaded
-  if (!(await repositoryExists(repositoryOf(ctx, project)))) return { status: 404, challenge: false, message: MESSAGES.no_repo }
+  if (!(await repositoryExists(repositoryOf(ctx, project)))) return { reason: 'not-found', message: MESSAGES.no_repo }
   if (service === 'git-upload-pack') {
-    if (!canReadCode(loaded.access, project)) return { status: 403, challenge: false, message: MESSAGES.download }
+    if (!canReadCode(loaded.access, project)) return { reason: 'not-allowed', message: MESSAGES.download }
   } else {
     // GL GitAccess#check_push_access!: a repository being moved to another storage takes no pushes; fetches go on.
     if (project.repository_read_only === 1) return READ_ONLY_REFUSAL
-    if (project.archived === 1) return { status: 403, challenge: false, message: MESSAGES.archived }
+    if (project.archived === 1) return { reason: 'not-allowed', message: MESSAGES.archived }
     // GL ProjectPolicy `push_code`: Developer; administrators may push anywhere.
-    if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER)
-      return { status: 403, challenge: false, message: MESSAGES.push_code }
+    if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER) return { reason: 'not-allowed', message: MESSAGES.push_code }
   }
   return { loaded, user: found.caller.user }
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Db } from '../../../db/index.js'
 import type { PlainRouteDeps } from '../../../http/route.js'
 import { LEGACY_IDENTIFIER, PROMETHEUS_IDENTIFIER } from '../integrations/index.js'
-import { createAlertIngestQueue, type AlertIngestQueue } from './queue.js'
-import { receiveAlerts } from './service.js'
+import { webhookStatusOf } from './answers.js'
+import { keyOf, readWebhookBody, receiveAlerts, type AlertIntake } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
 const MAX_NAMESPACE_DEPTH = 20
@@ -23,52 +22,25 @@ function fullPathOf(params: Segments): string {
 /** Rails' answer to a JSON body it cannot parse (ActionDispatch ParseError, rendered by PublicExceptions as JSON). */
 const UNPARSABLE = { status: 400, error: 'Bad Request' }
 
-function parseBody(body: unknown): { payload: Record<string, unknown>; bytes: number; raw: string } | null {
-  const buffer = Buffer.isBuffer(body) ? body : Buffer.alloc(0)
-  const text = buffer.toString('utf8')
-  if (text.trim() === '') return { payload: {}, bytes: buffer.length, raw: '{}' }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return null
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    return { payload: parsed as Record<string, unknown>, bytes: buffer.length, raw: text }
-  }
-  // Rails wraps a JSON body that is not an object under `_json`.
-  const payload = { _json: parsed }
-  return { payload, bytes: buffer.length, raw: JSON.stringify(payload) }
-}
-
 /** The alert webhooks at GitLab's URLs: `…/alerts/notify(.json)`, `…/alerts/notify/:name/:endpoint_identifier(.json)`, `…/prometheus/alerts/notify(.json)`. */
-export function registerAlertWebhookRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
-  const queues = new Map<Db, AlertIngestQueue>()
-
+export function registerAlertWebhookRoutes(app: FastifyInstance, deps: PlainRouteDeps, intake: AlertIntake) {
   void app.register(async (scope) => {
     // The body is read as bytes whatever its type: the size limit and the JSON errors are the webhook's own.
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body))
-    scope.addHook('onClose', async () => {
-      await Promise.all([...queues.values()].map((queue) => queue.drain()))
-    })
 
     async function notify(request: FastifyRequest, reply: FastifyReply, identifier: string) {
-      const body = parseBody(request.body)
+      const body = readWebhookBody(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0))
       if (!body) return reply.code(400).send(UNPARSABLE)
       const ctx = await deps.context(request)
-      let queue = queues.get(ctx.db)
-      if (!queue) queues.set(ctx.db, (queue = createAlertIngestQueue(ctx.db, ctx.log, ctx.now)))
-      const answer = await receiveAlerts(ctx, queue, {
+      const result = await receiveAlerts(ctx, intake, {
+        ...body,
         fullPath: fullPathOf(request.params as Segments),
         endpointIdentifier: identifier,
-        authorization: request.headers.authorization,
-        payload: body.payload,
-        bytes: body.bytes,
-        raw: body.raw,
+        key: keyOf(request.headers.authorization),
       })
-      if (answer.body === null) return reply.code(answer.status).send()
-      return reply.code(200).send(answer.body)
+      if (result.outcome === 'accepted') return reply.code(200).send(result.alerts)
+      return reply.code(webhookStatusOf(result)).send()
     }
 
     const options = { bodyLimit: BODY_LIMIT }

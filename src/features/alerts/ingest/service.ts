@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { tierIncludes } from '../../../core/access.js'
 import { TtlCache } from '../../../core/ttl-cache.js'
-import type { Context } from '../../../core/context.js'
+import type { Context, Log } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
 import type { AlertIntegrationRow } from '../../../db/schema.js'
 import { findActiveIntegration } from '../integrations/index.js'
@@ -14,7 +14,7 @@ import {
   type AttributeMapping,
   type ParsedAlert,
 } from './parsers/index.js'
-import type { AlertIngestQueue } from './queue.js'
+import { createAlertIngestQueue, type AlertIngestQueue } from './queue.js'
 
 /** GL Gitlab::Utils::DeepSize defaults: 1 MB and 100 levels (as JSON bytes here). */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024
@@ -31,18 +31,25 @@ export interface WebhookProject {
   pendingDelete: boolean
 }
 
-const projectCaches = new WeakMap<Db, TtlCache<WebhookProject | null>>()
-const integrationCaches = new WeakMap<Db, TtlCache<AlertIntegrationRow | null>>()
+/** One instance's alert intake: the group-commit queue every webhook request joins and its short-lived look-ups. */
+export interface AlertIntake {
+  queue: AlertIngestQueue
+  projects: TtlCache<WebhookProject | null>
+  integrations: TtlCache<AlertIntegrationRow | null>
+}
 
-function cacheOf<T>(caches: WeakMap<Db, TtlCache<T>>, db: Db): TtlCache<T> {
-  let cache = caches.get(db)
-  if (!cache) caches.set(db, (cache = new TtlCache<T>(CACHE_MILLIS, { keepMisses: false })))
-  return cache
+/** Made once per app instance; `drain` it on shutdown. */
+export function createAlertIntake(db: Db, log: Log, clock: () => Date): AlertIntake {
+  return {
+    queue: createAlertIngestQueue(db, log, clock),
+    projects: new TtlCache(CACHE_MILLIS, { keepMisses: false }),
+    integrations: new TtlCache(CACHE_MILLIS, { keepMisses: false }),
+  }
 }
 
 /** The project at this full path, any letter case (GL Project.find_by_full_path, redirects not followed). */
-export function findWebhookProject(db: Db, fullPath: string): Promise<WebhookProject | null> {
-  return cacheOf(projectCaches, db).get(fullPath.toLowerCase(), async () => {
+function findWebhookProject(intake: AlertIntake, db: Db, fullPath: string): Promise<WebhookProject | null> {
+  return intake.projects.get(fullPath.toLowerCase(), async () => {
     const row = await db
       .selectFrom('projects')
       .select(['id', 'pending_delete'])
@@ -52,11 +59,8 @@ export function findWebhookProject(db: Db, fullPath: string): Promise<WebhookPro
   })
 }
 
-function findIntegration(db: Db, projectId: number, identifier: string): Promise<AlertIntegrationRow | null> {
-  return cacheOf(integrationCaches, db).get(
-    `${projectId}/${identifier}`,
-    async () => (await findActiveIntegration(db, projectId, identifier)) ?? null,
-  )
+function findIntegration(intake: AlertIntake, db: Db, projectId: number, identifier: string): Promise<AlertIntegrationRow | null> {
+  return intake.integrations.get(`${projectId}/${identifier}`, async () => (await findActiveIntegration(db, projectId, identifier)) ?? null)
 }
 
 function digest(text: string): Buffer {
@@ -104,19 +108,50 @@ function mappingsOf(integration: AlertIntegrationRow): AttributeMapping[] {
   }
 }
 
-export type WebhookAnswer = { status: 200; body: { iid: number; title: string }[] } | { status: 400 | 401 | 403 | 404; body: null }
+/**
+ * What became of one webhook request: its alerts were accepted (those created, counted or resolved), or why not.
+ * `not-accepted`: over the payload limits, unreadable, or a generic alert neither stored nor matched.
+ */
+export type AlertIntakeOutcome =
+  | { outcome: 'accepted'; alerts: { iid: number; title: string }[] }
+  | { outcome: 'project-not-found' }
+  | { outcome: 'not-accepted' }
+  | { outcome: 'integration-inactive' }
+  | { outcome: 'key-refused' }
 
-export interface WebhookRequest {
-  /** The project path of the URL. */
-  fullPath: string
-  endpointIdentifier: string
-  authorization: string | undefined
-  /** The JSON body, parsed. */
+/** A webhook body as GitLab reads it: JSON, empty meaning `{}`; JSON that is not an object is wrapped as Rails does. */
+export interface WebhookBody {
   payload: Record<string, unknown>
   /** Its size in bytes as received. */
   bytes: number
-  /** The body as received, stored as the payload of a generic alert. */
+  /** What a generic alert stores as its payload. */
   raw: string
+}
+
+/** The body of a webhook request, or null when it is not JSON. */
+export function readWebhookBody(buffer: Buffer): WebhookBody | null {
+  const text = buffer.toString('utf8')
+  if (text.trim() === '') return { payload: {}, bytes: buffer.length, raw: '{}' }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    return { payload: parsed as Record<string, unknown>, bytes: buffer.length, raw: text }
+  }
+  // Rails wraps a JSON body that is not an object under `_json`.
+  const payload = { _json: parsed }
+  return { payload, bytes: buffer.length, raw: JSON.stringify(payload) }
+}
+
+export interface WebhookRequest extends WebhookBody {
+  /** The project path of the URL. */
+  fullPath: string
+  endpointIdentifier: string
+  /** The integration key the request carries, if any. */
+  key: string | null
 }
 
 /**
@@ -124,16 +159,17 @@ export interface WebhookRequest {
  * their order: project, payload limits, active integration, key; then the alerts are stored with the other pending
  * requests' alerts and the request is answered once they are committed.
  */
-export async function receiveAlerts(ctx: Context, queue: AlertIngestQueue, request: WebhookRequest): Promise<WebhookAnswer> {
-  const project = await findWebhookProject(ctx.db, request.fullPath)
+export async function receiveAlerts(ctx: Context, intake: AlertIntake, request: WebhookRequest): Promise<AlertIntakeOutcome> {
+  const project = await findWebhookProject(intake, ctx.db, request.fullPath)
   // A project marked for deletion is gone, as for every other route.
-  if (!project || project.pendingDelete) return { status: 404, body: null }
-  if (request.bytes > MAX_PAYLOAD_BYTES || depthExceeds(request.payload, MAX_PAYLOAD_DEPTH)) return { status: 400, body: null }
+  if (!project || project.pendingDelete) return { outcome: 'project-not-found' }
+  if (request.bytes > MAX_PAYLOAD_BYTES || depthExceeds(request.payload, MAX_PAYLOAD_DEPTH)) return { outcome: 'not-accepted' }
   // The payload chooses the service, whatever URL it came to (GL NotificationsController#notify_service_class).
   const prometheus = isPrometheusPayload(request.payload)
-  const integration = await findIntegration(ctx.db, project.id, request.endpointIdentifier)
-  if (!integration) return { status: prometheus ? 401 : 403, body: null }
-  if (!keyMatches(keyOf(request.authorization), integration.token)) return { status: 401, body: null }
+  const integration = await findIntegration(intake, ctx.db, project.id, request.endpointIdentifier)
+  // Prometheus' service judges only the key, so no active integration means a refused key (GL Prometheus NotifyService).
+  if (!integration) return { outcome: prometheus ? 'key-refused' : 'integration-inactive' }
+  if (!keyMatches(request.key, integration.token)) return { outcome: 'key-refused' }
 
   const now = ctx.now()
   let alerts: ParsedAlert[]
@@ -145,7 +181,7 @@ export async function receiveAlerts(ctx: Context, queue: AlertIngestQueue, reque
   } else if (request.payload.monitoring_tool === PROMETHEUS_TOOL) {
     // GL Gitlab::AlertManagement::Payload.parse: a generic payload from "Prometheus" is read with Prometheus' paths.
     const alert = parsePrometheusItem(request.payload, request.raw, now)
-    if (!alert) return { status: 400, body: null }
+    if (!alert) return { outcome: 'not-accepted' }
     alerts = [alert]
   } else {
     const premium = tierIncludes(ctx.config.tier, 'premium')
@@ -168,7 +204,7 @@ export async function receiveAlerts(ctx: Context, queue: AlertIngestQueue, reque
     alerts,
     kind: prometheus ? 'prometheus' : 'generic',
   }
-  const outcome: SubmissionOutcome = alerts.length === 0 ? { ok: true, alerts: [] } : await queue.submit(submission)
-  if (!outcome.ok) return { status: 400, body: null }
-  return { status: 200, body: outcome.alerts }
+  const stored: SubmissionOutcome = alerts.length === 0 ? { ok: true, alerts: [] } : await intake.queue.submit(submission)
+  if (!stored.ok) return { outcome: 'not-accepted' }
+  return { outcome: 'accepted', alerts: stored.alerts }
 }

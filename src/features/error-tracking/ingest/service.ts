@@ -1,8 +1,8 @@
-import type { Context } from '../../../core/context.js'
+import type { Context, Log } from '../../../core/context.js'
 import { TtlCache } from '../../../core/ttl-cache.js'
 import type { Db } from '../../../db/index.js'
-import type { GroupCommitQueue } from '../../../db/group-commit.js'
-import type { EventOutcome, EventSubmission } from './batch.js'
+import { GroupCommitQueue } from '../../../db/group-commit.js'
+import { applyEventSubmissions, type EventOutcome, type EventSubmission } from './batch.js'
 import { decompress, keyOfAuthHeader, keyOfDsn, parseEnvelope, parseEvent, type Envelope, type ParsedEvent } from './parse.js'
 import { activeClientKeyExists, findCollectorProject, integratedTrackingEnabled, type CollectorProject } from './store.js'
 
@@ -15,25 +15,29 @@ export const MAX_EVENT_BYTES = 1024 * 1024
  */
 export const CACHE_MILLIS = 1000
 
-interface Caches {
+export type CollectorQueue = GroupCommitQueue<EventSubmission, EventOutcome>
+
+/** One instance's error collector: the group-commit queue every request joins and its short-lived look-ups. */
+export interface ErrorCollector {
+  queue: CollectorQueue
   projects: TtlCache<CollectorProject | null>
   settings: TtlCache<boolean>
   keys: TtlCache<boolean>
 }
 
-const caches = new WeakMap<Db, Caches>()
-
-function cachesOf(db: Db): Caches {
-  let found = caches.get(db)
-  if (!found)
-    caches.set(
-      db,
-      (found = { projects: new TtlCache(CACHE_MILLIS), settings: new TtlCache(CACHE_MILLIS), keys: new TtlCache(CACHE_MILLIS) }),
-    )
-  return found
+/** Made once per app instance; `drain` its queue on shutdown. */
+export function createErrorCollector(db: Db, log: Log, clock: () => Date): ErrorCollector {
+  return {
+    queue: new GroupCommitQueue<EventSubmission, EventOutcome>(db, log, clock, {
+      apply: applyEventSubmissions,
+      failed: { ok: false },
+      what: 'error events',
+    }),
+    projects: new TtlCache(CACHE_MILLIS),
+    settings: new TtlCache(CACHE_MILLIS),
+    keys: new TtlCache(CACHE_MILLIS),
+  }
 }
-
-export type CollectorQueue = GroupCommitQueue<EventSubmission, EventOutcome>
 
 export interface CollectorRequest {
   route: 'store' | 'envelope'
@@ -46,34 +50,38 @@ export interface CollectorRequest {
   body: Buffer
 }
 
-export interface CollectorAnswer {
-  status: number
-  /** Null: an empty body. */
-  body: { message: string } | null
-}
+/**
+ * What became of one collector request. `stored` also covers a request with nothing to store (transactions,
+ * sessions); `not-found` is error tracking switched off or an unknown key; `invalid` carries the validation message.
+ */
+export type CollectorOutcome =
+  | { outcome: 'stored' }
+  | { outcome: 'project-not-found' }
+  | { outcome: 'not-found' }
+  | { outcome: 'unparsable' }
+  | { outcome: 'unsupported' }
+  | { outcome: 'invalid'; message: string }
+  | { outcome: 'too-large' }
+  | { outcome: 'not-stored' }
 
-const refuse = (status: number, message: string): CollectorAnswer => ({ status, body: { message } })
-const PROJECT_NOT_FOUND = refuse(404, '404 Project Not Found')
-const NOT_FOUND = refuse(404, '404 Not Found')
-const UNPARSABLE = refuse(400, '400 Bad request - Failed to parse sentry request')
-const UNSUPPORTED = refuse(400, '400 Bad request - Unsupported sentry payload')
-const TOO_LARGE = refuse(413, '413 Request Entity Too Large')
-const NOT_STORED = refuse(500, '500 Internal Server Error')
-// GitLab answers 200 with nothing of use in the body (GL API::ErrorTracking::Collector: "Collector should never return
-// any information back"; some SDKs need 200, not 204). The tracker itself answers `{"id":…}`, which no SDK reads.
-const STORED: CollectorAnswer = { status: 200, body: null }
+const PROJECT_NOT_FOUND: CollectorOutcome = { outcome: 'project-not-found' }
+const NOT_FOUND: CollectorOutcome = { outcome: 'not-found' }
+const UNPARSABLE: CollectorOutcome = { outcome: 'unparsable' }
+const UNSUPPORTED: CollectorOutcome = { outcome: 'unsupported' }
+const TOO_LARGE: CollectorOutcome = { outcome: 'too-large' }
+const NOT_STORED: CollectorOutcome = { outcome: 'not-stored' }
+const STORED: CollectorOutcome = { outcome: 'stored' }
 
 /**
  * One collector request, checked in GitLab's order (GL API::ErrorTracking::Collector): project, error tracking
  * enabled and integrated, client key; then its events are stored with the other pending requests' events and the
  * request is answered once they are committed.
  */
-export async function collectEvents(ctx: Context, queue: CollectorQueue, request: CollectorRequest): Promise<CollectorAnswer> {
-  const cache = cachesOf(ctx.db)
-  const project = await cache.projects.get(request.id.toLowerCase(), () => findCollectorProject(ctx.db, request.id))
+export async function collectEvents(ctx: Context, collector: ErrorCollector, request: CollectorRequest): Promise<CollectorOutcome> {
+  const project = await collector.projects.get(request.id.toLowerCase(), () => findCollectorProject(ctx.db, request.id))
   // A project marked for deletion is gone, as for every other route.
   if (!project || project.pendingDelete) return PROJECT_NOT_FOUND
-  if (!(await cache.settings.get(String(project.id), () => integratedTrackingEnabled(ctx.db, project.id)))) return NOT_FOUND
+  if (!(await collector.settings.get(String(project.id), () => integratedTrackingEnabled(ctx.db, project.id)))) return NOT_FOUND
 
   // Read lazily: the key may have to come from the envelope's own header.
   let body: Buffer | 'unparsable' | 'too-large' | null = null
@@ -95,7 +103,8 @@ export async function collectEvents(ctx: Context, queue: CollectorQueue, request
   }
   if (key === null) return UNPARSABLE
   const publicKey = key
-  if (!(await cache.keys.get(`${project.id}/${publicKey}`, () => activeClientKeyExists(ctx.db, project.id, publicKey)))) return NOT_FOUND
+  if (!(await collector.keys.get(`${project.id}/${publicKey}`, () => activeClientKeyExists(ctx.db, project.id, publicKey))))
+    return NOT_FOUND
 
   const bytes = await readBody()
   if (bytes === 'too-large') return TOO_LARGE
@@ -104,7 +113,7 @@ export async function collectEvents(ctx: Context, queue: CollectorQueue, request
   const events: ParsedEvent[] = []
   if (request.route === 'store') {
     const outcome = readEvent(bytes, now)
-    if ('status' in outcome) return outcome
+    if ('outcome' in outcome) return outcome
     events.push(outcome)
   } else {
     const read = await readEnvelope()
@@ -115,19 +124,19 @@ export async function collectEvents(ctx: Context, queue: CollectorQueue, request
       // but which SDKs such as @sentry/node send on their own: a 400 would have them log errors for nothing.
       if (item.type !== 'event') continue
       const outcome = readEvent(item.payload, now)
-      if ('status' in outcome) return outcome
+      if ('outcome' in outcome) return outcome
       events.push(outcome)
     }
   }
   if (events.length === 0) return STORED
-  const stored = await queue.submit({ projectId: project.id, events })
+  const stored = await collector.queue.submit({ projectId: project.id, events })
   return stored.ok ? STORED : NOT_STORED
 }
 
-function readEvent(bytes: Buffer, now: Date): ParsedEvent | CollectorAnswer {
+function readEvent(bytes: Buffer, now: Date): ParsedEvent | CollectorOutcome {
   if (bytes.length > MAX_EVENT_BYTES) return TOO_LARGE
   const outcome = parseEvent(bytes.toString('utf8'), now)
   if (outcome.ok) return outcome.event
-  if ('invalid' in outcome) return refuse(400, outcome.invalid)
+  if ('invalid' in outcome) return { outcome: 'invalid', message: outcome.invalid }
   return outcome.failure === 'unparsable' ? UNPARSABLE : UNSUPPORTED
 }

@@ -1,0 +1,23 @@
+import type { Config } from './config/index.js'
+import type { Caller } from './core/caller.js'
+import type { Context, Log } from './core/context.js'
+import type { Settings } from './core/settings.js'
+import type { Db } from './db/index.js'
+
+/** What one running instance makes every Context from; buildApp owns them, the CLI makes its own. */
+export interface ContextParts {
+  db: Db
+  config: Config
+  /** The instance's settings cache: each Context reads the settings as they are when it is built. */
+  settings: { current(): Promise<Settings> }
+  clock: () => Date
+  log: Log
+}
+
+/**
+ * The Context a service acts with, built the same way for a request, a job, a command and a test: the instance's
+ * database, configuration and clock, and the current settings (an administrator's change applies to the next one).
+ */
+export async function buildContext(parts: ContextParts, caller: Caller, log: Log = parts.log): Promise<Context> {
+  return { db: parts.db, caller, config: parts.config, settings: await parts.settings.current(), log, now: parts.clock }
+}
