@@ -1,18 +1,12 @@
 import type { Context } from '../../core/context.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { presentProject, type ProjectPresentOptions } from './present.js'
-import { listGroupDetailProjects } from './service.js'
+import { listGroupDetailProjects } from './list.js'
 
 // Creation and lists as forks reuse them: a fork is a created project, its forks a project list.
-export {
-  canCreateProjectIn,
-  createProject,
-  listProjects,
-  viewOfLoaded,
-  type ForkCreation,
-  type ListProjectsInput,
-  type ProjectListResult,
-} from './service.js'
+export { canCreateProjectIn, createProject, type ForkCreation } from './create.js'
+export { listProjects, type ListProjectsInput, type ProjectListResult } from './list.js'
+export { viewOfLoaded } from './views.js'
 export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
 export { presentBasicProject, presentProject, type ProjectView } from './present.js'
 export { BasicProjectJson, FEATURE_LEVEL_PARAMS, ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'

@@ -5,7 +5,7 @@ import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../ht
 import { projectPresentOptions } from './index.js'
 import { presentBasicProject, presentProjectWithAccess } from './present.js'
 import type { ListProjectsParams } from './schemas.js'
-import type { ListProjectsInput, ProjectListResult, ProjectListScope } from './service.js'
+import type { ListProjectsInput, ProjectListResult, ProjectListScope } from './list.js'
 
 // The project list parameters (GL `collection_params`) as every project list endpoint reads them and answers them.
 

@@ -27,20 +27,12 @@ import {
   UPDATE_AT_LEAST_ONE_OF,
   UpdateProjectParams,
 } from './schemas.js'
-import {
-  createProject,
-  deleteProject,
-  listProjects,
-  listProjectUsers,
-  listStarrers,
-  setArchived,
-  starProject,
-  transferProject,
-  unstarProject,
-  updateProject,
-  viewOfLoaded,
-  type ProjectListScope,
-} from './service.js'
+import { createProject } from './create.js'
+import { deleteProject, setArchived, transferProject, updateProject } from './update.js'
+import { listProjects, type ProjectListScope } from './list.js'
+import { listProjectUsers } from './people.js'
+import { listStarrers, starProject, unstarProject } from './stars.js'
+import { viewOfLoaded } from './views.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
 import { findGroup, findProject } from '../access/index.js'
 
