@@ -4,12 +4,13 @@ import { BadRequest, Invalid, NotFound, RecordNotFound, Unauthorized, Unprocessa
 import { digestToken, generateToken } from '../../core/secrets.js'
 import type { Settings } from '../../core/settings.js'
 import { addDays, isoDate } from '../../core/time.js'
+import { AVAILABLE_SCOPES } from '../../core/scopes.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { TokenRow } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { canManageTokensOf, canRevokeToken } from './policy.js'
-import { AVAILABLE_SCOPES, type ListPersonalAccessTokensInput } from './schemas.js'
+import type { ListPersonalAccessTokensInput } from './schemas.js'
 import { findTokenById, findUserRowById, findUserTokenById, insertToken, revokeTokenRow, selectTokens, type TokenFilters } from './store.js'
 
 /** GL PersonalAccessToken::MAX_PERSONAL_ACCESS_TOKEN_LIFETIME_IN_DAYS. */
