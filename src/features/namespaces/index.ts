@@ -57,5 +57,6 @@ export async function isUsernameUsedByNamespace(db: Db, username: string, userId
   return (await query.executeTakeFirst()) !== undefined
 }
 
+export { avatarUrlOf } from './present.js'
 export { MAX_NAME_LENGTH, MAX_PATH_LENGTH, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
 export { containsPattern, parseSearch, trigramSimilarity, type SearchTerms } from './search.js'
