@@ -58,5 +58,14 @@ export async function isUsernameUsedByNamespace(db: Db, username: string, userId
 }
 
 export { avatarUrlOf } from './present.js'
-export { MAX_NAME_LENGTH, MAX_PATH_LENGTH, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
+export {
+  hasNamespacePathFormat,
+  isTopLevelRoute,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  NAMESPACE_FORMAT_MESSAGE,
+  nameErrors,
+  namespacePathErrors,
+  projectPathErrors,
+} from './paths.js'
 export { containsPattern, parseSearch, trigramSimilarity, type SearchTerms } from './search.js'
