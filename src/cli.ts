@@ -9,7 +9,7 @@ import { migrateToLatest } from './db/migrate.js'
 import { SettingsCache } from './features/settings/cache.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
 import { createUser, findUserByIdOrUsername } from './features/users/index.js'
-import { issuePersonalAccessToken } from './features/tokens/index.js'
+import { ensureRootToken, issuePersonalAccessToken } from './features/tokens/index.js'
 
 export const ADMIN_COMMANDS_HELP = `  create-user    Create a user (--username, --email, --name, [--password], [--admin])
   create-token   Create a personal access token (--user, --scopes a,b, [--name], [--expires-at YYYY-MM-DD])`
@@ -33,6 +33,7 @@ async function withAdminContext<T>(config: Config, work: (ctx: Context) => Promi
   try {
     await migrateToLatest(database.db)
     const root = await ensureRootUser(database.db, config, quietLog)
+    await ensureRootToken(database.db, root, config.rootToken)
     const parts = { db: database.db, config, settings: new SettingsCache(database.db), clock: () => new Date(), log: quietLog }
     return await work(await buildContext(parts, { user: root, credential: null, sudoFrom: null }))
   } finally {

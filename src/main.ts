@@ -7,6 +7,7 @@ import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
 import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
+import { ensureRootToken } from './features/tokens/index.js'
 import { jobHandlers, periodicJobs } from './background.js'
 import { JobWorker } from './jobs/index.js'
 import { anonymous } from './core/caller.js'
@@ -28,7 +29,7 @@ async function serve(config: Config) {
   const log = pino({ level: config.logLevel })
   const database = await openDatabase(config)
   await migrateToLatest(database.db)
-  await ensureRootUser(database.db, config, log)
+  await ensureRootToken(database.db, await ensureRootUser(database.db, config, log), config.rootToken)
   const redis = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 })
     : null

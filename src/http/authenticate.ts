@@ -1,18 +1,15 @@
 import type { FastifyRequest } from 'fastify'
-import { anonymous, type Caller, type Credential, type CredentialKind, type User } from '../core/caller.js'
+import { anonymous, type Caller, type Credential, type User } from '../core/caller.js'
 import { Forbidden, InsufficientScope, InvalidToken, NotFound, Unauthorized } from '../core/errors.js'
 import type { Settings } from '../core/settings.js'
+import { tokenRefusal, type TokenRefusal, type TokenState } from '../core/token-validity.js'
 import type { Db } from '../db/index.js'
 
 /** A token found by one of the lookups, before it is judged. */
-export interface FoundToken {
-  kind: CredentialKind
+export interface FoundToken extends TokenState {
   id: number
   user: User
   scopes: readonly string[]
-  /** A moment after which the token no longer works, as an ISO timestamp or 'YYYY-MM-DD' date. */
-  expiresAt: string | null
-  revoked: boolean
 }
 
 /** Where credentials are looked up; features fill these in (OAuth, job tokens, sessions come later). */
@@ -23,15 +20,17 @@ export interface CredentialLookups {
   findJobToken?(db: Db, value: string): Promise<FoundToken | null>
   findSessionUser?(db: Db, request: FastifyRequest, settings: Settings, now: Date): Promise<User | null>
   findUserByIdOrUsername(db: Db, value: string): Promise<User | null>
-  /** Called once a token passed its expiry and revocation checks; may record last use and the client IP. */
+  /** Called once a token passed tokenRefusal; may record last use and the client IP. */
   recordTokenUse(db: Db, token: FoundToken, now: Date, ip: string): Promise<void>
   /** Revokes the tokens rotated from this one; called when a revoked token is presented on a rotate path. */
   revokeTokenFamily?(db: Db, token: FoundToken, now: Date): Promise<void>
 }
 
-const EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.'
-const REVOKED = 'Token was revoked. You have to re-authorize from the user.'
-const IMPERSONATION_DISABLED = 'Token is an impersonation token but impersonation was disabled.'
+const REFUSALS: Record<TokenRefusal, string> = {
+  expired: 'Token is expired. You can either do re-authorization or token refresh.',
+  revoked: 'Token was revoked. You have to re-authorize from the user.',
+  impersonation_disabled: 'Token is an impersonation token but impersonation was disabled.',
+}
 
 type Params = Record<string, unknown>
 
@@ -56,13 +55,6 @@ const ROTATION_PATH = /access_tokens\/(\d+|self)\/rotate$/
 
 function requestPath(request: FastifyRequest): string {
   return (request.raw.url ?? request.url).split('?')[0]
-}
-
-function isExpired(expiresAt: string | null, now: Date): boolean {
-  if (expiresAt === null) return false
-  // A date-only expiry ends at 00:00 UTC of that day (GitLab's Expirable compares with the current time).
-  const end = expiresAt.length === 10 ? Date.parse(`${expiresAt}T00:00:00.000Z`) : Date.parse(expiresAt)
-  return end <= now.getTime()
 }
 
 function deniedReason(user: User, externalUrl: string): string | null {
@@ -103,12 +95,13 @@ export class Authenticator {
     let user: User | null = null
     let credential: Credential | null = null
     if (token) {
-      if (isExpired(token.expiresAt, now)) throw new InvalidToken(EXPIRED)
-      if (token.revoked) {
-        if (this.lookups.revokeTokenFamily && ROTATION_PATH.test(requestPath(request))) await this.lookups.revokeTokenFamily(db, token, now)
-        throw new InvalidToken(REVOKED)
+      const refusal = tokenRefusal(token, now, settings)
+      if (refusal) {
+        if (refusal === 'revoked' && this.lookups.revokeTokenFamily && ROTATION_PATH.test(requestPath(request))) {
+          await this.lookups.revokeTokenFamily(db, token, now)
+        }
+        throw new InvalidToken(REFUSALS[refusal])
       }
-      if (token.kind === 'impersonation_token' && !settings.impersonation_enabled) throw new InvalidToken(IMPERSONATION_DISABLED)
       // GitLab records the use before judging the user and the scopes (GL auth_finders.rb find_user_from_access_token).
       await this.lookups.recordTokenUse(db, token, now, request.ip)
       user = token.user

@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../config/index.js'
 import { openDatabase, type DatabaseHandle } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { ensureRootUser } from '../features/users/bootstrap.js'
+import { ensureRootToken } from '../features/tokens/index.js'
 import { jobHandlers } from '../background.js'
 import { anonymous } from '../core/caller.js'
 import { JobWorker } from '../jobs/index.js'
@@ -87,7 +88,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   })
   const database = await openDatabase(config)
   await migrateToLatest(database.db)
-  await ensureRootUser(database.db, config, { info() {} })
+  await ensureRootToken(database.db, await ensureRootUser(database.db, config, { info() {} }), config.rootToken)
   const redis = TEST_REDIS_URL ? new Redis(TEST_REDIS_URL) : null
   let offset = 0
   let frozenAt: number | null = null

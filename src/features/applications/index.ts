@@ -1,7 +1,7 @@
 import { secretsEqual, digestToken } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
-import { parseScopes } from '../oauth/scopes.js'
+import { parseScopes } from '../../core/scopes.js'
 import { findApplicationById as findApplicationRowById, findApplicationByUid } from './store.js'
 import { splitRedirectUris } from './validation.js'
 

@@ -6,7 +6,7 @@ import { createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createTestSession, type TestSession } from '../../testing/sessions.js'
-import { OAUTH_SCOPES } from '../oauth/scopes.js'
+import { OAUTH_SCOPES } from '../../core/scopes.js'
 import { findApplication, findApplicationById, isApplicationSecret } from './index.js'
 import { createInstanceApplication, createOwnApplication } from './service.js'
 

@@ -3,7 +3,7 @@ import type { User } from '../../core/caller.js'
 import { Forbidden, Invalid, NotFound } from '../../core/errors.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
-import { OAUTH_SCOPES, parseScopes } from '../oauth/scopes.js'
+import { OAUTH_SCOPES, parseScopes } from '../../core/scopes.js'
 import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
 import { canRegisterApplications } from './policy.js'
 import {

@@ -1,5 +1,5 @@
 import type { OAuthApplicationRow } from '../../db/schema.js'
-import { parseScopes } from '../oauth/scopes.js'
+import { parseScopes } from '../../core/scopes.js'
 import type { ApplicationJson, ApplicationWithSecretJson } from './schemas.js'
 
 export function presentApplication(application: OAuthApplicationRow): ApplicationJson {

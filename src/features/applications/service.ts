@@ -4,7 +4,7 @@ import type { Context } from '../../core/context.js'
 import { Forbidden, Invalid, NotFound, Unauthorized } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
-import { formatScopes, parseScopes } from '../oauth/scopes.js'
+import { formatScopes, parseScopes } from '../../core/scopes.js'
 import { canRegisterApplications } from './policy.js'
 import {
   countTokensOfApplications,

@@ -1,4 +1,4 @@
-import { OAUTH_SCOPES } from '../oauth/scopes.js'
+import { OAUTH_SCOPES } from '../../core/scopes.js'
 
 /** Doorkeeper's validation messages (DK config/locales/en.yml; spec gitlab-behaviour-auth.md 3.10). */
 export const MESSAGES = {

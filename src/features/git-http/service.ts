@@ -1,6 +1,8 @@
 import { AccessLevel } from '../../core/access.js'
 import { anonymous, isAdmin, type Caller, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
+import type { Settings } from '../../core/settings.js'
+import { tokenRefusal } from '../../core/token-validity.js'
 import type { FoundToken } from '../../http/authenticate.js'
 import { oauthLookups } from '../oauth/index.js'
 import { NotFound, ProjectMoved } from '../../core/errors.js'
@@ -70,13 +72,14 @@ function abilitiesOfScopes(scopes: readonly string[]): Set<Ability> {
   return abilities
 }
 
-function usableToken(token: FoundToken | null, now: Date): token is FoundToken {
-  if (!token || token.revoked) return false
-  if (token.expiresAt !== null) {
-    const end = token.expiresAt.length === 10 ? Date.parse(`${token.expiresAt}T00:00:00.000Z`) : Date.parse(token.expiresAt)
-    if (end <= now.getTime()) return false
-  }
-  return token.user.state === 'active'
+/**
+ * An expired or revoked token, or one of an inactive user, is no credential and the password is tried instead; an
+ * impersonation token while impersonation is off is a credential, refused by authenticateBasic.
+ */
+function usableToken(token: FoundToken | null, now: Date, settings: Settings): token is FoundToken {
+  if (!token || token.user.state !== 'active') return false
+  const refusal = tokenRefusal(token, now, settings)
+  return refusal === null || refusal === 'impersonation_disabled'
 }
 
 interface Authenticated {
@@ -91,9 +94,9 @@ interface Authenticated {
 async function authenticateBasic(ctx: Context, login: string, password: string, ip: string): Promise<Authenticated | null> {
   const now = ctx.now()
   const oauth = login === 'oauth2' && oauthLookups.findOAuthToken ? await oauthLookups.findOAuthToken(ctx.db, password) : null
-  const token = usableToken(oauth, now) ? oauth : await tokenLookups.findAccessToken(ctx.db, password)
-  if (usableToken(token, now)) {
-    if (token.kind === 'impersonation_token' && !ctx.settings.impersonation_enabled) return null
+  const token = usableToken(oauth, now, ctx.settings) ? oauth : await tokenLookups.findAccessToken(ctx.db, password)
+  if (usableToken(token, now, ctx.settings)) {
+    if (tokenRefusal(token, now, ctx.settings) === 'impersonation_disabled') return null
     await tokenLookups.recordTokenUse(ctx.db, token, now, ip)
     return {
       caller: { user: token.user, credential: { kind: token.kind, id: token.id, scopes: token.scopes }, sudoFrom: null },

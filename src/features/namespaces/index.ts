@@ -55,5 +55,15 @@ export async function isUsernameUsedByNamespace(db: Db, username: string, userId
   return (await query.executeTakeFirst()) !== undefined
 }
 
-export { MAX_NAME_LENGTH, MAX_PATH_LENGTH, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
+export { avatarUrlOf } from './present.js'
+export {
+  hasNamespacePathFormat,
+  isTopLevelRoute,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  NAMESPACE_FORMAT_MESSAGE,
+  nameErrors,
+  namespacePathErrors,
+  projectPathErrors,
+} from './paths.js'
 export { containsPattern, parseSearch, trigramSimilarity, type SearchTerms } from './search.js'

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest'
-import { NAMESPACE_FORMAT_MESSAGE, PROJECT_PATH_FORMAT_MESSAGE, nameErrors, namespacePathErrors, projectPathErrors } from './paths.js'
+import {
+  NAMESPACE_FORMAT_MESSAGE,
+  PROJECT_PATH_FORMAT_MESSAGE,
+  isTopLevelRoute,
+  nameErrors,
+  namespacePathErrors,
+  projectPathErrors,
+} from './paths.js'
 
 describe('namespace paths', () => {
   test.each(['group', 'my-group', 'my.group_1', 'a', '_x', 'x-'])('%s is accepted', (path) => {
@@ -14,6 +21,34 @@ describe('namespace paths', () => {
     expect(namespacePathErrors('API', { topLevel: true })).toEqual(['API is a reserved name'])
     expect(namespacePathErrors('api', { topLevel: false })).toEqual([])
     expect(namespacePathErrors('tree', { topLevel: false })).toEqual(['tree is a reserved name'])
+  })
+
+  // Each word was reserved by only one GitLab release's TOP_LEVEL_ROUTES; both releases' words stay refused.
+  const wordsOfOneRelease = [
+    'abuse_reports',
+    'apple-touch-icon-precomposed.png',
+    'autocomplete',
+    'ci',
+    'header_logo_dark.png',
+    'header_logo_light.png',
+    'invites',
+    'koding',
+    'notification_settings',
+    'sent_notifications',
+    'u',
+    'favicon.png',
+    'login',
+    'sitemap',
+    'sitemap.xml',
+    'sitemap.xml.gz',
+    'v2',
+  ]
+
+  test.each(wordsOfOneRelease)('%s is reserved at the top level, for usernames too, and free for a subgroup', (word) => {
+    expect(isTopLevelRoute(word)).toBe(true)
+    expect(isTopLevelRoute(word.toUpperCase())).toBe(true)
+    expect(namespacePathErrors(word, { topLevel: true })).toEqual([`${word} is a reserved name`])
+    expect(namespacePathErrors(word, { topLevel: false })).toEqual([])
   })
 
   test('blank and too long', () => {

@@ -4,7 +4,11 @@
 export const MAX_PATH_LENGTH = 255
 export const MAX_NAME_LENGTH = 255
 
-/** Words that would mask a route of the instance's root (GL PathRegex::TOP_LEVEL_ROUTES). */
+/**
+ * Words that would mask a route of the instance's root: no username or top-level group path may be one of them
+ * (GL PathRegex::TOP_LEVEL_ROUTES; the words of older releases, such as koding and ci, and of newer ones, such as
+ * login, sitemap and v2, are all kept, so no path either release refuses is taken).
+ */
 const TOP_LEVEL_ROUTES = new Set([
   '-',
   '.well-known',
@@ -25,6 +29,7 @@ const TOP_LEVEL_ROUTES = new Set([
   'deploy.html',
   'explore',
   'favicon.ico',
+  'favicon.png',
   'files',
   'groups',
   'header_logo_dark.png',
@@ -35,6 +40,7 @@ const TOP_LEVEL_ROUTES = new Set([
   'invites',
   'jwt',
   'koding',
+  'login',
   'notification_settings',
   'oauth',
   'profile',
@@ -44,12 +50,16 @@ const TOP_LEVEL_ROUTES = new Set([
   's',
   'search',
   'sent_notifications',
+  'sitemap',
+  'sitemap.xml',
+  'sitemap.xml.gz',
   'slash-command-logo.png',
   'snippets',
   'u',
   'unsubscribes',
   'uploads',
   'users',
+  'v2',
 ])
 
 /** Words that would mask a route below a project (GL PathRegex::PROJECT_WILDCARD_ROUTES); also refused for subgroups. */
@@ -95,13 +105,23 @@ function tooLong(value: string, maximum: number): string[] {
   return [...value].length > maximum ? [`is too long (maximum is ${maximum} characters)`] : []
 }
 
+/** Whether a username or top-level group path would mask a route of the instance's root (compared case-insensitively). */
+export function isTopLevelRoute(path: string): boolean {
+  return TOP_LEVEL_ROUTES.has(path.toLowerCase())
+}
+
+/** Gitlab::PathRegex.namespace_format_regex: the format of usernames and group paths. */
+export function hasNamespacePathFormat(path: string): boolean {
+  return NAMESPACE_FORMAT.test(path) && !FORBIDDEN_SUFFIX.test(path)
+}
+
 /** Errors for the `path` of a group or user namespace; top-level paths may not mask instance routes. */
 export function namespacePathErrors(path: string, options: { topLevel: boolean }): string[] {
   if (path === '') return ["can't be blank"]
   const errors = tooLong(path, MAX_PATH_LENGTH)
-  if (!NAMESPACE_FORMAT.test(path) || FORBIDDEN_SUFFIX.test(path)) return [...errors, NAMESPACE_FORMAT_MESSAGE]
-  const reserved = options.topLevel ? TOP_LEVEL_ROUTES : PROJECT_WILDCARD_ROUTES
-  if (reserved.has(path.toLowerCase())) errors.push(`${path} is a reserved name`)
+  if (!hasNamespacePathFormat(path)) return [...errors, NAMESPACE_FORMAT_MESSAGE]
+  const reserved = options.topLevel ? isTopLevelRoute(path) : PROJECT_WILDCARD_ROUTES.has(path.toLowerCase())
+  if (reserved) errors.push(`${path} is a reserved name`)
   return errors
 }
 

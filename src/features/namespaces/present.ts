@@ -1,6 +1,12 @@
-import { avatarUrlOf } from '../users/index.js'
+import { createHash } from 'node:crypto'
 import type { NamespaceJson } from './schemas.js'
 import type { NamespaceWithOwner } from './store.js'
+
+/** Gravatar's identicon for the e-mail, as GitLab serves when no avatar was uploaded. */
+export function avatarUrlOf(email: string): string {
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex')
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`
+}
 
 /** What the caller may see of a group's size: only those who administer it (GL `admin_request_for_group?`). */
 export interface NamespaceCounts {

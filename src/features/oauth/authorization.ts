@@ -5,7 +5,7 @@ import { OAUTH_ERROR_DESCRIPTIONS, type OAuthErrorCode } from '../../core/errors
 import { digestToken } from '../../core/secrets.js'
 import { findApplication, type Application } from '../applications/index.js'
 import { stringParam } from './params.js'
-import { DEFAULT_SCOPE, formatScopes, OAUTH_SCOPES, parseScopes } from './scopes.js'
+import { DEFAULT_SCOPE, formatScopes, OAUTH_SCOPES, parseScopes } from '../../core/scopes.js'
 import { findAuthorizedTokens, insertGrant } from './store.js'
 
 /** Doorkeeper's default authorization code lifetime, which GitLab keeps (DK `authorization_code_expires_in` 10 minutes). */

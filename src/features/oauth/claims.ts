@@ -3,7 +3,7 @@ import { AccessLevel } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
-import { avatarUrlOf } from '../users/index.js'
+import { avatarUrlOf } from '../namespaces/index.js'
 import { loadSigningKey } from './signing-key.js'
 import { selectDirectGroupMemberships, selectMembershipGroupPaths } from './store.js'
 

@@ -1,7 +1,7 @@
 import type { CredentialLookups } from '../../http/authenticate.js'
 import { digestToken } from '../../core/secrets.js'
 import { findUserForAuthentication } from '../users/index.js'
-import { parseScopes } from './scopes.js'
+import { parseScopes } from '../../core/scopes.js'
 import { findAccessTokenByDigest } from './store.js'
 import { tokenExpiresAt } from './token.js'
 

@@ -4,7 +4,7 @@ import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { SUPPORTED_CLAIMS } from './claims.js'
 import { OAUTH_USERINFO_CORS, OPENID_DISCOVERY_CORS, registerCrossOriginRoute } from './cors.js'
 import { presentedAccessToken, stringParam } from './params.js'
-import { OAUTH_SCOPES } from './scopes.js'
+import { OAUTH_SCOPES } from '../../core/scopes.js'
 import { loadSigningKey, SIGNING_ALGORITHM } from './signing-key.js'
 import { MissingScope, userInfo } from './userinfo.js'
 

@@ -1,4 +1,4 @@
-import { parseScopes } from './scopes.js'
+import { parseScopes } from '../../core/scopes.js'
 import type { IssuedToken } from './token.js'
 import type { TokenInfo } from './token-info.js'
 

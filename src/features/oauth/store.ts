@@ -1,7 +1,8 @@
 import type { Db } from '../../db/index.js'
+import { insertIntoEmptyTable } from '../../db/locking.js'
 import { preparedQuery } from '../../db/prepared.js'
 import type { NewOAuthGrantRow, NewOAuthTokenRow, OAuthGrantRow, OAuthTokenRow } from '../../db/schema.js'
-import { PostgresAdapter, sql, type Insertable, type Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { OAuthSigningKeysTable } from '../../db/schema.js'
 import { selectAuthorizedGroupIds } from '../access/index.js'
 
@@ -79,37 +80,11 @@ export function findFirstSigningKey(db: Db) {
   return db.selectFrom('oauth_signing_keys').selectAll().orderBy('id').limit(1).executeTakeFirst()
 }
 
-/**
- * Stores a new signing key unless one exists, and returns the first key. PostgreSQL serialises concurrent first
- * uses with a transaction lock; on SQLite one statement checks and inserts under the file's write lock.
- */
+/** Stores a new signing key unless one exists, and returns the first key: nodes starting together agree on one. */
 export async function insertFirstSigningKey(db: Db, row: Insertable<OAuthSigningKeysTable>): Promise<Selectable<OAuthSigningKeysTable>> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    return db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SIGNING_KEY_LOCK})`.execute(trx)
-      const existing = await findFirstSigningKey(trx)
-      if (existing) return existing
-      return trx.insertInto('oauth_signing_keys').values(row).returningAll().executeTakeFirstOrThrow()
-    })
-  }
-  await db
-    .insertInto('oauth_signing_keys')
-    .columns(['kid', 'private_jwk', 'created_at'])
-    .expression(
-      db
-        .selectNoFrom((eb) => [
-          eb.val(row.kid).as('kid'),
-          eb.val(row.private_jwk).as('private_jwk'),
-          eb.val(row.created_at).as('created_at'),
-        ])
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_signing_keys').select('id')))),
-    )
-    .execute()
+  await insertIntoEmptyTable(db, 'oauth_signing_keys', row)
   return (await findFirstSigningKey(db))!
 }
-
-// Any constant that no other advisory lock of the application uses.
-const SIGNING_KEY_LOCK = 731_905_211
 
 /** Full paths of the groups a user belongs to directly (Guest or above), with the role, oldest group first. */
 export function selectDirectGroupMemberships(db: Db, userId: number, today: string) {

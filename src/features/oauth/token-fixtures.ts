@@ -5,41 +5,24 @@ import type { User } from '../../core/caller.js'
 import { OAUTH_ERROR_DESCRIPTIONS, type OAuthErrorCode } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
-import type { OAuthApplicationRow, OAuthGrantRow } from '../../db/schema.js'
+import type { OAuthGrantRow } from '../../db/schema.js'
 import { client, type TestResponse } from '../../testing/http.js'
 import type { TestServer } from '../../testing/server.js'
-import { insertApplication } from '../applications/store.js'
+import { createTestApplication as createApplicationForTests, type TestApplication } from '../applications/testing.js'
 import { insertGrant } from './store.js'
 
 // Test data for the token endpoints; imported only by tests.
 
 export const REDIRECT_URI = 'https://client.example/callback'
 
-export interface TestApplication {
-  row: OAuthApplicationRow
-  clientId: string
-  secret: string
-}
+export type { TestApplication }
 
-/** An OAuth application (confidential unless told) with a known secret. */
-export async function createTestApplication(
+/** An OAuth application (confidential unless told) with a known secret, redirecting to REDIRECT_URI unless told. */
+export function createTestApplication(
   db: Db,
   options: { confidential?: boolean; scopes?: string; redirectUri?: string } = {},
 ): Promise<TestApplication> {
-  const clientId = randomBytes(32).toString('hex')
-  const secret = `gloas-${randomBytes(32).toString('hex')}`
-  const at = new Date().toISOString()
-  const row = await insertApplication(db, {
-    uid: clientId,
-    secret_digest: digestToken(secret),
-    name: 'Test client',
-    redirect_uri: options.redirectUri ?? REDIRECT_URI,
-    scopes: options.scopes ?? 'api read_user openid profile email',
-    confidential: options.confidential === false ? 0 : 1,
-    created_at: at,
-    updated_at: at,
-  })
-  return { row, clientId, secret }
+  return createApplicationForTests(db, { ...options, redirectUri: options.redirectUri ?? REDIRECT_URI })
 }
 
 export interface TestGrant {

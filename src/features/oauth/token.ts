@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.js'
 import type { OAuthTokenRow } from '../../db/schema.js'
 import { findUserForAuthentication } from '../users/index.js'
 import { createIdToken } from './id-token.js'
-import { formatScopes } from './scopes.js'
+import { formatScopes } from '../../core/scopes.js'
 import { insertAccessToken } from './store.js'
 
 /** GitLab's access token lifetime (spec: Limits, "Access token lifetime"; GL doorkeeper.rb `access_token_expires_in 2.hours`). */

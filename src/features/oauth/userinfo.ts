@@ -3,7 +3,7 @@ import { OAuthError } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
 import { findUserForAuthentication } from '../users/index.js'
 import { userClaims } from './claims.js'
-import { parseScopes } from './scopes.js'
+import { parseScopes } from '../../core/scopes.js'
 import { findAccessTokenByDigest } from './store.js'
 import { tokenExpiresAt } from './token.js'
 

@@ -1,4 +1,4 @@
-import { isoDate } from '../../core/time.js'
+import { isTokenExpired } from '../../core/token-validity.js'
 import type { TokenRow } from '../../db/schema.js'
 import type {
   ImpersonationTokenJson,
@@ -8,13 +8,8 @@ import type {
   PersonalAccessTokenWithTokenJson,
 } from './schemas.js'
 
-/** A date-only expiry ends at 00:00 UTC of that day, so a token expiring today is already expired. */
-export function isTokenExpired(row: Pick<TokenRow, 'expires_at'>, now: Date): boolean {
-  return row.expires_at !== null && row.expires_at <= isoDate(now)
-}
-
 export function isTokenActive(row: Pick<TokenRow, 'expires_at' | 'revoked'>, now: Date): boolean {
-  return row.revoked === 0 && !isTokenExpired(row, now)
+  return row.revoked === 0 && !isTokenExpired(row.expires_at, now)
 }
 
 export function presentToken(row: TokenRow, now: Date): PersonalAccessTokenJson {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { isAdmin } from '../../core/caller.js'
 import { Unauthorized } from '../../core/errors.js'
+import { AVAILABLE_SCOPES } from '../../core/scopes.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, mergedParams, type ApiRouter } from '../../http/route.js'
 import {
@@ -12,7 +13,6 @@ import {
   presentTokenWithToken,
 } from './present.js'
 import {
-  AVAILABLE_SCOPES,
   CreateImpersonationTokenParams,
   CreatePersonalAccessTokenParams,
   ImpersonationTokenJson,

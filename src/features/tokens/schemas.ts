@@ -1,35 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable } from '../../http/schema.js'
 import { paginationParams } from '../../http/pagination.js'
-
-/**
- * Scopes a personal or impersonation token may carry (spec gitlab-behaviour-auth.md 2.3; GL lib/gitlab/auth.rb
- * all_available_scopes: API, repository, registry, virtual registry, observability, AI features, then admin scopes).
- */
-export const AVAILABLE_SCOPES = [
-  'api',
-  'read_api',
-  'read_user',
-  'create_runner',
-  'manage_runner',
-  'k8s_proxy',
-  'self_rotate',
-  'mcp',
-  'mcp_orbit',
-  'granular',
-  'read_repository',
-  'write_repository',
-  'read_registry',
-  'write_registry',
-  'read_virtual_registry',
-  'write_virtual_registry',
-  'read_observability',
-  'write_observability',
-  'ai_features',
-  'sudo',
-  'admin_mode',
-  'read_service_ping',
-] as const
+import { AVAILABLE_SCOPES } from '../../core/scopes.js'
 
 const Scope = Type.Union(AVAILABLE_SCOPES.map((scope) => Type.Literal(scope)))
 const DateParam = Type.String({ format: 'date' })

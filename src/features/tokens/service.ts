@@ -4,13 +4,23 @@ import { BadRequest, Invalid, NotFound, RecordNotFound, Unauthorized, Unprocessa
 import { digestToken, generateToken } from '../../core/secrets.js'
 import type { Settings } from '../../core/settings.js'
 import { addDays, isoDate } from '../../core/time.js'
+import { AVAILABLE_SCOPES } from '../../core/scopes.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { TokenRow } from '../../db/schema.js'
 import type { PageWindow } from '../../http/pagination.js'
 import { canManageTokensOf, canRevokeToken } from './policy.js'
-import { AVAILABLE_SCOPES, type ListPersonalAccessTokensInput } from './schemas.js'
-import { findTokenById, findUserRowById, findUserTokenById, insertToken, revokeTokenRow, selectTokens, type TokenFilters } from './store.js'
+import type { ListPersonalAccessTokensInput } from './schemas.js'
+import {
+  findTokenById,
+  findTokenDigestOwner,
+  findUserRowById,
+  findUserTokenById,
+  insertToken,
+  revokeTokenRow,
+  selectTokens,
+  type TokenFilters,
+} from './store.js'
 
 /** GL PersonalAccessToken::MAX_PERSONAL_ACCESS_TOKEN_LIFETIME_IN_DAYS. */
 export const MAX_TOKEN_LIFETIME_DAYS = 365
@@ -144,6 +154,28 @@ export async function issuePersonalAccessToken(
   const errors = validateToken(settings, now, attributes)
   if (errors) throw new Invalid(errors)
   return insertNewToken(db, user, now, attributes)
+}
+
+/** Scopes of the token SVC_ROOT_TOKEN seeds. */
+export const ROOT_TOKEN_SCOPES = ['api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode']
+
+/**
+ * Gives root the token SVC_ROOT_TOKEN names, unless a token with that value exists already (root's from an earlier
+ * start, or anyone's): the value is taken as given, without expiry.
+ */
+export async function ensureRootToken(db: Db, root: Pick<User, 'id'>, value: string | null, now = new Date()): Promise<void> {
+  if (!value) return
+  const digest = digestToken(value)
+  if ((await findTokenDigestOwner(db, digest)) !== undefined) return
+  const at = now.toISOString()
+  await insertToken(db, {
+    user_id: root.id,
+    name: 'SVC_ROOT_TOKEN',
+    token_digest: digest,
+    scopes: JSON.stringify(ROOT_TOKEN_SCOPES),
+    created_at: at,
+    updated_at: at,
+  })
 }
 
 /** POST /users/:user_id/impersonation_tokens: model validations answer with the 400 attribute map. */

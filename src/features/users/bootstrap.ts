@@ -3,14 +3,10 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Log } from '../../core/context.js'
 import type { Config } from '../../config/index.js'
-import { digestToken, hashPassword } from '../../core/secrets.js'
+import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import { createPersonalNamespace } from '../namespaces/index.js'
-import { findTokenDigestOwner, insertToken } from '../tokens/store.js'
 import { findUserByUsername, insertUser } from './store.js'
-
-/** Scopes of the token SVC_ROOT_TOKEN seeds. */
-export const ROOT_TOKEN_SCOPES = ['api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode']
 
 /**
  * The administrator `root` exists from the first start. Without SVC_ROOT_PASSWORD its password is random
@@ -44,20 +40,6 @@ export async function ensureRootUser(db: Db, config: Config, log: Pick<Log, 'inf
       await createPersonalNamespace(trx, user)
       return user
     })
-  }
-  if (config.rootToken) {
-    const digest = digestToken(config.rootToken)
-    const owner = await findTokenDigestOwner(db, digest)
-    if (owner === undefined) {
-      await insertToken(db, {
-        user_id: root.id,
-        name: 'SVC_ROOT_TOKEN',
-        token_digest: digest,
-        scopes: JSON.stringify(ROOT_TOKEN_SCOPES),
-        created_at: at,
-        updated_at: at,
-      })
-    }
   }
   return root
 }

@@ -22,4 +22,3 @@ export async function findUserByIdOrUsername(db: Db, value: string): Promise<Use
   if (/^\d+$/.test(value)) return (Number.isSafeInteger(Number(value)) ? await findUserById(db, Number(value)) : null) ?? null
   return (await findUserByUsername(db, value)) ?? null
 }
-export { avatarUrlOf } from './present.js'

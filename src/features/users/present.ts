@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import type { Caller, User } from '../../core/caller.js'
+import { avatarUrlOf } from '../namespaces/index.js'
 import { canReadProfile } from './policy.js'
 import type { UserBasicJson, UserDetailsWithAdminJson, UserJson, UserPublicJson, UserWithAdminJson } from './schemas.js'
 import { PRIVATE_COMMIT_EMAIL } from './validation.js'
@@ -12,12 +12,6 @@ export interface PresentOptions {
   viewer: Caller
   externalUrl: string
   now: Date
-}
-
-/** Gravatar's identicon for the e-mail, as GitLab serves when no avatar was uploaded. */
-export function avatarUrlOf(email: string): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex')
-  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`
 }
 
 function htmlEscape(text: string): string {

@@ -3,6 +3,8 @@
  * app/models/user_detail.rb, lib/gitlab/path_regex.rb, app/validators/abstract_path_validator.rb).
  */
 
+import { hasNamespacePathFormat, isTopLevelRoute, NAMESPACE_FORMAT_MESSAGE } from '../namespaces/index.js'
+
 /** Devise's password length upper bound. */
 export const MAXIMUM_PASSWORD_LENGTH = 128
 const NAME_MAXIMUM_LENGTH = 255
@@ -20,57 +22,6 @@ const COLOR_SCHEME_IDS = new Set([1, 2, 3, 4, 5, 6])
 
 /** Devise.email_regexp. */
 const EMAIL_FORMAT = /^[^@\s]+@[^@\s]+$/
-
-/** Gitlab::PathRegex.namespace_format_regex. */
-const NAMESPACE_FORMAT = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])$/
-const NAMESPACE_FORBIDDEN_SUFFIX = /\.(git|atom)$/
-export const NAMESPACE_FORMAT_MESSAGE =
-  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."
-
-/** Gitlab::PathRegex::TOP_LEVEL_ROUTES: a user's namespace would hide these pages. */
-const TOP_LEVEL_ROUTES = new Set(
-  [
-    '-',
-    '.well-known',
-    '404.html',
-    '422.html',
-    '500.html',
-    '502.html',
-    '503.html',
-    'admin',
-    'api',
-    'apple-touch-icon.png',
-    'assets',
-    'dashboard',
-    'deploy.html',
-    'explore',
-    'favicon.ico',
-    'favicon.png',
-    'files',
-    'groups',
-    'health_check',
-    'help',
-    'import',
-    'jwt',
-    'login',
-    'oauth',
-    'profile',
-    'projects',
-    'public',
-    'robots.txt',
-    's',
-    'search',
-    'sitemap',
-    'sitemap.xml',
-    'sitemap.xml.gz',
-    'slash-command-logo.png',
-    'snippets',
-    'unsubscribes',
-    'uploads',
-    'users',
-    'v2',
-  ].map((route) => route.toLowerCase()),
-)
 
 /** Mime::EXTENSION_LOOKUP keys: a username ending in `.<ext>` would be read as a format suffix. */
 const RESERVED_EXTENSIONS = new Set([
@@ -155,9 +106,9 @@ export function usernameErrors(username: string): string[] {
   if (isBlank(username)) return ["can't be blank"]
   const messages: string[] = []
   if ([...username].length > USERNAME_MAXIMUM_LENGTH) messages.push(`is too long (maximum is ${USERNAME_MAXIMUM_LENGTH} characters)`)
-  if (!NAMESPACE_FORMAT.test(username) || NAMESPACE_FORBIDDEN_SUFFIX.test(username)) {
+  if (!hasNamespacePathFormat(username)) {
     messages.push(NAMESPACE_FORMAT_MESSAGE)
-  } else if (TOP_LEVEL_ROUTES.has(username.toLowerCase())) {
+  } else if (isTopLevelRoute(username)) {
     messages.push(`${username} is a reserved name`)
   }
   const extension = /\.([^.]+)$/.exec(username)?.[1]

@@ -4,10 +4,10 @@ import { verifyPassword } from '../../core/secrets.js'
 import { createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { NAMESPACE_FORMAT_MESSAGE } from '../namespaces/index.js'
 import { upsertSettingRows } from '../settings/store.js'
 import { findUserById, findUserByUsername } from './store.js'
 import { USER_WITH_ADMIN_KEYS, expectedBasic, gravatarOf } from './testing.js'
-import { NAMESPACE_FORMAT_MESSAGE } from './validation.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -290,6 +290,47 @@ describe('POST /users', () => {
       expect(res.body).toEqual({ message })
     }
     expect(await findUserByUsername(server.database.db, 'rule')).toBeUndefined()
+  })
+
+  test('a username may not be a word any GitLab release reserves at the instance root', async () => {
+    const base = { email: 'reserved@example.com', name: 'Reserved', password: 'password1' }
+    // Each word was in only one release's TOP_LEVEL_ROUTES (older: abuse_reports … u; newer: favicon.png … v2).
+    const words = [
+      'abuse_reports',
+      'apple-touch-icon-precomposed.png',
+      'autocomplete',
+      'ci',
+      'header_logo_dark.png',
+      'header_logo_light.png',
+      'invites',
+      'koding',
+      'notification_settings',
+      'sent_notifications',
+      'u',
+      'favicon.png',
+      'login',
+      'sitemap',
+      'sitemap.xml',
+      'sitemap.xml.gz',
+      'v2',
+    ]
+    const withExtension = new Set([
+      'apple-touch-icon-precomposed.png',
+      'header_logo_dark.png',
+      'header_logo_light.png',
+      'favicon.png',
+      'sitemap.xml',
+      'sitemap.xml.gz',
+    ])
+    for (const word of words) {
+      const username = word === 'koding' ? 'Koding' : word
+      const res = await request('POST', '/api/v4/users', { ...asRoot(), body: { ...base, username } })
+      const messages = [`${username} is a reserved name`]
+      if (withExtension.has(word)) messages.push('ending with a reserved file extension is not allowed.')
+      expect(res.status, username).toBe(400)
+      expect(res.body).toEqual({ message: { username: messages } })
+    }
+    expect(await findUserByUsername(server.database.db, 'login')).toBeUndefined()
   })
 
   test('the minimum password length comes from the settings', async () => {

@@ -1,6 +1,5 @@
-import { sql } from 'kysely'
 import type { Db } from '../../../db/index.js'
-import { isPostgres } from '../../../db/migrations/portable.js'
+import { lockRowForTransaction } from '../../../db/locking.js'
 import type { AlertIntegrationRow } from '../../../db/schema.js'
 import { fetchOffsetPage, type OffsetPage } from '../../../db/pagination.js'
 import type { Insertable, Updateable } from 'kysely'
@@ -42,7 +41,7 @@ export function selectIntegrations(db: Db, projectId: number): Promise<AlertInte
  * per-project limits. SQLite runs one write transaction at a time already.
  */
 export async function lockProjectIntegrations(trx: Db, projectId: number): Promise<void> {
-  if (isPostgres(trx)) await sql`select id from projects where id = ${projectId} for update`.execute(trx)
+  await lockRowForTransaction(trx, 'projects', projectId)
 }
 
 export function insertIntegration(db: Db, row: Insertable<AlertIntegrationsTable>): Promise<AlertIntegrationRow> {

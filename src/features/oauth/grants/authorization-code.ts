@@ -5,7 +5,7 @@ import { digestToken, secretsEqual } from '../../../core/secrets.js'
 import type { OAuthGrantRow } from '../../../db/schema.js'
 import { authenticateClient, type ClientCredentials } from '../client-authentication.js'
 import { missingParameter, stringParam, type OAuthParams } from '../params.js'
-import { parseScopes } from '../scopes.js'
+import { parseScopes } from '../../../core/scopes.js'
 import { findGrantByDigest, revokeGrant, revokeTokensOfGrant } from '../store.js'
 import { ACCESS_TOKEN_EXPIRES_IN, createAccessToken, withIdToken, type IssuedToken } from '../token.js'
 

@@ -6,7 +6,7 @@ import { authenticateWithPassword } from '../../sessions/index.js'
 import { findUserByLogin } from '../../users/index.js'
 import { authenticateClient, type ClientCredentials } from '../client-authentication.js'
 import { presentParam, stringParam, type OAuthParams } from '../params.js'
-import { DEFAULT_SCOPE, OAUTH_SCOPES, parseScopes } from '../scopes.js'
+import { DEFAULT_SCOPE, OAUTH_SCOPES, parseScopes } from '../../../core/scopes.js'
 import { ACCESS_TOKEN_EXPIRES_IN, createAccessToken, withIdToken, type IssuedToken } from '../token.js'
 
 /**

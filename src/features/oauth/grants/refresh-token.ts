@@ -4,7 +4,7 @@ import { digestToken } from '../../../core/secrets.js'
 import type { OAuthTokenRow } from '../../../db/schema.js'
 import { authenticateClient, type ClientCredentials } from '../client-authentication.js'
 import { missingParameter, presentParam, stringParam, type OAuthParams } from '../params.js'
-import { parseScopes } from '../scopes.js'
+import { parseScopes } from '../../../core/scopes.js'
 import { findAccessTokenByRefreshDigest, findGrantById, revokeAccessToken } from '../store.js'
 import { createAccessToken, withIdToken, type IssuedToken } from '../token.js'
 

@@ -13,7 +13,7 @@ import {
   type AuthorizationError,
   type PreAuthorization,
 } from '../authorization.js'
-import { formatScopes } from '../scopes.js'
+import { formatScopes } from '../../../core/scopes.js'
 import { describeScope } from './scope-descriptions.js'
 
 const AUTHORIZE_PATH = '/oauth/authorize'
