@@ -5,9 +5,7 @@ import { Forbidden, NotFound } from '../../core/errors.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { findGroupRole, findProjectRoles, hasMembershipBelow } from './store.js'
 
-export { selectAuthorizedGroupIds } from './store.js'
-
-/** The access core: visibility × membership with inheritance × admin × tier; scopes are checked per route. */
+// The caller's roles on a project or group: visibility × membership with inheritance × admin × tier.
 
 /** The caller's view of one project: the effective role and the direct and inherited ones it comes from. */
 export interface ProjectAccess extends Access {

@@ -6,6 +6,8 @@ import { isoDate } from '../../../core/time.js'
 import { selectAuthorizedGroupIds, selectGroupIdsAboveMemberships } from '../store.js'
 import type { Eb } from './projects.js'
 
+// The conditions every list of groups applies, so that it returns only what the caller may see (GL finders).
+
 /** The groups a caller may see, as a condition on a query over `namespaces` (or the alias given). */
 export function visibleGroupsCondition(ctx: Context, eb: Eb, alias = 'namespaces'): Expression<SqlBool> {
   const caller = ctx.caller

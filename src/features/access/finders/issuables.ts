@@ -4,6 +4,8 @@ import { isAdmin } from '../../../core/caller.js'
 import type { Context } from '../../../core/context.js'
 import { projectsWithRoleCondition, visibleProjectsCondition, type Eb } from './projects.js'
 
+// The conditions every list of issues and merge requests applies, so that it returns only what the caller may see (GL finders).
+
 /**
  * Projects whose issues (or merge requests) the caller may read, as a condition on the `projects` alias:
  * the project is visible and its feature is available (GL ProjectFeature#feature_available?).

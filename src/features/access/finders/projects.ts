@@ -6,6 +6,8 @@ import { isoDate } from '../../../core/time.js'
 import type { Database } from '../../../db/schema.js'
 import { authorizedProjectsCondition } from '../store.js'
 
+// The conditions every list of projects applies, so that it returns only what the caller may see (GL finders).
+
 // Lists join projects and namespaces under aliases, so the builder's table set varies by query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Eb = ExpressionBuilder<Database, any>

@@ -6,6 +6,8 @@ import type { Database } from '../../../db/schema.js'
 import type { ProjectAccess } from '../roles.js'
 import { projectsWithRoleCondition, visibleProjectsCondition } from './projects.js'
 
+// The conditions every list of snippets applies, so that it returns only what the caller may see (GL finders).
+
 type Eb = ExpressionBuilder<Database, 'snippets'>
 
 /** The lowest snippet visibility a caller sees without a role (GL Gitlab::VisibilityLevel.levels_for_user). */
