@@ -1,5 +1,8 @@
 import path from 'node:path'
 
+/** scrypt's cost N for password digests (16 MiB of memory each); SVC_PASSWORD_HASH_COST may only lower it, for test suites. */
+export const DEFAULT_PASSWORD_HASH_COST = 16384
+
 export type Tier = 'free' | 'premium' | 'ultimate'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -23,6 +26,8 @@ export interface Config {
   storages: Record<string, string>
   /** How long a worker's claim on a job holds without renewal: a job whose worker died runs again this long after. */
   jobLeaseMs: number
+  /** scrypt's cost N for new password digests: the default, or lower for test suites only. */
+  passwordHashCost: number
 }
 
 /** A bad environment variable; main.ts prints the message alone and exits non-zero. */
@@ -88,6 +93,11 @@ export function loadConfig(env: Env = process.env): Config {
   const rootPassword = read(env, 'SVC_ROOT_PASSWORD')
   const leaseText = read(env, 'SVC_JOB_LEASE_MS') ?? '60000'
   if (!/^\d{1,9}$/.test(leaseText) || Number(leaseText) < 100) fail('SVC_JOB_LEASE_MS', 'a number of milliseconds from 100', leaseText)
+  const hashCostText = read(env, 'SVC_PASSWORD_HASH_COST') ?? String(DEFAULT_PASSWORD_HASH_COST)
+  const hashCost = Number(hashCostText)
+  if (!/^\d{1,5}$/.test(hashCostText) || hashCost < 2 || hashCost > DEFAULT_PASSWORD_HASH_COST || (hashCost & (hashCost - 1)) !== 0) {
+    fail('SVC_PASSWORD_HASH_COST', `a power of two from 2 to ${DEFAULT_PASSWORD_HASH_COST}`, hashCostText)
+  }
   if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
   return {
     host,
@@ -106,5 +116,6 @@ export function loadConfig(env: Env = process.env): Config {
       'https://www.google.com/recaptcha/api/siteverify',
     storages: readStorages(env, dataDir),
     jobLeaseMs: Number(leaseText),
+    passwordHashCost: hashCost,
   }
 }

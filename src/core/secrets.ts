@@ -13,7 +13,6 @@ export function digestToken(value: string): string {
   return createHash('sha256').update(value).digest('hex')
 }
 
-const SCRYPT_N = 16384
 const SCRYPT_KEY_LENGTH = 32
 
 function scryptAsync(password: BinaryLike, salt: BinaryLike, n: number): Promise<Buffer> {
@@ -22,11 +21,11 @@ function scryptAsync(password: BinaryLike, salt: BinaryLike, n: number): Promise
   )
 }
 
-/** A slow, salted digest for passwords: `scrypt$N$salt$key`. */
-export async function hashPassword(password: string): Promise<string> {
+/** A slow, salted digest for passwords: `scrypt$N$salt$key` with cost N (`config.passwordHashCost`); verifying reads N back. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt, SCRYPT_N)
-  return `scrypt$${SCRYPT_N}$${salt.toString('base64url')}$${key.toString('base64url')}`
+  const key = await scryptAsync(password, salt, cost)
+  return `scrypt$${cost}$${salt.toString('base64url')}$${key.toString('base64url')}`
 }
 
 export async function verifyPassword(password: string, digest: string): Promise<boolean> {

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import net from 'node:net'
 import path from 'node:path'
-import { afterEach } from 'vitest'
+import { onTestFinished } from 'vitest'
 import { openDatabase } from '../db/index.js'
-import { freshDatabase } from './server.js'
+import { freshDatabase } from './databases.js'
+import { TEST_PASSWORD_HASH_COST } from './server.js'
 
 /** The built program, as `npm start` runs it (the global setup builds it). */
 export const MAIN = path.resolve('dist/svc.mjs')
@@ -26,19 +27,19 @@ export function runSvc(args: string[], env: Record<string, string>): Promise<Svc
   })
 }
 
-const drops: (() => Promise<void>)[] = []
-afterEach(async () => {
-  while (drops.length) await drops.pop()!()
-})
-
-/** Environment naming a fresh database for a run of svc, dropped after the test; `open` reads it from the test. */
-export async function freshInstanceEnv() {
-  const fresh = await freshDatabase()
-  drops.push(fresh.drop)
+/**
+ * Environment naming a fresh database for a run of svc, dropped after the test that asks for it; `open` reads it
+ * from the test. The database is empty unless `migrated`, then it holds every migration as `svc migrate` leaves it.
+ */
+export async function freshInstanceEnv(options: { migrated?: boolean } = {}) {
+  const fresh = await freshDatabase(options)
+  // Registered per test: with modules shared between test files, a module-level hook would serve only the first file.
+  onTestFinished(fresh.drop)
   const env: Record<string, string> = {
     SVC_DATA_DIR: fresh.dataDir,
     SVC_ROOT_PASSWORD: 'root-password-for-tests',
     SVC_LOG_LEVEL: 'silent',
+    SVC_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
     ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}),
   }
   return { env, open: () => openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir }) }

@@ -10,6 +10,7 @@ import { insertMember } from '../features/members/index.js'
 import { createPersonalNamespace, findPersonalNamespace, insertNamespace } from '../features/namespaces/index.js'
 import { insertProject } from '../features/projects/index.js'
 import { insertUser } from '../features/users/store.js'
+import { TEST_PASSWORD_HASH_COST } from './server.js'
 
 let sequence = 0
 
@@ -19,7 +20,7 @@ export async function createTestUser(db: Db, overrides: Partial<NewUserRow> & { 
   const suffix = `${sequence}${randomBytes(3).toString('hex')}`
   const { password, ...rest } = overrides
   const at = new Date().toISOString()
-  const passwordDigest = await hashPassword(password ?? 'password123')
+  const passwordDigest = await hashPassword(password ?? 'password123', TEST_PASSWORD_HASH_COST)
   return db.transaction().execute(async (trx) => {
     const user = await insertUser(trx, {
       username: `user${suffix}`,

@@ -1,23 +1,22 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import pg from 'pg'
 import { buildApp, type App } from '../app.js'
 import { buildContext } from '../build-context.js'
 import { loadConfig, type Config } from '../config/index.js'
 import { openDatabase, type DatabaseHandle } from '../db/index.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { freshDatabase } from './databases.js'
 import { ensureRootUser } from '../features/users/bootstrap.js'
 import { ensureRootToken } from '../features/tokens/index.js'
 import { jobHandlers } from '../background.js'
 import { anonymous } from '../core/caller.js'
 import { JobWorker } from '../jobs/index.js'
 
-/** PostgreSQL server to test against; unset means SQLite only. */
-export const TEST_DATABASE_URL = process.env.SVC_TEST_DATABASE_URL || null
+export { freshDatabase, TEST_DATABASE_URL } from './databases.js'
 export const TEST_REDIS_URL = process.env.SVC_TEST_REDIS_URL || null
+
+/** scrypt's cost for passwords in tests: each test user's digest takes microseconds instead of tens of milliseconds. */
+export const TEST_PASSWORD_HASH_COST = 16
 
 export interface TestServer {
   url: string
@@ -43,38 +42,12 @@ export interface TestServerOptions {
   sharing?: TestServer
 }
 
-/** A fresh database: a new SQLite directory, or a new PostgreSQL database dropped on close. */
-export async function freshDatabase(): Promise<{ databaseUrl: string | null; dataDir: string; drop(): Promise<void> }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'))
-  if (!TEST_DATABASE_URL) {
-    return { databaseUrl: null, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
-  }
-  const name = `svc_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(TEST_DATABASE_URL)
-  url.pathname = `/${name}`
-  return {
-    databaseUrl: url.toString(),
-    dataDir,
-    async drop() {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
-      fs.rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
-
 /** Starts svc on an ephemeral port over a fresh database (and Redis when SVC_TEST_REDIS_URL is set). */
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const { sharing } = options
   const fresh = sharing
     ? { databaseUrl: sharing.config.databaseUrl, dataDir: sharing.config.dataDir, drop: async () => {} }
-    : await freshDatabase()
+    : await freshDatabase({ migrated: true })
   const rootToken = sharing?.rootToken ?? `svcpat-${randomBytes(15).toString('base64url')}`
   const config = loadConfig({
     SVC_HOST: '127.0.0.1',
@@ -84,6 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     SVC_ROOT_PASSWORD: 'root-password-for-tests',
     SVC_ROOT_TOKEN: rootToken,
     SVC_LOG_LEVEL: 'silent',
+    SVC_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
     ...env,
   })
   const database = await openDatabase(config)

@@ -15,7 +15,7 @@ interface Acknowledged {
 }
 
 test('a server killed with -9 during concurrent alert ingestion keeps every alert it acknowledged, with its events', async () => {
-  const { env } = await freshInstanceEnv()
+  const { env } = await freshInstanceEnv({ migrated: true })
   const port = await freePort()
   const token = `svcpat-${randomBytes(12).toString('hex')}`
   const serverEnv = { ...env, SVC_PORT: String(port), SVC_ROOT_TOKEN: token }

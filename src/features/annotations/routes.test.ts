@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import type { ClusterRow, EnvironmentRow, ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client, type RequestOptions } from '../../testing/http.js'
+import { addProjectMembersByRole, createPerson, type Person } from '../../testing/roles.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { commitFiles, projectRepositoryDirectory } from '../repositories/index.js'
 import { cgiUnescape } from './dashboards.js'
@@ -11,14 +10,9 @@ let server: TestServer
 let request: ReturnType<typeof client>
 const start = new Date('2026-11-20T10:00:00.000Z')
 
-interface Person {
-  user: User
-  token: string
-}
+const ROLES = ['maintainer', 'developer', 'reporter', 'guest'] as const
 
-const ROLES = { maintainer: 40, developer: 30, reporter: 20, guest: 10 } as const
-
-interface Team extends Record<keyof typeof ROLES, Person> {
+interface Team extends Record<(typeof ROLES)[number], Person> {
   project: ProjectRow
   outsider: Person
   environment: EnvironmentRow
@@ -39,10 +33,8 @@ function call(method: string, path: string, person: Person | undefined, body?: R
   return request(method, `/api/v4${path}`, { token: person?.token, body })
 }
 
-async function person(): Promise<Person> {
-  const db = server.database.db
-  const user = await createTestUser(db)
-  return { user, token: (await createTestToken(db, user)).value }
+function person(): Promise<Person> {
+  return createPerson(server.database.db)
 }
 
 /** A private project with a repository holding one custom dashboard, its members, an environment and a cluster. */
@@ -62,11 +54,7 @@ async function team(visibility: 'private' | 'public' = 'private'): Promise<Team>
     author: { name: 'Root', email: 'root@example.com' },
     at: start,
   })
-  const people = {} as Record<keyof typeof ROLES, Person>
-  for (const [name, level] of Object.entries(ROLES) as [keyof typeof ROLES, number][]) {
-    people[name] = await person()
-    await addTestMember(db, { user: people[name].user, project, accessLevel: level })
-  }
+  const people = await addProjectMembersByRole(db, project, ROLES)
   const at = start.toISOString()
   const environment = await db
     .insertInto('environments')

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client, type RequestOptions } from '../../testing/http.js'
+import { createProjectTeam, type Person } from '../../testing/roles.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 
 let server: TestServer
@@ -29,33 +28,13 @@ beforeAll(async () => {
 afterAll(() => server.close())
 beforeEach(() => server.freeze(start))
 
-interface Person {
-  user: User
-  token: string
-}
-
 function call(method: string, path: string, person: Person | undefined, body?: RequestOptions['body'], headers?: Record<string, string>) {
   return request(method, `/api/v4${path}`, { token: person?.token, body, headers })
 }
 
-async function person(): Promise<Person> {
-  const db = server.database.db
-  const user = await createTestUser(db)
-  return { user, token: (await createTestToken(db, user)).value }
-}
-
-const ROLES = { maintainer: 40, developer: 30, reporter: 20, guest: 10 } as const
-
-async function team(visibility: 'public' | 'private' = 'private') {
-  const db = server.database.db
-  const group = await createTestGroup(db, { visibility })
-  const project = await createTestProject(db, { namespace: group, visibility })
-  const people = {} as Record<keyof typeof ROLES, Person>
-  for (const [name, level] of Object.entries(ROLES) as [keyof typeof ROLES, number][]) {
-    people[name] = await person()
-    await addTestMember(db, { user: people[name].user, project, accessLevel: level })
-  }
-  return { project, ...people, outsider: await person() }
+function team(visibility: 'public' | 'private' = 'private') {
+  const roles = ['maintainer', 'developer', 'reporter', 'guest'] as const
+  return createProjectTeam(server.database.db, { roles, visibility })
 }
 
 const platform = { api_url: 'https://kube.example.com:6443', token: 'secret-token' }

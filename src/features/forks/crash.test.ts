@@ -21,7 +21,7 @@ function stagingDirectories(root: string): string[] {
 }
 
 test('a server killed with -9 in the middle of fork copies finishes them after a restart, with whole repositories and every row', async () => {
-  const { env, open } = await freshInstanceEnv()
+  const { env, open } = await freshInstanceEnv({ migrated: true })
   const storageA = path.join(env.SVC_DATA_DIR, 'storage-a')
   const storageB = path.join(env.SVC_DATA_DIR, 'storage-b')
   const port = await freePort()

@@ -1,17 +1,9 @@
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import type { MilestoneRow, ProjectRow } from '../../db/schema.js'
-import {
-  addTestMember,
-  createTestGroup,
-  createTestIssue,
-  createTestMilestone,
-  createTestProject,
-  createTestToken,
-  createTestUser,
-} from '../../testing/factories.js'
+import { createTestIssue, createTestMilestone, createTestProject } from '../../testing/factories.js'
 import { client, type RequestOptions } from '../../testing/http.js'
+import { createPerson, createProjectTeam, type Person } from '../../testing/roles.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { eventsOfProject } from '../events/testing.js'
 import { milestonesOfProject } from './testing.js'
@@ -30,32 +22,17 @@ afterAll(() => server.close())
 // Every test starts at the same moment; tests that need time to pass move the clock themselves.
 beforeEach(() => server.freeze(start))
 
-interface Person {
-  user: User
-  token: string
-}
-
 function call(method: string, path: string, person: Person | undefined, body?: RequestOptions['body']) {
   return request(method, `/api/v4${path}`, { token: person?.token, body })
 }
 
-async function person(): Promise<Person> {
-  const db = server.database.db
-  const user = await createTestUser(db)
-  return { user, token: (await createTestToken(db, user)).value }
+function person(): Promise<Person> {
+  return createPerson(server.database.db)
 }
 
-async function team(visibility: 'public' | 'private' = 'public') {
-  const db = server.database.db
-  const group = await createTestGroup(db, { visibility })
-  const project = await createTestProject(db, { namespace: group, visibility })
-  const roles = { maintainer: 40, developer: 30, reporter: 20, planner: 15, guest: 10 } as const
-  const people = {} as Record<keyof typeof roles, Person>
-  for (const [name, level] of Object.entries(roles) as [keyof typeof roles, number][]) {
-    people[name] = await person()
-    await addTestMember(db, { user: people[name].user, project, accessLevel: level })
-  }
-  return { project, ...people, outsider: await person() }
+function team(visibility: 'public' | 'private' = 'public') {
+  const roles = ['maintainer', 'developer', 'reporter', 'planner', 'guest'] as const
+  return createProjectTeam(server.database.db, { roles, visibility })
 }
 
 /** A milestone as GitLab's Milestone entity shows it, computed independently of the presenter. */

@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { IssueRow, MergeRequestRow, NoteRow, ProjectRow } from '../../db/schema.js'
-import {
-  addTestMember,
-  createTestGroup,
-  createTestIssue,
-  createTestMergeRequest,
-  createTestProject,
-  createTestToken,
-  createTestUser,
-} from '../../testing/factories.js'
+import { createTestIssue, createTestMergeRequest } from '../../testing/factories.js'
 import { client, type RequestOptions } from '../../testing/http.js'
+import { createProjectTeam, type Person } from '../../testing/roles.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { expectedBasic } from '../users/testing.js'
 import { createSystemNote } from './index.js'
@@ -32,36 +25,18 @@ afterAll(() => server.close())
 // Every test starts at the same moment; tests that need time to pass move the clock themselves.
 beforeEach(() => server.freeze(start))
 
-interface Person {
-  user: User
-  token: string
-}
-
 function call(method: string, path: string, person: Person | undefined, body?: RequestOptions['body'], headers?: Record<string, string>) {
   return request(method, `/api/v4${path}`, { token: person?.token, body, headers })
-}
-
-async function person(overrides: Parameters<typeof createTestUser>[1] = {}): Promise<Person> {
-  const db = server.database.db
-  const user = await createTestUser(db, overrides)
-  return { user, token: (await createTestToken(db, user)).value }
 }
 
 /** A project in a group with one person per role, an outsider, and an issue and a merge request by the developer. */
 async function team(visibility: 'public' | 'private' = 'public') {
   const db = server.database.db
-  const group = await createTestGroup(db, { visibility })
-  const project = await createTestProject(db, { namespace: group, visibility })
-  const roles = { owner: 50, maintainer: 40, developer: 30, reporter: 20, planner: 15, guest: 10 } as const
-  const people = {} as Record<keyof typeof roles, Person>
-  for (const [name, level] of Object.entries(roles) as [keyof typeof roles, number][]) {
-    people[name] = await person()
-    await addTestMember(db, { user: people[name].user, project, accessLevel: level })
-  }
-  const outsider = await person()
-  const issue = await createTestIssue(db, { project, author: people.developer.user })
-  const mergeRequest = await createTestMergeRequest(db, { project, author: people.developer.user })
-  return { group, project, ...people, outsider, issue, mergeRequest }
+  const roles = ['owner', 'maintainer', 'developer', 'reporter', 'planner', 'guest'] as const
+  const team = await createProjectTeam(db, { roles, visibility })
+  const issue = await createTestIssue(db, { project: team.project, author: team.developer.user })
+  const mergeRequest = await createTestMergeRequest(db, { project: team.project, author: team.developer.user })
+  return { ...team, issue, mergeRequest }
 }
 
 /** A note as GitLab's Note entity shows it, computed independently of the presenter. */

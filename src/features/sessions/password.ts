@@ -26,12 +26,14 @@ type PasswordCheck = { kind: 'valid'; user: User } | { kind: 'invalid' }
 
 export type WebSignIn = { kind: 'signed_in'; user: User; reactivated: boolean } | { kind: 'refused'; message: string }
 
-let unknownUserDigest: Promise<string> | null = null
+const unknownUserDigests = new Map<number, Promise<string>>()
 
 /** A digest to check against when nobody has the login, so an unknown login costs as much as a wrong password. */
-function digestForUnknownUser(): Promise<string> {
-  unknownUserDigest ??= hashPassword('svc unknown user')
-  return unknownUserDigest
+function digestForUnknownUser(ctx: Context): Promise<string> {
+  const cost = ctx.config.passwordHashCost
+  let digest = unknownUserDigests.get(cost)
+  if (!digest) unknownUserDigests.set(cost, (digest = hashPassword('svc unknown user', cost)))
+  return digest
 }
 
 function maxLoginAttempts(ctx: Context): number {
@@ -52,7 +54,7 @@ async function checkPassword(ctx: Context, login: unknown, password: unknown): P
   if (typeof login !== 'string' || login.trim() === '' || typeof password !== 'string') return { kind: 'invalid' }
   const found = await findUserByLogin(ctx.db, login)
   if (!found) {
-    await verifyPassword(password, await digestForUnknownUser())
+    await verifyPassword(password, await digestForUnknownUser(ctx))
     return { kind: 'invalid' }
   }
   let user: User = found

@@ -57,7 +57,7 @@ function historyStream(commits: number): Buffer {
 }
 
 test('a server killed while a move copies restarts and finishes the move with nothing lost', { timeout: 240_000 }, async () => {
-  const { env: base, open } = await freshInstanceEnv()
+  const { env: base, open } = await freshInstanceEnv({ migrated: true })
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const token = 'svcpat-storage-move-crash-0001'

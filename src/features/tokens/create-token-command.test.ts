@@ -4,7 +4,7 @@ import { addDays, isoDate } from '../../core/time.js'
 import { freshInstanceEnv, runSvc as run } from '../../testing/cli.js'
 
 async function instance() {
-  const { env, open } = await freshInstanceEnv()
+  const { env, open } = await freshInstanceEnv({ migrated: true })
   async function tokenRow(value: string) {
     const database = await open()
     try {

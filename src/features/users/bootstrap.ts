@@ -25,7 +25,7 @@ export async function ensureRootUser(db: Db, config: Config, log: Pick<Log, 'inf
       fs.chmodSync(file, 0o600)
       log.info({ path: file }, 'root password written')
     }
-    const passwordDigest = await hashPassword(password)
+    const passwordDigest = await hashPassword(password, config.passwordHashCost)
     root = await db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, {
         username: 'root',

@@ -289,7 +289,7 @@ export async function createUser(ctx: Context, attributes: UserAttributes): Prom
   if (await isEmailTaken(ctx.db, row.email)) throw new Conflict('Email has already been taken')
   if (await isUsernameTaken(ctx.db, row.username)) throw new Conflict('Username has already been taken')
   if (hasErrors(errors)) throw new Invalid(errors)
-  const digest = await hashPassword(password)
+  const digest = await hashPassword(password, ctx.config.passwordHashCost)
   let user: User
   try {
     user = await ctx.db.transaction().execute(async (trx) => {
@@ -343,7 +343,7 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
   if (Object.keys(columns).length === 0 && password === null) return { result: user, creators: await creatorsOf(ctx.db, [user]) }
   const changes: UserUpdate = { ...columns, updated_at: at }
   if (password !== null) {
-    changes.password_digest = await hashPassword(password)
+    changes.password_digest = await hashPassword(password, ctx.config.passwordHashCost)
     if (admin.id !== user.id) changes.password_expires_at = at
   }
   let updated: User | undefined

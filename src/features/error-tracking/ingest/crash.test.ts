@@ -17,7 +17,7 @@ function envelopeOf(name: string) {
 }
 
 test('a server killed with -9 during concurrent envelope ingestion keeps every event it acknowledged', async () => {
-  const { env, open } = await freshInstanceEnv()
+  const { env, open } = await freshInstanceEnv({ migrated: true })
   const port = await freePort()
   const token = `svcpat-${randomBytes(12).toString('hex')}`
   const serverEnv = { ...env, SVC_PORT: String(port), SVC_ROOT_TOKEN: token }
