@@ -64,6 +64,7 @@ import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
+import { InstanceMemo } from './core/instance-memo.js'
 
 export interface AppDeps {
   config: Config
@@ -111,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     log: fastify.log,
   })
   await settings.listen()
-  const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log }
+  const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log, memo: new InstanceMemo() }
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()

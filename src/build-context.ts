@@ -1,6 +1,7 @@
 import type { Config } from './config/index.js'
 import type { Caller } from './core/caller.js'
 import type { Context, Log } from './core/context.js'
+import type { InstanceMemo } from './core/instance-memo.js'
 import type { Settings } from './core/settings.js'
 import type { Db } from './db/index.js'
 
@@ -12,6 +13,7 @@ export interface ContextParts {
   settings: { current(): Promise<Settings> }
   clock: () => Date
   log: Log
+  memo: InstanceMemo
 }
 
 /**
@@ -19,5 +21,5 @@ export interface ContextParts {
  * database, configuration and clock, and the current settings (an administrator's change applies to the next one).
  */
 export async function buildContext(parts: ContextParts, caller: Caller, log: Log = parts.log): Promise<Context> {
-  return { db: parts.db, caller, config: parts.config, settings: await parts.settings.current(), log, now: parts.clock }
+  return { db: parts.db, caller, config: parts.config, settings: await parts.settings.current(), log, now: parts.clock, memo: parts.memo }
 }

@@ -10,6 +10,7 @@ import { SettingsCache } from './features/settings/cache.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
 import { createUser, findUserByIdOrUsername } from './features/users/index.js'
 import { ensureRootToken, issuePersonalAccessToken } from './features/tokens/index.js'
+import { InstanceMemo } from './core/instance-memo.js'
 
 export const ADMIN_COMMANDS_HELP = `  create-user    Create a user (--username, --email, --name, [--password], [--admin])
   create-token   Create a personal access token (--user, --scopes a,b, [--name], [--expires-at YYYY-MM-DD])`
@@ -34,7 +35,14 @@ async function withAdminContext<T>(config: Config, work: (ctx: Context) => Promi
     await migrateToLatest(database.db)
     const root = await ensureRootUser(database.db, config, quietLog)
     await ensureRootToken(database.db, root, config.rootToken)
-    const parts = { db: database.db, config, settings: new SettingsCache(database.db), clock: () => new Date(), log: quietLog }
+    const parts = {
+      db: database.db,
+      config,
+      settings: new SettingsCache(database.db),
+      clock: () => new Date(),
+      log: quietLog,
+      memo: new InstanceMemo(),
+    }
     return await work(await buildContext(parts, { user: root, credential: null, sudoFrom: null }))
   } finally {
     await database.close()

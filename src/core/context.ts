@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js'
 import type { Db } from '../db/index.js'
 import type { Caller } from './caller.js'
+import type { InstanceMemo } from './instance-memo.js'
 import type { Settings } from './settings.js'
 
 /** The logging calls services make (pino's shape). */
@@ -19,4 +20,6 @@ export interface Context {
   settings: Settings
   log: Log
   now(): Date
+  /** What the running instance keeps once made (keys, not rows: rows are read from the database). */
+  memo: InstanceMemo
 }

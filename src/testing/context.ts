@@ -14,5 +14,6 @@ export function contextFor(server: TestServer, user: User | null, now = new Date
     settings: { ...defaultSettings },
     log: silent,
     now: () => now,
+    memo: server.app.parts.memo,
   }
 }

@@ -63,7 +63,7 @@ export async function userClaims(
   const wanted = CLAIMS.filter((claim) => claim.responses.includes(response)).map((claim) => claim.name)
   const today = isoDate(ctx.now())
   const [key, direct, membership] = await Promise.all([
-    loadSigningKey(ctx.db, ctx.now()),
+    loadSigningKey(ctx),
     selectDirectGroupMemberships(ctx.db, user.id, today),
     wanted.includes('groups') ? selectMembershipGroupPaths(ctx.db, user.id, today) : Promise.resolve([]),
   ])

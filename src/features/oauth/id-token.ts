@@ -25,7 +25,7 @@ export const ID_TOKEN_LIFETIME_SECONDS = 120
  */
 export async function createIdToken(ctx: Context, input: IdTokenInput): Promise<string> {
   const now = ctx.now()
-  const key = await loadSigningKey(ctx.db, now)
+  const key = await loadSigningKey(ctx)
   const issuedAt = Math.floor(now.getTime() / 1000)
   const payload: Record<string, unknown> = {
     iss: ctx.config.externalUrl,

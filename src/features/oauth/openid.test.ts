@@ -11,18 +11,12 @@ import { insertApplication } from '../applications/store.js'
 import { createIdToken } from './id-token.js'
 import { insertAccessToken } from './store.js'
 import { callbackParameters, createTestApplication, createTestGrant, insecure, REDIRECT_URI } from './token-fixtures.js'
+import { buildContext } from '../../build-context.js'
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} }
 
 async function contextOf(server: TestServer): Promise<Context> {
-  return {
-    db: server.database.db,
-    caller: anonymous,
-    config: server.config,
-    settings: await server.app.settings.current(),
-    log: silent,
-    now: () => new Date(),
-  }
+  return buildContext(server.app.parts, anonymous, silent)
 }
 
 function digest(value: string) {

@@ -66,7 +66,7 @@ export function registerOpenIdRoutes(app: FastifyInstance, deps: PlainRouteDeps)
     url: '/oauth/discovery/keys',
     handler: async (request, reply) => {
       const ctx = await deps.context(request)
-      const key = await loadSigningKey(ctx.db, ctx.now())
+      const key = await loadSigningKey(ctx)
       return reply.send({ keys: [key.publicJwk] })
     },
   })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
+import type { Context } from '../../core/context.js'
 import type { Db } from '../../db/index.js'
 import { findFirstSigningKey, insertFirstSigningKey } from './store.js'
 
@@ -15,19 +16,10 @@ export interface SigningKey {
   legacySubjectSecret: string
 }
 
-// One load per database handle: every node (and every test server) keeps its own, the database keeps the truth.
-const loaded = new WeakMap<Db, Promise<SigningKey>>()
-
 /** The RS256 key that signs ID tokens, made and stored on first need and shared by every node through the database. */
-export function loadSigningKey(db: Db, now: Date): Promise<SigningKey> {
-  let key = loaded.get(db)
-  if (!key) {
-    key = findOrCreateSigningKey(db, now)
-    // A failed load (database down) is retried by the next request rather than remembered.
-    key.catch(() => loaded.delete(db))
-    loaded.set(db, key)
-  }
-  return key
+export function loadSigningKey(ctx: Context): Promise<SigningKey> {
+  // Loaded once per running instance; the database keeps the truth every node reads.
+  return ctx.memo.remember('oauth.signing-key', () => findOrCreateSigningKey(ctx.db, ctx.now()))
 }
 
 async function findOrCreateSigningKey(db: Db, now: Date): Promise<SigningKey> {

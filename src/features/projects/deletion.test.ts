@@ -6,8 +6,8 @@ import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { jobHandlers } from '../../background.js'
 import { anonymous } from '../../core/caller.js'
-import { defaultSettings } from '../../core/settings.js'
 import { createRepository, repositoryDirectory, type RepositoryKind } from '../repositories/index.js'
+import { buildContext } from '../../build-context.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -39,14 +39,7 @@ async function insertSnippet(projectId: number): Promise<number> {
 async function runHandlerAgain(kind: string, payload: unknown) {
   const handler = jobHandlers.find((h) => h.job.kind === kind)!
   const silent = { info() {}, warn() {}, error() {}, debug() {} }
-  const ctx = {
-    db: server.database.db,
-    caller: anonymous,
-    config: server.config,
-    settings: defaultSettings,
-    log: silent,
-    now: () => new Date(),
-  }
+  const ctx = await buildContext(server.app.parts, anonymous, silent)
   await handler.run({ ...ctx, job: { id: 0, kind, attempt: 2 }, signal: new AbortController().signal }, payload)
 }
 
