@@ -45,6 +45,34 @@ export function featureGraph(result) {
 
 const nodeId = (feature) => feature.replaceAll('-', '_')
 
+/** Each feature's layer: one above the highest feature it imports (0 for those that import none); null while a loop remains. */
+export function featureLayers({ features, edges }) {
+  if (edges.some((edge) => edge.inCycle)) return null
+  const imports = new Map(features.map((feature) => [feature, edges.filter((edge) => edge.from === feature).map((edge) => edge.to)]))
+  const layer = new Map()
+  const layerOf = (feature) => {
+    if (!layer.has(feature)) layer.set(feature, 1 + Math.max(-1, ...imports.get(feature).map(layerOf)))
+    return layer.get(feature)
+  }
+  const layers = []
+  for (const feature of features) (layers[layerOf(feature)] ??= []).push(feature)
+  return layers
+}
+
+function renderLayers(layers) {
+  if (layers === null) return []
+  return [
+    '## Layers',
+    '',
+    'Each feature imports only features on lower rows; the bottom row imports none.',
+    '',
+    '| layer | features |',
+    '| ----- | -------- |',
+    ...layers.map((features, index) => `| ${index} | ${features.join(', ')} |`).reverse(),
+    '',
+  ]
+}
+
 export function renderPicture({ features, edges }) {
   const cyclic = edges.map((edge, index) => (edge.inCycle ? index : -1)).filter((index) => index >= 0)
   return [
@@ -63,6 +91,7 @@ export function renderPicture({ features, edges }) {
     ...(cyclic.length > 0 ? [`  linkStyle ${cyclic.join(',')} stroke:#d73a49,stroke-width:2px`] : []),
     '```',
     '',
+    ...renderLayers(featureLayers({ features, edges })),
   ].join('\n')
 }
 

@@ -122,3 +122,18 @@ describe('outside the feature folders', () => {
     ).toEqual([])
   })
 })
+
+describe('the generated picture', () => {
+  test('lists each feature one layer above the highest feature it imports, and no layers while a loop remains', async () => {
+    // @ts-expect-error: the script is plain JavaScript without type declarations.
+    const { featureLayers } = await import('../scripts/dependencies.mjs')
+    const edge = (from: string, to: string, inCycle = false) => ({ from, to, inCycle })
+    const features = ['alpha', 'beta', 'gamma', 'delta']
+    expect(featureLayers({ features, edges: [edge('alpha', 'beta'), edge('beta', 'gamma'), edge('alpha', 'gamma')] })).toEqual([
+      ['gamma', 'delta'],
+      ['beta'],
+      ['alpha'],
+    ])
+    expect(featureLayers({ features, edges: [edge('alpha', 'beta', true), edge('beta', 'alpha', true)] })).toBeNull()
+  })
+})
