@@ -1,6 +1,7 @@
 export {
   applyMetadata,
   assigneeChangeNote,
+  detachMilestoneFromIssuables,
   dueDateChangeNote,
   issuableFilterConditions,
   issuableFiltersOf,

@@ -9,7 +9,7 @@ import { findOrCreateLabelsByTitles } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
 import type { IssuableFilterParams } from './schemas.js'
 import { findUsersByIds } from '../users/index.js'
-import { findProjectMilestone, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
+import { clearMilestone, findProjectMilestone, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
 
 // Lists join issuables with projects under aliases, so the builder's table set varies by query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -339,4 +339,12 @@ export function dueDateChangeNote(dueDate: string | null): string {
   if (dueDate === null) return 'removed due date'
   const [year, month, day] = dueDate.split('-').map(Number)
   return `changed due date to ${MONTHS[month - 1]} ${day}, ${year}`
+}
+
+/**
+ * A deleted milestone leaves every issue and merge request it was on, each touched (GL Milestones::DestroyService);
+ * call it inside the transaction that deletes the milestone.
+ */
+export async function detachMilestoneFromIssuables(trx: Db, milestoneId: number, at: Date): Promise<void> {
+  await clearMilestone(trx, milestoneId, at.toISOString())
 }

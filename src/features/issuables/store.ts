@@ -1,3 +1,5 @@
+// Owns what issues and merge requests share: their assignee links, and the `milestone_id` of both tables when a
+// milestone is deleted (milestones sits below issues and merge requests, so it cannot ask them).
 import type { Db } from '../../db/index.js'
 import type { LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 
@@ -140,4 +142,10 @@ export async function hasNoteBy(db: Db, type: IssuableType, id: number, userId: 
   const column = type === 'Issue' ? 'issue_id' : 'merge_request_id'
   const row = await db.selectFrom('notes').select('id').where(column, '=', id).where('author_id', '=', userId).limit(1).executeTakeFirst()
   return row !== undefined
+}
+
+/** Takes a milestone off every issue and merge request that has it. */
+export async function clearMilestone(db: Db, milestoneId: number, at: string): Promise<void> {
+  await db.updateTable('issues').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
+  await db.updateTable('merge_requests').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
 }

@@ -36,7 +36,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
-import { createSystemNote } from '../notes/index.js'
+import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { ISSUE_KEYSET_ORDERS, type IssueOrder } from './schemas.js'
@@ -387,7 +387,10 @@ export async function deleteIssue(ctx: Context, loaded: LoadedProject, iid: numb
   const issue = await findIssueByIid(ctx.db, loaded.project.id, iid)
   if (!issue) throw new NotFound('Issue')
   if (!canOwnIssues(loaded.access)) throw new Forbidden()
-  await ctx.db.transaction().execute((trx) => deleteIssueRow(trx, issue.id))
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteNotesOf(trx, { type: 'Issue', id: issue.id })
+    await deleteIssueRow(trx, issue.id)
+  })
 }
 
 export { canReadConfidentialIssues }

@@ -20,7 +20,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
-import { createSystemNote } from '../notes/index.js'
+import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
@@ -422,5 +422,8 @@ export async function updateMergeRequest(
 /** DELETE /projects/:id/merge_requests/:merge_request_iid: the project's Owner or an administrator. */
 export async function deleteMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<void> {
   if (!canDestroyMergeRequest(loaded.access)) throw new Forbidden()
-  await ctx.db.transaction().execute((trx) => deleteMergeRequestRow(trx, row.id))
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteNotesOf(trx, { type: 'MergeRequest', id: row.id })
+    await deleteMergeRequestRow(trx, row.id)
+  })
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { insertNote, insertNotes } from './store.js'
+import { deleteNoteRowsOf, insertNote, insertNotes } from './store.js'
 
 export { presentNoteRow } from './present.js'
 export { NoteJson } from './schemas.js'
@@ -74,4 +74,9 @@ export async function createAlertSystemNotes(trx: Db, notes: readonly AlertSyste
       updated_at: note.at,
     })),
   )
+}
+
+/** Removes every note of an issue or merge request; call it inside the transaction that deletes it. */
+export function deleteNotesOf(trx: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
+  return deleteNoteRowsOf(trx, noteable)
 }

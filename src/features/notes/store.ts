@@ -16,7 +16,7 @@ export async function insertNotes(db: Db, rows: readonly NewNoteRow[]): Promise<
       .execute()
 }
 
-function noteableColumn(noteable: Noteable) {
+function noteableColumn(noteable: Pick<Noteable, 'type'>) {
   return noteable.type === 'Issue' ? ('issue_id' as const) : ('merge_request_id' as const)
 }
 
@@ -44,6 +44,10 @@ export function updateNoteRow(db: Db, noteId: number, changes: { body: string; u
 
 export async function deleteNoteRow(db: Db, noteId: number): Promise<void> {
   await db.deleteFrom('notes').where('id', '=', noteId).execute()
+}
+
+export async function deleteNoteRowsOf(db: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
+  await db.deleteFrom('notes').where(noteableColumn(noteable), '=', noteable.id).execute()
 }
 
 /** A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). */
