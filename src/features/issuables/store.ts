@@ -1,5 +1,6 @@
-// Owns what issues and merge requests share: their assignee links, and the `milestone_id` of both tables when a
-// milestone is deleted (milestones sits below issues and merge requests, so it cannot ask them).
+// Owns what issues and merge requests share: their assignee links (`issue_assignees`, `merge_request_assignees`),
+// and the `milestone_id` of both tables when a milestone is deleted (milestones sits below issues and merge
+// requests, so it cannot ask them).
 import type { Db } from '../../db/index.js'
 import type { LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 
@@ -89,34 +90,6 @@ export function findMilestonesByIds(db: Db, ids: readonly number[]): Promise<Mil
 
 export function findProjectMilestone(db: Db, projectId: number, milestoneId: number): Promise<MilestoneRow | undefined> {
   return db.selectFrom('milestones').selectAll().where('project_id', '=', projectId).where('id', '=', milestoneId).executeTakeFirst()
-}
-
-export async function replaceLabels(db: Db, type: IssuableType, id: number, add: readonly number[], remove: readonly number[]) {
-  if (type === 'Issue') {
-    if (remove.length > 0)
-      await db
-        .deleteFrom('issue_labels')
-        .where('issue_id', '=', id)
-        .where('label_id', 'in', [...remove])
-        .execute()
-    if (add.length > 0)
-      await db
-        .insertInto('issue_labels')
-        .values(add.map((labelId) => ({ issue_id: id, label_id: labelId })))
-        .execute()
-  } else {
-    if (remove.length > 0)
-      await db
-        .deleteFrom('merge_request_labels')
-        .where('merge_request_id', '=', id)
-        .where('label_id', 'in', [...remove])
-        .execute()
-    if (add.length > 0)
-      await db
-        .insertInto('merge_request_labels')
-        .values(add.map((labelId) => ({ merge_request_id: id, label_id: labelId })))
-        .execute()
-  }
 }
 
 export async function replaceAssignees(db: Db, type: IssuableType, id: number, userIds: readonly number[]) {
