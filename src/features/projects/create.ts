@@ -7,7 +7,7 @@ import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate } from '../
 import { canChangeRepositoryStorage, canCreateProjectsInGroup, findNamespaceById, groupAccess } from '../access/index.js'
 import { recordEvent } from '../event-log/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
-import { deleteRedirectsFrom, findPersonalNamespace, isFullPathTaken } from '../namespaces/index.js'
+import { findPersonalNamespace, isFullPathTaken, releaseRedirectsFrom } from '../namespaces/index.js'
 import {
   commitFirstFile,
   createRepository,
@@ -199,7 +199,7 @@ export async function createProject(
         await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
       }
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
-      await deleteRedirectsFrom(trx, [inserted.full_path])
+      await releaseRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
         await replaceWithOwnerMember(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
       }

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { executeRows, preparedQuery } from '../../db/prepared.js'
-import type { Database, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
+import type { Database, NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
 export function insertProject(db: Db, row: NewProjectRow): Promise<ProjectRow> {
@@ -23,6 +23,24 @@ export async function markProjectsPendingDelete(db: Db, ids: readonly number[]):
     .updateTable('projects')
     .set({ pending_delete: 1 })
     .where('id', 'in', [...ids])
+    .execute()
+}
+
+/** The ids of the namespaces at or below a group. */
+function namespacesAtOrBelow(db: Db, group: NamespaceRow) {
+  return db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
+}
+
+export async function markProjectsBelowGroupPendingDelete(db: Db, group: NamespaceRow): Promise<void> {
+  await db.updateTable('projects').set({ pending_delete: 1 }).where('namespace_id', 'in', namespacesAtOrBelow(db, group)).execute()
+}
+
+export async function capVisibilityOfProjectsBelowGroup(db: Db, group: NamespaceRow, level: number): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set({ visibility_level: level })
+    .where('namespace_id', 'in', namespacesAtOrBelow(db, group))
+    .where('visibility_level', '>', level)
     .execute()
 }
 
@@ -207,10 +225,6 @@ export function fetchSearchTexts(query: ProjectQuery) {
 
 // ---------------------------------------------------------------------------------------------
 // Paths
-
-export async function insertProjectRedirect(db: Db, projectId: number, path: string, at: string): Promise<void> {
-  await db.insertInto('redirect_routes').values({ path, project_id: projectId, namespace_id: null, created_at: at }).execute()
-}
 
 /** Whether a project of the namespace other than `exceptId` has this name (GL: names are unique per namespace). */
 export async function isNameTakenInNamespace(db: Db, namespaceId: number, name: string, exceptId: number | null): Promise<boolean> {

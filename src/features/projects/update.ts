@@ -17,11 +17,11 @@ import {
 import { requestProjectStorageMove } from '../storage-moves/index.js'
 import { replaceWithOwnerMember } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
-import { deleteRedirectsFrom, findNamespaceByFullPath, isFullPathTaken } from '../namespaces/index.js'
+import { findNamespaceByFullPath, isFullPathTaken, recordRedirect, releaseRedirectsFrom } from '../namespaces/index.js'
 import { storageNames } from '../repositories/index.js'
 import type { ProjectInput } from './attributes.js'
 import { defaultBranchOf, type ProjectView } from './present.js'
-import { hasProjectNamedLike, insertProjectRedirect, updateProjectRow } from './store.js'
+import { hasProjectNamedLike, updateProjectRow } from './store.js'
 import { projectValidationErrors } from './validation.js'
 import { candidateOf, hasErrors, saveErrors, visibilityCappedBy } from './create.js'
 import { reload, viewOfLoaded } from './views.js'
@@ -35,10 +35,10 @@ async function movePaths(db: Db, project: ProjectRow, namespace: NamespaceRow, c
   changes.full_path = `${namespace.full_path}/${path}`
   changes.full_name = `${namespace.full_name} / ${name}`
   if (changes.full_path !== project.full_path) {
-    await deleteRedirectsFrom(db, [changes.full_path])
+    await releaseRedirectsFrom(db, [changes.full_path])
     if (changes.full_path.toLowerCase() !== project.full_path.toLowerCase()) {
-      await deleteRedirectsFrom(db, [project.full_path])
-      await insertProjectRedirect(db, project.id, project.full_path, at)
+      await releaseRedirectsFrom(db, [project.full_path])
+      await recordRedirect(db, project.full_path, { projectId: project.id }, at)
     }
   }
 }
