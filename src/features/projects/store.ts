@@ -17,6 +17,42 @@ export async function deleteProjectRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('projects').where('id', '=', id).execute()
 }
 
+/** Sets a project's import state only when it is in one of `from`; false when it was elsewhere. */
+export async function moveImportStatusRow(
+  db: Db,
+  projectId: number,
+  from: readonly string[],
+  to: Pick<ProjectUpdate, 'import_status' | 'import_error'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('projects')
+    .set(to)
+    .where('id', '=', projectId)
+    .where('import_status', 'in', [...from])
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export function setForkedFrom(db: Db, projectId: number, sourceId: number): Promise<ProjectRow | undefined> {
+  return db
+    .updateTable('projects')
+    .set({ forked_from_project_id: sourceId })
+    .where('id', '=', projectId)
+    .where('forked_from_project_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function clearForkedFrom(db: Db, projectId: number): Promise<ProjectRow | undefined> {
+  return db
+    .updateTable('projects')
+    .set({ forked_from_project_id: null })
+    .where('id', '=', projectId)
+    .where('forked_from_project_id', 'is not', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
 export async function markProjectsPendingDelete(db: Db, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return
   await db
