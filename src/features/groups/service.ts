@@ -17,7 +17,7 @@ import {
   memberGroupsCondition,
   visibleGroupsCondition,
 } from '../access/index.js'
-import { replaceWithOwnerMember } from '../members/index.js'
+import { addOwner } from '../members/index.js'
 import { capVisibilityOfProjectsBelow, listProjectsOfGroupForDetail } from '../projects/index.js'
 import {
   createNamespace,
@@ -376,7 +376,7 @@ export async function createGroup(ctx: Context, parentId: number | undefined, at
     return await ctx.db.transaction().execute(async (trx) => {
       await releaseRedirectsAtOrBelow(trx, fullPath)
       const group = await createNamespace(trx, row, parent)
-      await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
+      await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
       return group
     })
   } catch (error) {
@@ -492,7 +492,7 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
       )
       // A group promoted to the top level keeps an Owner (GL TransferService#ensure_ownership).
       if (!newParent && (await countOwnerMembers(trx, group.id)) === 0) {
-        await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
+        await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
       }
       return moved
     })

@@ -15,7 +15,7 @@ import {
   type LoadedProject,
 } from '../access/index.js'
 import { requestProjectStorageMove } from '../storage-moves/index.js'
-import { replaceWithOwnerMember } from '../members/index.js'
+import { addOwner } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
 import { findNamespaceByFullPath, isFullPathTaken, recordRedirect, releaseRedirectsFrom } from '../namespaces/index.js'
 import { storageNames } from '../repositories/index.js'
@@ -146,7 +146,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
     const row = await updateProjectRow(trx, project.id, changes)
     // A project moved into a personal namespace is owned by its owner (GL `ensure_personal_project_owner_membership`).
     if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      await replaceWithOwnerMember(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
+      await addOwner(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
     }
     return row
   })
