@@ -3,6 +3,10 @@ import { preparedQuery } from '../../db/prepared.js'
 import type { Updateable } from 'kysely'
 import type { NewOAuthApplicationRow, OAuthApplicationRow, OAuthApplicationsTable } from '../../db/schema.js'
 
+// Owns `oauth_applications`, and the `revoked_at` of the tokens and codes a user revokes from their authorized
+// applications: oauth owns the rest of `oauth_access_tokens` and `oauth_access_grants`, but sits above this feature
+// (it looks up the client's application), so the user's revocation is written here.
+
 /** The application a client_id names, looked up by every OAuth request. */
 export const findApplicationByUid = preparedQuery((db: Db, uid: string) =>
   db.selectFrom('oauth_applications').selectAll().where('uid', '=', uid),

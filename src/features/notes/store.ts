@@ -50,7 +50,10 @@ export async function deleteNoteRowsOf(db: Db, noteable: Pick<Noteable, 'type' |
   await db.deleteFrom('notes').where(noteableColumn(noteable), '=', noteable.id).execute()
 }
 
-/** A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). */
+/**
+ * A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). The one write to tables
+ * notes does not own: issues and merge requests sit above notes, so they cannot be asked from here.
+ */
 export async function touchNoteable(db: Db, noteable: Noteable, at: string): Promise<void> {
   if (noteable.type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', noteable.id).execute()
   else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', noteable.id).execute()

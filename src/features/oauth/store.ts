@@ -6,6 +6,9 @@ import type { Insertable, Selectable } from 'kysely'
 import type { OAuthSigningKeysTable } from '../../db/schema.js'
 import { selectAuthorizedGroupIds } from '../access/index.js'
 
+// Owns `oauth_access_grants`, `oauth_access_tokens` and `oauth_signing_keys`; applications revokes what a user
+// takes back from an authorized application.
+
 export async function insertGrant(db: Db, row: NewOAuthGrantRow): Promise<OAuthGrantRow> {
   return db.insertInto('oauth_access_grants').values(row).returningAll().executeTakeFirstOrThrow()
 }
