@@ -48,6 +48,7 @@ import { registerLabelRoutes } from './features/labels/routes.js'
 import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
 import { registerMilestoneRoutes } from './features/milestones/routes.js'
 import { registerNoteRoutes } from './features/notes/routes.js'
+import { touchIssuable } from './features/issuables/index.js'
 import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
 import { registerForkRoutes } from './features/forks/routes.js'
 import { registerSnippetRoutes } from './features/snippets/routes.js'
@@ -213,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerMemberRoutes(api)
   registerIssueRoutes(api)
   registerMergeRequestRoutes(api)
-  registerNoteRoutes(api)
+  registerNoteRoutes(api, touchIssuable)
   registerMilestoneRoutes(api)
   registerLabelRoutes(api)
   registerEventRoutes(api)

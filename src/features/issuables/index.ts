@@ -2,6 +2,7 @@ export {
   applyMetadata,
   assigneeChangeNote,
   detachMilestoneFromIssuables,
+  touchIssuable,
   dueDateChangeNote,
   issuableFilterConditions,
   issuableFiltersOf,

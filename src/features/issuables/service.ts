@@ -9,7 +9,7 @@ import { findOrCreateLabelsByTitles, relabel } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
 import type { IssuableFilterParams } from './schemas.js'
 import { findUsersByIds } from '../users/index.js'
-import { clearMilestone, findProjectMilestone, replaceAssignees, type IssuableType } from './store.js'
+import { clearMilestone, findProjectMilestone, replaceAssignees, touchIssuableRow, type IssuableType } from './store.js'
 
 // Lists join issuables with projects under aliases, so the builder's table set varies by query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -345,4 +345,12 @@ export function dueDateChangeNote(dueDate: string | null): string {
  */
 export async function detachMilestoneFromIssuables(trx: Db, milestoneId: number, at: Date): Promise<void> {
   await clearMilestone(trx, milestoneId, at.toISOString())
+}
+
+/**
+ * A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`); the notes routes run it
+ * inside the note's transaction.
+ */
+export async function touchIssuable(trx: Db, noteable: Noteable, at: string): Promise<void> {
+  await touchIssuableRow(trx, noteable.type, noteable.id, at)
 }

@@ -1,6 +1,6 @@
 // Owns what issues and merge requests share: their assignee links (`issue_assignees`, `merge_request_assignees`),
-// and the `milestone_id` of both tables when a milestone is deleted (milestones sits below issues and merge
-// requests, so it cannot ask them).
+// the `milestone_id` of both tables when a milestone is deleted, and their `updated_at` when a note is saved
+// (milestones and notes sit below issues and merge requests, so they cannot ask them).
 import type { Db } from '../../db/index.js'
 import type { LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 
@@ -121,4 +121,9 @@ export async function hasNoteBy(db: Db, type: IssuableType, id: number, userId: 
 export async function clearMilestone(db: Db, milestoneId: number, at: string): Promise<void> {
   await db.updateTable('issues').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
   await db.updateTable('merge_requests').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
+}
+
+export async function touchIssuableRow(db: Db, type: IssuableType, id: number, at: string): Promise<void> {
+  if (type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', id).execute()
+  else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', id).execute()
 }

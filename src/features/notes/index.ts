@@ -9,6 +9,12 @@ export { NoteJson } from './schemas.js'
 export type Noteable = { type: 'Issue'; id: number; projectId: number } | { type: 'MergeRequest'; id: number; projectId: number }
 
 /**
+ * What a note's save does to its issue or merge request (GL Note `after_save :touch_noteable`), run in the note's
+ * transaction; `at` is an ISO 8601 time. The app passes the feature that owns those rows.
+ */
+export type TouchNoteable = (trx: Db, noteable: Noteable, at: string) => Promise<void>
+
+/**
  * A system note (`system: true`) recording a change to an issue or merge request, such as
  * "added ~3 label" or "closed"; call it inside the transaction of the change.
  */

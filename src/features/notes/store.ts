@@ -49,12 +49,3 @@ export async function deleteNoteRow(db: Db, noteId: number): Promise<void> {
 export async function deleteNoteRowsOf(db: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
   await db.deleteFrom('notes').where(noteableColumn(noteable), '=', noteable.id).execute()
 }
-
-/**
- * A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). The one write to tables
- * notes does not own: issues and merge requests sit above notes, so they cannot be asked from here.
- */
-export async function touchNoteable(db: Db, noteable: Noteable, at: string): Promise<void> {
-  if (noteable.type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', noteable.id).execute()
-  else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', noteable.id).execute()
-}
