@@ -35,7 +35,7 @@ import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
-import { oauthLookups } from './features/oauth/index.js'
+import { oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
 import { registerOpenIdRoutes } from './features/oauth/openid.js'
 import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
@@ -234,7 +234,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorTrackingPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
-  registerApplicationPages(web)
+  registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })
   registerOAuthRoutes(fastify, plain)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)
