@@ -2,14 +2,8 @@ import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import { findUserById, findUserByUsername, updateUserRow } from './store.js'
 
-export {
-  findUserByLogin,
-  findUserForAuthentication,
-  findUsersByIds,
-  incrementFailedAttempts,
-  lockUserAccess,
-  updateUserRow,
-} from './store.js'
+export { findUserByLogin, findUserForAuthentication, findUsersByIds } from './store.js'
+export { lockUser, recordFailedSignIn, recordSignIn, resetFailedSignIns, unlockUser } from './sign-in.js'
 
 export { presentUserBasic, type PresentOptions } from './present.js'
 
