@@ -35,7 +35,7 @@ import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
-import { oauthLookups } from './features/oauth/index.js'
+import { oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
 import { registerOpenIdRoutes } from './features/oauth/openid.js'
 import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
@@ -48,6 +48,7 @@ import { registerLabelRoutes } from './features/labels/routes.js'
 import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
 import { registerMilestoneRoutes } from './features/milestones/routes.js'
 import { registerNoteRoutes } from './features/notes/routes.js'
+import { touchIssuable } from './features/issuables/index.js'
 import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
 import { registerForkRoutes } from './features/forks/routes.js'
 import { registerSnippetRoutes } from './features/snippets/routes.js'
@@ -214,7 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerMemberRoutes(api)
   registerIssueRoutes(api)
   registerMergeRequestRoutes(api)
-  registerNoteRoutes(api)
+  registerNoteRoutes(api, touchIssuable)
   registerMilestoneRoutes(api)
   registerLabelRoutes(api)
   registerEventRoutes(api)
@@ -234,7 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorTrackingPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
-  registerApplicationPages(web)
+  registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })
   registerOAuthRoutes(fastify, plain)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)

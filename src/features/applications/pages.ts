@@ -15,6 +15,7 @@ import {
   renewOwnApplicationSecret,
   revokeAuthorizedApplication,
   revokeAuthorizedToken,
+  type AuthorizationRevoker,
   updateOwnApplication,
   type ApplicationInput,
 } from './service.js'
@@ -354,7 +355,8 @@ function wantsJson(w: WebRequest): boolean {
 }
 
 /** The user settings pages of OAuth applications and of authorized applications (GL Oauth::ApplicationsController, Oauth::AuthorizedApplicationsController). */
-export function registerApplicationPages(web: WebRouter) {
+/** `revoker` revokes what users take back from the applications they authorized. */
+export function registerApplicationPages(web: WebRouter, revoker: AuthorizationRevoker) {
   web.get(
     LIST_PATH,
     signedIn((w) => renderIndex(w, {})),
@@ -427,8 +429,8 @@ export function registerApplicationPages(web: WebRouter) {
     '/oauth/authorized_applications/:id',
     signedIn(async (w) => {
       const tokenId = w.params.token_id
-      if (typeof tokenId === 'string' && tokenId !== '') await revokeAuthorizedToken(w.ctx, idParam(tokenId))
-      else await revokeAuthorizedApplication(w.ctx, idParam(w.params.id))
+      if (typeof tokenId === 'string' && tokenId !== '') await revokeAuthorizedToken(w.ctx, idParam(tokenId), revoker)
+      else await revokeAuthorizedApplication(w.ctx, idParam(w.params.id), revoker)
       return redirectWithNotice(w, LIST_PATH, 'revoked')
     }),
   )

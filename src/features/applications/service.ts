@@ -3,6 +3,7 @@ import { authorizeAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { Forbidden, Invalid, NotFound, Unauthorized } from '../../core/errors.js'
 import { digestToken } from '../../core/secrets.js'
+import type { Db } from '../../db/index.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
 import { formatScopes, parseScopes } from '../../core/scopes.js'
 import { canRegisterApplications } from './policy.js'
@@ -16,8 +17,6 @@ import {
   listActiveTokensOfOwner,
   listApplicationRowsOfOwner,
   listInstanceApplicationRows,
-  revokeTokenOfOwner,
-  revokeTokensAndGrantsOfOwner,
   updateApplication,
 } from './store.js'
 import { isBlank, MESSAGES, normalizeScopes, redirectUriErrors, scopeErrors, splitRedirectUris } from './validation.js'
@@ -214,16 +213,27 @@ export async function listAuthorizedApplications(ctx: Context): Promise<Authoriz
   return authorized
 }
 
+/**
+ * How tokens and codes a user gave applications are revoked, from the feature that owns them (oauth, which sits
+ * above applications); the app passes it to the authorized applications pages. `at` is an ISO 8601 time.
+ */
+export interface AuthorizationRevoker {
+  /** Every token and unused code the user gave an application; runs inside a transaction. */
+  revokeAuthorization(trx: Db, userId: number, applicationId: number, at: string): Promise<void>
+  /** One token of the user's. */
+  revokeOwnToken(db: Db, userId: number, tokenId: number, at: string): Promise<void>
+}
+
 /** Takes back what the user gave an application: every token and unused code; nothing to revoke is not an error. */
-export async function revokeAuthorizedApplication(ctx: Context, applicationId: number): Promise<void> {
+export async function revokeAuthorizedApplication(ctx: Context, applicationId: number, revoker: AuthorizationRevoker): Promise<void> {
   const user = requireUser(ctx)
-  await ctx.db.transaction().execute((trx) => revokeTokensAndGrantsOfOwner(trx, user.id, applicationId, ctx.now().toISOString()))
+  await ctx.db.transaction().execute((trx) => revoker.revokeAuthorization(trx, user.id, applicationId, ctx.now().toISOString()))
 }
 
 /** Revokes one of the user's tokens in force; any other token is not found. */
-export async function revokeAuthorizedToken(ctx: Context, tokenId: number): Promise<void> {
+export async function revokeAuthorizedToken(ctx: Context, tokenId: number, revoker: AuthorizationRevoker): Promise<void> {
   const user = requireUser(ctx)
   const token = await findActiveTokenOfOwner(ctx.db, user.id, tokenId)
   if (!token) throw new NotFound('Token')
-  await revokeTokenOfOwner(ctx.db, user.id, token.id, ctx.now().toISOString())
+  await revoker.revokeOwnToken(ctx.db, user.id, token.id, ctx.now().toISOString())
 }

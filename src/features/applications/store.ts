@@ -3,6 +3,9 @@ import { preparedQuery } from '../../db/prepared.js'
 import type { Updateable } from 'kysely'
 import type { NewOAuthApplicationRow, OAuthApplicationRow, OAuthApplicationsTable } from '../../db/schema.js'
 
+// Owns `oauth_applications`; the tokens and codes issued to them are oauth's, read here for the authorized
+// applications pages.
+
 /** The application a client_id names, looked up by every OAuth request. */
 export const findApplicationByUid = preparedQuery((db: Db, uid: string) =>
   db.selectFrom('oauth_applications').selectAll().where('uid', '=', uid),
@@ -78,32 +81,4 @@ export function findActiveTokenOfOwner(db: Db, userId: number, tokenId: number) 
     .where('resource_owner_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst()
-}
-
-export async function revokeTokenOfOwner(db: Db, userId: number, tokenId: number, at: string) {
-  await db
-    .updateTable('oauth_access_tokens')
-    .set({ revoked_at: at })
-    .where('id', '=', tokenId)
-    .where('resource_owner_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute()
-}
-
-/** Revokes every token and code a user gave an application (DK Application.revoke_tokens_and_grants_for). */
-export async function revokeTokensAndGrantsOfOwner(db: Db, userId: number, applicationId: number, at: string) {
-  await db
-    .updateTable('oauth_access_tokens')
-    .set({ revoked_at: at })
-    .where('application_id', '=', applicationId)
-    .where('resource_owner_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute()
-  await db
-    .updateTable('oauth_access_grants')
-    .set({ revoked_at: at })
-    .where('application_id', '=', applicationId)
-    .where('resource_owner_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute()
 }

@@ -5,7 +5,7 @@ import { EventAction, type EventActionName, type EventTargetType } from '../../c
 import { RemoveExpiredEvents } from './jobs.js'
 import { removeExpiredEvents } from './retention.js'
 import type { PushEventPayloadRow } from '../../db/schema.js'
-import { findProjectMembershipsBelow, insertEvent, insertEvents, insertPushEventPayload } from './store.js'
+import { clearEventTargets, findProjectMembershipsBelow, insertEvent, insertEvents, insertPushEventPayload } from './store.js'
 
 export { removeExpiredEvents, retentionCutoff } from './retention.js'
 export { RemoveExpiredEvents } from './jobs.js'
@@ -30,6 +30,14 @@ export async function recordEvent(trx: Db, event: NewEvent): Promise<number> {
     target_id: event.target?.id ?? null,
     created_at: event.at.toISOString(),
   })
+}
+
+/**
+ * A removed target's events keep their place but lose their target (GL Milestones::DestroyService#log_destroy_event_for);
+ * call it inside the transaction that removes it.
+ */
+export async function detachEventsFromTarget(trx: Db, target: { type: EventTargetType; id: number }): Promise<void> {
+  await clearEventTargets(trx, target.type, target.id)
 }
 
 export type PushPayload = Omit<PushEventPayloadRow, 'event_id'>

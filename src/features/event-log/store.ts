@@ -33,3 +33,7 @@ export function findProjectMembershipsBelow(db: Db, traversalIds: string, userId
     .where(sql<SqlBool>`namespaces.traversal_ids like ${traversalIds + '%'}`)
     .execute()
 }
+
+export async function clearEventTargets(db: Db, targetType: string, targetId: number): Promise<void> {
+  await db.updateTable('events').set({ target_id: null }).where('target_type', '=', targetType).where('target_id', '=', targetId).execute()
+}

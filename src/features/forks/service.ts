@@ -17,17 +17,19 @@ import {
   canCreateProjectIn,
   createProject,
   listProjects,
+  markForkedFrom,
+  moveImportStatus,
+  unmarkForked,
   viewOfLoaded,
   type ListProjectsInput,
   type ProjectListResult,
   type ProjectView,
   FEATURE_LEVEL_PARAMS,
 } from '../projects/index.js'
-import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
+import { git, projectRepositoryDirectory, recordRepositoryState, repositoryExists } from '../repositories/index.js'
 import { ForkRepository } from './jobs.js'
 import { canForkProject, canManageForkRelation } from './policy.js'
 import { copyRepositoryForFork, SourceBranchMissing } from './repository.js'
-import { finishFork, linkForkedFrom, unlinkForkedFrom, updateImportStatus } from './store.js'
 
 /**
  * The feature access levels a fork copies from its source (GL ForkService#fork_new_project, ProjectFeature::FEATURES):
@@ -199,7 +201,7 @@ export async function linkFork(ctx: Context, loaded: LoadedProject, forkedFromId
   if (!isAdmin(ctx.caller) && !(await canCreateProjectIn(ctx, loaded.namespace))) throw new Unauthorized('Target Namespace')
   if (loaded.project.forked_from_project_id !== null) throw new Conflict('Project already forked')
   if (loaded.project.id === source.project.id) throw new Rejected('Target project cannot be equal to source project')
-  const linked = await ctx.db.transaction().execute((trx) => linkForkedFrom(trx, loaded.project.id, source.project.id))
+  const linked = await ctx.db.transaction().execute((trx) => markForkedFrom(trx, loaded.project.id, source.project.id))
   if (!linked) throw new Conflict('Project already forked')
   return viewOfLoaded(ctx, { ...loaded, project: linked })
 }
@@ -212,7 +214,7 @@ export async function unlinkFork(ctx: Context, loaded: LoadedProject, unmodified
   if (!canManageForkRelation(loaded.access)) throw new Forbidden()
   if (unmodifiedSince && Date.parse(loaded.project.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
   if (loaded.project.forked_from_project_id === null) return false
-  const unlinked = await ctx.db.transaction().execute((trx) => unlinkForkedFrom(trx, loaded.project.id))
+  const unlinked = await ctx.db.transaction().execute((trx) => unmarkForked(trx, loaded.project.id))
   return unlinked !== undefined
 }
 
@@ -227,11 +229,11 @@ export async function copyForkRepository(ctx: JobContext, projectId: number, bra
   if (fork.import_status !== 'scheduled' && fork.import_status !== 'started') return
   const [source] = fork.forked_from_project_id === null ? [] : await findProjectsByIds(ctx.db, [fork.forked_from_project_id])
   if (!source) {
-    await updateImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'failed', 'Source project cannot be found.')
+    await moveImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'failed', 'Source project cannot be found.')
     return
   }
   // Recorded while the copy reads the source's refs; nothing is written at the target before it is.
-  const started = updateImportStatus(ctx.db, fork.id, ['scheduled'], 'started', null)
+  const started = moveImportStatus(ctx.db, fork.id, ['scheduled'], 'started', null)
   // Awaited below; a failure before then must not go unhandled.
   started.catch(() => {})
   try {
@@ -247,14 +249,16 @@ export async function copyForkRepository(ctx: JobContext, projectId: number, bra
     })
     await started
     // The repository is on disk (flushed) before the row says so: the state and "finished" in one commit.
-    await finishFork(ctx.db, fork.id, state)
+    await ctx.db.transaction().execute(async (trx) => {
+      if (await moveImportStatus(trx, fork.id, ['scheduled', 'started'], 'finished', null)) await recordRepositoryState(trx, fork.id, state)
+    })
   } catch (error) {
     await started.catch(() => {})
     if (ctx.signal.aborted) throw error
     const message = error instanceof Error ? error.message : String(error)
     if (error instanceof SourceBranchMissing || ctx.job.attempt >= ForkRepository.maxAttempts) {
       ctx.log.error({ err: error, projectId }, 'fork failed')
-      await updateImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'failed', message)
+      await moveImportStatus(ctx.db, fork.id, ['scheduled', 'started'], 'failed', message)
       return
     }
     throw error

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { defineJob, enqueueJob, handle } from '../../jobs/index.js'
-import { removeProjectRepositories } from '../projects/index.js'
+import { markProjectsBelowPendingDelete, removeProjectRepositories } from '../projects/index.js'
 import { removeRepository } from '../repositories/index.js'
-import { deleteGroupRow, findGroupById, markSubtreePendingDelete, projectsInSubtree, wikiRepositoriesInSubtree } from './store.js'
+import { deleteGroupRow, findGroupById, markGroupsAtOrBelowPendingDelete, projectsInSubtree, wikiRepositoriesInSubtree } from './store.js'
 
 // GL Groups::DestroyService run by GroupDestroyWorker: DELETE marks the group, its subgroups and their projects
 // `pending_delete`, which hides them from every finder at once, and answers 202; this job removes their repositories,
@@ -14,7 +14,8 @@ export const DeleteGroup = defineJob('groups.delete', Type.Object({ groupId: Typ
 
 /** Marks a group and everything below it for deletion and schedules its removal, inside the caller's transaction. */
 export async function scheduleGroupDeletion(trx: Db, group: NamespaceRow, now: Date): Promise<void> {
-  await markSubtreePendingDelete(trx, group)
+  await markProjectsBelowPendingDelete(trx, group)
+  await markGroupsAtOrBelowPendingDelete(trx, group)
   await enqueueJob(trx, DeleteGroup, { groupId: group.id }, { uniqueKey: `groups.delete:${group.id}`, now })
 }
 

@@ -17,9 +17,16 @@ import {
   memberGroupsCondition,
   visibleGroupsCondition,
 } from '../access/index.js'
-import { replaceWithOwnerMember } from '../members/index.js'
-import { listProjectsOfGroupForDetail } from '../projects/index.js'
-import { insertNamespace, isFullPathTaken, parseSearch, relocateNamespace, trigramSimilarity } from '../namespaces/index.js'
+import { addOwner } from '../members/index.js'
+import { capVisibilityOfProjectsBelow, listProjectsOfGroupForDetail } from '../projects/index.js'
+import {
+  createNamespace,
+  isFullPathTaken,
+  moveNamespace,
+  parseSearch,
+  releaseRedirectsAtOrBelow,
+  trigramSimilarity,
+} from '../namespaces/index.js'
 import { scheduleGroupDeletion } from './deletion.js'
 import {
   PROJECT_CREATION_LEVELS,
@@ -29,9 +36,8 @@ import {
   type SubgroupCreationLevelName,
 } from './schemas.js'
 import {
-  capVisibilityOfSubtree,
+  capVisibilityOfGroupsAtOrBelow,
   countOwnerMembers,
-  deleteRedirectsAtOrBelow,
   fetchSimilarityCandidates,
   findGroupsByIds,
   hasProjectsAbove,
@@ -368,9 +374,9 @@ export async function createGroup(ctx: Context, parentId: number | undefined, at
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await deleteRedirectsAtOrBelow(trx, fullPath)
-      const group = await insertNamespace(trx, row, parent)
-      await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
+      await releaseRedirectsAtOrBelow(trx, fullPath)
+      const group = await createNamespace(trx, row, parent)
+      await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
       return group
     })
   } catch (error) {
@@ -427,7 +433,7 @@ export async function updateGroup(ctx: Context, loaded: LoadedGroup, attributes:
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       if (changed.name || changed.path) {
-        await relocateNamespace(trx, group, { name, path, fullPath, fullName: fullNameOf(parent, name), parent: undefined }, at)
+        await moveNamespace(trx, group, { name, path, fullPath, fullName: fullNameOf(parent, name), parent: undefined }, at)
       }
       const updated = await updateGroupRow(trx, group.id, { ...columns, updated_at: at })
       if (lockChanging && updated.share_with_group_lock === 1) await lockSharingBelow(trx, updated)
@@ -471,13 +477,14 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       if (newParent && newParent.visibility_level < group.visibility_level) {
-        await capVisibilityOfSubtree(trx, group, newParent.visibility_level)
+        await capVisibilityOfGroupsAtOrBelow(trx, group, newParent.visibility_level)
+        await capVisibilityOfProjectsBelow(trx, group, newParent.visibility_level)
       }
       if (newParent?.share_with_group_lock === 1 && group.share_with_group_lock === 0) {
         await updateGroupRow(trx, group.id, { share_with_group_lock: 1 })
         await lockSharingBelow(trx, group)
       }
-      const moved = await relocateNamespace(
+      const moved = await moveNamespace(
         trx,
         group,
         { name: group.name, path: group.path, fullPath, fullName: fullNameOf(newParent, group.name), parent: newParent },
@@ -485,7 +492,7 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
       )
       // A group promoted to the top level keeps an Owner (GL TransferService#ensure_ownership).
       if (!newParent && (await countOwnerMembers(trx, group.id)) === 0) {
-        await replaceWithOwnerMember(trx, { kind: 'group', id: group.id }, user.id, null, at)
+        await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
       }
       return moved
     })

@@ -3,6 +3,9 @@ import type { Db } from '../../db/index.js'
 import type { Database, NamespaceRow, NamespaceUpdate } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
+// Owns the rows of `namespaces` of kind group: their settings, visibility and deletion (namespaces owns paths and
+// ancestry, projects the projects below).
+
 export function findGroupById(db: Db, id: number) {
   return db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('id', '=', id).executeTakeFirst()
 }
@@ -121,19 +124,12 @@ export async function lockSharingBelow(db: Db, group: NamespaceRow) {
     .execute()
 }
 
-/** Lowers every group and project at or below a group to at most `level` (GL Groups::TransferService). */
-export async function capVisibilityOfSubtree(db: Db, group: NamespaceRow, level: number) {
-  const subtree = db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
+/** Lowers a group and every group below it to at most `level` (GL Groups::TransferService). */
+export async function capVisibilityOfGroupsAtOrBelow(db: Db, group: NamespaceRow, level: number) {
   await db
     .updateTable('namespaces')
     .set({ visibility_level: level })
     .where('traversal_ids', 'like', `${group.traversal_ids}%`)
-    .where('visibility_level', '>', level)
-    .execute()
-  await db
-    .updateTable('projects')
-    .set({ visibility_level: level })
-    .where('namespace_id', 'in', subtree)
     .where('visibility_level', '>', level)
     .execute()
 }
@@ -148,29 +144,13 @@ export async function countOwnerMembers(db: Db, groupId: number): Promise<number
   return Number(row.count)
 }
 
-/** Old paths at or below a full path now in use again go (GL Route#delete_conflicting_redirects). */
-export async function deleteRedirectsAtOrBelow(db: Db, fullPath: string) {
-  const lower = fullPath.toLowerCase()
-  await db
-    .deleteFrom('redirect_routes')
-    .where((eb) =>
-      eb.or([
-        eb(sql`lower(path)`, '=', lower),
-        sql<SqlBool>`lower(path) like ${`${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`} escape '\\'`,
-      ]),
-    )
-    .execute()
-}
-
 /** Removes a group; its subgroups, their projects and every membership go with it (foreign keys cascade). */
 export async function deleteGroupRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('namespaces').where('id', '=', id).execute()
 }
 
-/** Marks a group, its subgroups and all their projects for deletion. */
-export async function markSubtreePendingDelete(db: Db, group: NamespaceRow): Promise<void> {
-  const subtree = db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
-  await db.updateTable('projects').set({ pending_delete: 1 }).where('namespace_id', 'in', subtree).execute()
+/** Marks a group and its subgroups for deletion. */
+export async function markGroupsAtOrBelowPendingDelete(db: Db, group: NamespaceRow): Promise<void> {
   await db.updateTable('namespaces').set({ pending_delete: 1 }).where('traversal_ids', 'like', `${group.traversal_ids}%`).execute()
 }
 

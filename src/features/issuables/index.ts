@@ -1,6 +1,8 @@
 export {
   applyMetadata,
   assigneeChangeNote,
+  detachMilestoneFromIssuables,
+  touchIssuable,
   dueDateChangeNote,
   issuableFilterConditions,
   issuableFiltersOf,
@@ -16,7 +18,8 @@ export {
   type MetadataChange,
   type MetadataInput,
 } from './service.js'
-export { findAssigneesOf, findLabelsOf, findMilestonesByIds, findUserNotesCounts, hasNoteBy, type IssuableType } from './store.js'
+export type { IssuableType } from './store.js'
+export { currentLabelsAndAssignees, hasCommented, issuablePartsOf, type IssuableParts } from './views.js'
 export { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from './present.js'
 export {
   issuableFilterParams,

@@ -5,11 +5,11 @@ import type { Db } from '../../db/index.js'
 import type { Database, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 import { type LoadedProject } from '../access/index.js'
 import { recordEvent } from '../event-log/index.js'
-import { findOrCreateLabelsByTitles } from '../labels/index.js'
+import { findOrCreateLabelsByTitles, relabel } from '../labels/index.js'
 import { createSystemNote, type Noteable } from '../notes/index.js'
 import type { IssuableFilterParams } from './schemas.js'
 import { findUsersByIds } from '../users/index.js'
-import { findProjectMilestone, replaceAssignees, replaceLabels, type IssuableType } from './store.js'
+import { clearMilestone, findProjectMilestone, replaceAssignees, touchIssuableRow, type IssuableType } from './store.js'
 
 // Lists join issuables with projects under aliases, so the builder's table set varies by query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -150,12 +150,10 @@ export async function applyMetadata(
     if (body !== null) await createSystemNote(trx, noteable, authorId, body, options.at)
   }
   if (change.addedLabels.length > 0 || change.removedLabels.length > 0) {
-    await replaceLabels(
+    await relabel(
       trx,
-      type,
-      noteable.id,
-      change.addedLabels.map((label) => label.id),
-      change.removedLabels.map((label) => label.id),
+      { type, id: noteable.id },
+      { add: change.addedLabels.map((label) => label.id), remove: change.removedLabels.map((label) => label.id) },
     )
     await note(labelChangeNote(change.addedLabels, change.removedLabels))
   }
@@ -339,4 +337,20 @@ export function dueDateChangeNote(dueDate: string | null): string {
   if (dueDate === null) return 'removed due date'
   const [year, month, day] = dueDate.split('-').map(Number)
   return `changed due date to ${MONTHS[month - 1]} ${day}, ${year}`
+}
+
+/**
+ * A deleted milestone leaves every issue and merge request it was on, each touched (GL Milestones::DestroyService);
+ * call it inside the transaction that deletes the milestone.
+ */
+export async function detachMilestoneFromIssuables(trx: Db, milestoneId: number, at: Date): Promise<void> {
+  await clearMilestone(trx, milestoneId, at.toISOString())
+}
+
+/**
+ * A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`); the notes routes run it
+ * inside the note's transaction.
+ */
+export async function touchIssuable(trx: Db, noteable: Noteable, at: string): Promise<void> {
+  await touchIssuableRow(trx, noteable.type, noteable.id, at)
 }

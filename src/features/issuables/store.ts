@@ -1,3 +1,6 @@
+// Owns what issues and merge requests share: their assignee links (`issue_assignees`, `merge_request_assignees`),
+// the `milestone_id` of both tables when a milestone is deleted, and their `updated_at` when a note is saved
+// (milestones and notes sit below issues and merge requests, so they cannot ask them).
 import type { Db } from '../../db/index.js'
 import type { LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 
@@ -89,34 +92,6 @@ export function findProjectMilestone(db: Db, projectId: number, milestoneId: num
   return db.selectFrom('milestones').selectAll().where('project_id', '=', projectId).where('id', '=', milestoneId).executeTakeFirst()
 }
 
-export async function replaceLabels(db: Db, type: IssuableType, id: number, add: readonly number[], remove: readonly number[]) {
-  if (type === 'Issue') {
-    if (remove.length > 0)
-      await db
-        .deleteFrom('issue_labels')
-        .where('issue_id', '=', id)
-        .where('label_id', 'in', [...remove])
-        .execute()
-    if (add.length > 0)
-      await db
-        .insertInto('issue_labels')
-        .values(add.map((labelId) => ({ issue_id: id, label_id: labelId })))
-        .execute()
-  } else {
-    if (remove.length > 0)
-      await db
-        .deleteFrom('merge_request_labels')
-        .where('merge_request_id', '=', id)
-        .where('label_id', 'in', [...remove])
-        .execute()
-    if (add.length > 0)
-      await db
-        .insertInto('merge_request_labels')
-        .values(add.map((labelId) => ({ merge_request_id: id, label_id: labelId })))
-        .execute()
-  }
-}
-
 export async function replaceAssignees(db: Db, type: IssuableType, id: number, userIds: readonly number[]) {
   if (type === 'Issue') {
     await db.deleteFrom('issue_assignees').where('issue_id', '=', id).execute()
@@ -140,4 +115,15 @@ export async function hasNoteBy(db: Db, type: IssuableType, id: number, userId: 
   const column = type === 'Issue' ? 'issue_id' : 'merge_request_id'
   const row = await db.selectFrom('notes').select('id').where(column, '=', id).where('author_id', '=', userId).limit(1).executeTakeFirst()
   return row !== undefined
+}
+
+/** Takes a milestone off every issue and merge request that has it. */
+export async function clearMilestone(db: Db, milestoneId: number, at: string): Promise<void> {
+  await db.updateTable('issues').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
+  await db.updateTable('merge_requests').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
+}
+
+export async function touchIssuableRow(db: Db, type: IssuableType, id: number, at: string): Promise<void> {
+  if (type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', id).execute()
+  else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', id).execute()
 }

@@ -23,11 +23,9 @@ import {
 import {
   applyMetadata,
   dueDateChangeNote,
-  findAssigneesOf,
-  findLabelsOf,
-  findMilestonesByIds,
-  findUserNotesCounts,
-  hasNoteBy,
+  currentLabelsAndAssignees,
+  hasCommented,
+  issuablePartsOf,
   issuableFilterConditions,
   issuableSortColumn,
   recordCreation,
@@ -36,7 +34,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
-import { createSystemNote } from '../notes/index.js'
+import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { ISSUE_KEYSET_ORDERS, type IssueOrder } from './schemas.js'
@@ -68,18 +66,13 @@ export async function issueViewsOf(
   issues: readonly IssueRow[],
   options: { subscribed?: boolean } = {},
 ): Promise<IssueView[]> {
-  const ids = issues.map((issue) => issue.id)
-  const [labels, assignees, notes, projects, milestones] = await Promise.all([
-    findLabelsOf(ctx.db, 'Issue', ids),
-    findAssigneesOf(ctx.db, 'Issue', ids),
-    findUserNotesCounts(ctx.db, 'Issue', ids),
+  const [parts, projects] = await Promise.all([
+    issuablePartsOf(ctx.db, 'Issue', issues),
     findProjectsByIds(ctx.db, [...new Set(issues.map((issue) => issue.project_id))]),
-    findMilestonesByIds(ctx.db, [...new Set(issues.flatMap((issue) => (issue.milestone_id === null ? [] : [issue.milestone_id])))]),
   ])
   const userIds = new Set(issues.flatMap((issue) => [issue.author_id, ...(issue.closed_by_id === null ? [] : [issue.closed_by_id])]))
   const users = new Map((await findUsersByIds(ctx.db, [...userIds])).map((user) => [user.id, user]))
   const projectById = new Map(projects.map((project) => [project.id, project]))
-  const milestoneById = new Map(milestones.map((milestone) => [milestone.id, milestone]))
   const views: IssueView[] = []
   for (const issue of issues) {
     const view: IssueView = {
@@ -87,10 +80,7 @@ export async function issueViewsOf(
       project: projectById.get(issue.project_id)!,
       author: users.get(issue.author_id)!,
       closedBy: issue.closed_by_id === null ? null : (users.get(issue.closed_by_id) ?? null),
-      labels: labels.get(issue.id) ?? [],
-      assignees: assignees.get(issue.id) ?? [],
-      milestone: issue.milestone_id === null ? null : (milestoneById.get(issue.milestone_id) ?? null),
-      userNotesCount: notes.get(issue.id) ?? 0,
+      ...parts.get(issue.id)!,
     }
     if (options.subscribed) view.subscribed = await isSubscribed(ctx, view)
     views.push(view)
@@ -103,7 +93,7 @@ async function isSubscribed(ctx: Context, view: IssueView): Promise<boolean> {
   const user = ctx.caller.user
   if (!user) return false
   if (view.issue.author_id === user.id || view.assignees.some((assignee) => assignee.id === user.id)) return true
-  return hasNoteBy(ctx.db, 'Issue', view.issue.id, user.id)
+  return hasCommented(ctx.db, 'Issue', view.issue.id, user.id)
 }
 
 /** GET /projects/:id/issues/:issue_iid. */
@@ -326,8 +316,7 @@ export async function updateIssue(
   const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
   const updated = await ctx.db.transaction().execute(async (trx) => {
     const noteable = { type: 'Issue' as const, id: issue.id, projectId: loaded.project.id }
-    const currentLabels = (await findLabelsOf(trx, 'Issue', [issue.id])).get(issue.id) ?? []
-    const currentAssignees = (await findAssigneesOf(trx, 'Issue', [issue.id])).get(issue.id) ?? []
+    const { labels: currentLabels, assignees: currentAssignees } = await currentLabelsAndAssignees(trx, 'Issue', issue.id)
     const change = await resolveMetadata(ctx, trx, loaded, { labels: currentLabels, assigneeIds, milestoneId: issue.milestone_id }, input, {
       maySetMetadata: mayAdmin,
       canAssign,
@@ -387,7 +376,10 @@ export async function deleteIssue(ctx: Context, loaded: LoadedProject, iid: numb
   const issue = await findIssueByIid(ctx.db, loaded.project.id, iid)
   if (!issue) throw new NotFound('Issue')
   if (!canOwnIssues(loaded.access)) throw new Forbidden()
-  await ctx.db.transaction().execute((trx) => deleteIssueRow(trx, issue.id))
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteNotesOf(trx, { type: 'Issue', id: issue.id })
+    await deleteIssueRow(trx, issue.id)
+  })
 }
 
 export { canReadConfidentialIssues }

@@ -11,7 +11,6 @@ export function updateIssueRow(db: Db, id: number, changes: IssueUpdate): Promis
 }
 
 export async function deleteIssueRow(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('notes').where('issue_id', '=', id).execute()
   await db.deleteFrom('issues').where('id', '=', id).execute()
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { findAvailableLabelsByTitles, insertLabel } from './store.js'
+import { findAvailableLabelsByTitles, insertLabel, replaceLabelLinks, type LabelledType } from './store.js'
 
 export { textColorFor } from './color.js'
 export { renderDescriptionHtml } from './text.js'
@@ -51,4 +51,13 @@ export async function findOrCreateLabelsByTitles(
     found.push(await insertLabel(trx, { title, color: DEFAULT_LABEL_COLOR, project_id: project.id, created_at: at, updated_at: at }))
   }
   return found
+}
+
+/** Puts labels on an issue or merge request and takes others off; call it inside the transaction of the change. */
+export async function relabel(
+  trx: Db,
+  labelled: { type: LabelledType; id: number },
+  change: { add: readonly number[]; remove: readonly number[] },
+): Promise<void> {
+  await replaceLabelLinks(trx, labelled.type, labelled.id, change.add, change.remove)
 }

@@ -2,6 +2,12 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Db } from '../../db/index.js'
 import type { Database, LabelRow, NewLabelRow } from '../../db/schema.js'
 
+// Owns labels, their priorities and subscriptions, and the links that put labels on issues and merge requests
+// (`issue_labels`, `merge_request_labels`).
+
+/** What a label can be put on. */
+export type LabelledType = 'Issue' | 'MergeRequest'
+
 /** The labels a project can use: its own and those of every group above it (GL `include_ancestor_groups`). */
 export function selectAvailableLabels(db: Db, projectId: number, groupIds: readonly number[]) {
   return db
@@ -329,4 +335,32 @@ export async function moveSubscriptions(db: Db, fromIds: readonly number[], toId
   if (keep.length > 0) removal = removal.where('id', 'not in', keep)
   await removal.execute()
   if (keep.length > 0) await db.updateTable('label_subscriptions').set({ label_id: toId }).where('id', 'in', keep).execute()
+}
+
+export async function replaceLabelLinks(db: Db, type: LabelledType, id: number, add: readonly number[], remove: readonly number[]) {
+  if (type === 'Issue') {
+    if (remove.length > 0)
+      await db
+        .deleteFrom('issue_labels')
+        .where('issue_id', '=', id)
+        .where('label_id', 'in', [...remove])
+        .execute()
+    if (add.length > 0)
+      await db
+        .insertInto('issue_labels')
+        .values(add.map((labelId) => ({ issue_id: id, label_id: labelId })))
+        .execute()
+  } else {
+    if (remove.length > 0)
+      await db
+        .deleteFrom('merge_request_labels')
+        .where('merge_request_id', '=', id)
+        .where('label_id', 'in', [...remove])
+        .execute()
+    if (add.length > 0)
+      await db
+        .insertInto('merge_request_labels')
+        .values(add.map((labelId) => ({ merge_request_id: id, label_id: labelId })))
+        .execute()
+  }
 }

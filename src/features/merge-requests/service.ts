@@ -7,11 +7,9 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { LabelRow, MergeRequestRow, MergeRequestUpdate, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
 import {
   applyMetadata,
-  findAssigneesOf,
-  findLabelsOf,
-  findMilestonesByIds,
-  findUserNotesCounts,
-  hasNoteBy,
+  currentLabelsAndAssignees,
+  hasCommented,
+  issuablePartsOf,
   issuableFilterConditions,
   issuableSortColumn,
   recordCreation,
@@ -20,7 +18,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
-import { createSystemNote } from '../notes/index.js'
+import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
@@ -80,13 +78,9 @@ export function isDraftTitle(title: string): boolean {
 
 /** Loads what the entities need for a page of merge requests. */
 export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequestRow[]): Promise<MergeRequestView[]> {
-  const ids = rows.map((row) => row.id)
-  const [labels, assignees, notes, projects, milestones] = await Promise.all([
-    findLabelsOf(ctx.db, 'MergeRequest', ids),
-    findAssigneesOf(ctx.db, 'MergeRequest', ids),
-    findUserNotesCounts(ctx.db, 'MergeRequest', ids),
+  const [parts, projects] = await Promise.all([
+    issuablePartsOf(ctx.db, 'MergeRequest', rows),
     findProjectsByIds(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
-    findMilestonesByIds(ctx.db, [...new Set(rows.flatMap((row) => (row.milestone_id === null ? [] : [row.milestone_id])))]),
   ])
   const shas = await headShasOf(ctx, rows, projects)
   const userIds = new Set(
@@ -94,17 +88,13 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
   )
   const users = new Map((await findUsersByIds(ctx.db, [...userIds])).map((user) => [user.id, user]))
   const projectById = new Map(projects.map((project) => [project.id, project]))
-  const milestoneById = new Map(milestones.map((milestone) => [milestone.id, milestone]))
   return rows.map((row) => ({
     mergeRequest: row,
     project: projectById.get(row.project_id)!,
     author: users.get(row.author_id)!,
     mergedBy: row.merged_by_id === null ? null : (users.get(row.merged_by_id) ?? null),
     closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
-    labels: labels.get(row.id) ?? [],
-    assignees: assignees.get(row.id) ?? [],
-    milestone: row.milestone_id === null ? null : (milestoneById.get(row.milestone_id) ?? null),
-    userNotesCount: notes.get(row.id) ?? 0,
+    ...parts.get(row.id)!,
     sha: shas.get(row.id) ?? null,
   }))
 }
@@ -117,7 +107,7 @@ export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row:
     user !== null &&
     (row.author_id === user.id ||
       view.assignees.some((assignee) => assignee.id === user.id) ||
-      (await hasNoteBy(ctx.db, 'MergeRequest', row.id, user.id)))
+      (await hasCommented(ctx.db, 'MergeRequest', row.id, user.id)))
   // GL MergeRequest#first_contribution?: authors without a role above Guest and without a merged merge request here.
   const author = await withAccess({ ...ctx, caller: { user: view.author, credential: null, sudoFrom: null } }, loaded.project)
   const firstContribution = author.access.level <= 10 && !(await hasMergedMergeRequest(ctx.db, loaded.project.id, row.author_id))
@@ -364,8 +354,7 @@ export async function updateMergeRequest(
   const now = ctx.now()
   const saved = await ctx.db.transaction().execute(async (trx) => {
     const noteable = { type: 'MergeRequest' as const, id: current.id, projectId: loaded.project.id }
-    const currentLabels = (await findLabelsOf(trx, 'MergeRequest', [current.id])).get(current.id) ?? []
-    const currentAssignees = (await findAssigneesOf(trx, 'MergeRequest', [current.id])).get(current.id) ?? []
+    const { labels: currentLabels, assignees: currentAssignees } = await currentLabelsAndAssignees(trx, 'MergeRequest', current.id)
     const change = await resolveMetadata(
       ctx,
       trx,
@@ -422,5 +411,8 @@ export async function updateMergeRequest(
 /** DELETE /projects/:id/merge_requests/:merge_request_iid: the project's Owner or an administrator. */
 export async function deleteMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<void> {
   if (!canDestroyMergeRequest(loaded.access)) throw new Forbidden()
-  await ctx.db.transaction().execute((trx) => deleteMergeRequestRow(trx, row.id))
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteNotesOf(trx, { type: 'MergeRequest', id: row.id })
+    await deleteMergeRequestRow(trx, row.id)
+  })
 }

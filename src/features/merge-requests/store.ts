@@ -49,7 +49,6 @@ export function updateMergeRequestRow(db: Db, id: number, changes: MergeRequestU
 }
 
 export async function deleteMergeRequestRow(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('notes').where('merge_request_id', '=', id).execute()
   await db.deleteFrom('merge_requests').where('id', '=', id).execute()
 }
 

@@ -3,10 +3,10 @@ import { Forbidden, RecordNotFound, Rejected } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import { allocateInternalId } from '../../db/internal-ids.js'
 import type { MilestoneRow } from '../../db/schema.js'
-import { recordEvent } from '../event-log/index.js'
+import { detachEventsFromTarget, recordEvent } from '../event-log/index.js'
+import { detachMilestoneFromIssuables } from '../issuables/index.js'
 import {
   deleteMilestoneRow,
-  detachMilestoneEvents,
   findMilestoneInProject,
   insertMilestone,
   isMilestoneTitleTaken,
@@ -222,7 +222,8 @@ export async function deleteMilestone(ctx: Context, loaded: LoadedProject, miles
   const milestone = await findMilestone(ctx, loaded, milestoneId)
   const now = ctx.now()
   await ctx.db.transaction().execute(async (trx) => {
-    await deleteMilestoneRow(trx, milestone.id, now.toISOString())
+    await detachMilestoneFromIssuables(trx, milestone.id, now)
+    await deleteMilestoneRow(trx, milestone.id)
     await recordEvent(trx, {
       projectId: milestone.project_id,
       authorId: user.id,
@@ -230,6 +231,6 @@ export async function deleteMilestone(ctx: Context, loaded: LoadedProject, miles
       target: { type: 'Milestone', id: milestone.id },
       at: now,
     })
-    await detachMilestoneEvents(trx, milestone.id)
+    await detachEventsFromTarget(trx, { type: 'Milestone', id: milestone.id })
   })
 }

@@ -76,19 +76,6 @@ export function updateMilestoneRow(
   return db.updateTable('milestones').set(changes).where('id', '=', milestoneId).returningAll().executeTakeFirstOrThrow()
 }
 
-/** Takes the milestone off its issues and merge requests (GL Milestones::DestroyService), then removes it. */
-export async function deleteMilestoneRow(db: Db, milestoneId: number, at: string): Promise<void> {
-  await db.updateTable('issues').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
-  await db.updateTable('merge_requests').set({ milestone_id: null, updated_at: at }).where('milestone_id', '=', milestoneId).execute()
+export async function deleteMilestoneRow(db: Db, milestoneId: number): Promise<void> {
   await db.deleteFrom('milestones').where('id', '=', milestoneId).execute()
-}
-
-/** A removed milestone's events keep their place but lose their target (GL DestroyService#log_destroy_event_for). */
-export async function detachMilestoneEvents(db: Db, milestoneId: number): Promise<void> {
-  await db
-    .updateTable('events')
-    .set({ target_id: null })
-    .where('target_type', '=', 'Milestone')
-    .where('target_id', '=', milestoneId)
-    .execute()
 }

@@ -1,17 +1,31 @@
 import { sql } from 'kysely'
 import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
-import type { NamespaceRow } from '../../db/schema.js'
+import type { NamespaceRow, NewNamespaceRow } from '../../db/schema.js'
 import { findPersonalNamespace, insertNamespace, relocateNamespace } from './store.js'
 
-export {
-  deleteRedirectsFrom,
-  findNamespaceByFullPath,
-  findPersonalNamespace,
-  insertNamespace,
-  isFullPathTaken,
-  relocateNamespace,
-} from './store.js'
+export { findNamespaceByFullPath, findPersonalNamespace, isFullPathTaken } from './store.js'
+export { recordRedirect, releaseRedirectsAtOrBelow, releaseRedirectsFrom } from './redirects.js'
+/** Store writes that test factories and tests import from here; features use `createNamespace` and `moveNamespace`. */
+export { insertNamespace, relocateNamespace } from './store.js'
+
+/** Creates a namespace below `parent` (none for a top-level one), its ancestry recorded; call it inside a transaction. */
+export function createNamespace(trx: Db, row: NewNamespaceRow, parent: NamespaceRow | null): Promise<NamespaceRow> {
+  return insertNamespace(trx, row, parent)
+}
+
+/**
+ * Moves a namespace and everything below it to a new path, name or parent: the namespaces and projects below get
+ * the new prefix and every old path redirects (GL Namespaces::...::TransferService); call it inside a transaction.
+ */
+export function moveNamespace(
+  trx: Db,
+  namespace: NamespaceRow,
+  target: { name: string; path: string; fullPath: string; fullName: string; parent: NamespaceRow | null | undefined },
+  at: string,
+): Promise<NamespaceRow> {
+  return relocateNamespace(trx, namespace, target, at)
+}
 
 /** A user's personal namespace, created with the user: path = username, name = the user's name, public. */
 export function createPersonalNamespace(db: Db, user: User): Promise<NamespaceRow> {

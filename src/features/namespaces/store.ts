@@ -3,6 +3,9 @@ import type { Db } from '../../db/index.js'
 import type { Database, NamespaceRow, NewNamespaceRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from './search.js'
 
+// Owns `namespaces` (paths, ancestry, creation; groups own the settings, visibility and deletion of the rows of kind
+// group), `redirect_routes`, and the `full_path`/`full_name` of the projects below a namespace that moves.
+
 export function findNamespaceByFullPath(db: Db, fullPath: string) {
   return db
     .selectFrom('namespaces')
@@ -56,6 +59,37 @@ export async function deleteRedirectsFrom(db: Db, fullPaths: string[]) {
       'in',
       fullPaths.map((p) => p.toLowerCase()),
     )
+    .execute()
+}
+
+/** Old paths at or below a full path now in use again go (GL Route#delete_conflicting_redirects). */
+export async function deleteRedirectsAtOrBelow(db: Db, fullPath: string) {
+  const lower = fullPath.toLowerCase()
+  await db
+    .deleteFrom('redirect_routes')
+    .where((eb) =>
+      eb.or([
+        eb(sql`lower(path)`, '=', lower),
+        sql<SqlBool>`lower(path) like ${`${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`} escape '\\'`,
+      ]),
+    )
+    .execute()
+}
+
+export async function insertRedirect(
+  db: Db,
+  path: string,
+  target: { projectId: number } | { namespaceId: number },
+  at: string,
+): Promise<void> {
+  await db
+    .insertInto('redirect_routes')
+    .values({
+      path,
+      project_id: 'projectId' in target ? target.projectId : null,
+      namespace_id: 'namespaceId' in target ? target.namespaceId : null,
+      created_at: at,
+    })
     .execute()
 }
 

@@ -1,12 +1,18 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { insertNote, insertNotes } from './store.js'
+import { deleteNoteRowsOf, insertNote, insertNotes } from './store.js'
 
 export { presentNoteRow } from './present.js'
 export { NoteJson } from './schemas.js'
 
 /** What a note is attached to. */
 export type Noteable = { type: 'Issue'; id: number; projectId: number } | { type: 'MergeRequest'; id: number; projectId: number }
+
+/**
+ * What a note's save does to its issue or merge request (GL Note `after_save :touch_noteable`), run in the note's
+ * transaction; `at` is an ISO 8601 time. The app passes the feature that owns those rows.
+ */
+export type TouchNoteable = (trx: Db, noteable: Noteable, at: string) => Promise<void>
 
 /**
  * A system note (`system: true`) recording a change to an issue or merge request, such as
@@ -74,4 +80,9 @@ export async function createAlertSystemNotes(trx: Db, notes: readonly AlertSyste
       updated_at: note.at,
     })),
   )
+}
+
+/** Removes every note of an issue or merge request; call it inside the transaction that deletes it. */
+export function deleteNotesOf(trx: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
+  return deleteNoteRowsOf(trx, noteable)
 }

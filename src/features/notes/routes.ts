@@ -4,7 +4,7 @@ import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { spamRequestOf } from '../spam/index.js'
 import type { PresentOptions } from '../users/index.js'
-import type { Noteable } from './index.js'
+import type { Noteable, TouchNoteable } from './index.js'
 import { presentNote } from './present.js'
 import { CreateNoteParams, ListNotesParams, NoteJson, NoteListResponse, NoteParams, UpdateNoteParams } from './schemas.js'
 import { createNote, deleteNote, findNoteable, listNotes, showNote, updateNote } from './service.js'
@@ -23,7 +23,8 @@ function presentOptions(ctx: Context): PresentOptions {
   return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }
 }
 
-export function registerNoteRoutes(api: ApiRouter) {
+/** `touchNoteable` is what a saved note does to its issue or merge request, from the feature that owns them. */
+export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable) {
   for (const [plural, type] of NOTEABLES) {
     const notes = `/projects/:id/${plural}/:noteable_id/notes`
 
@@ -56,12 +57,17 @@ export function registerNoteRoutes(api: ApiRouter) {
     api.post(notes, { params: CreateNoteParams, response: { 201: NoteJson } }, async (request, reply) => {
       const { ctx, input } = request
       const target = await noteableOf(ctx, input)
-      const view = await createNote(ctx, target, {
-        body: input.body,
-        internal: input.internal === true || input.confidential === true,
-        createdAt: input.created_at,
-        spam: spamRequestOf(request.headers, request.ip),
-      })
+      const view = await createNote(
+        ctx,
+        target,
+        {
+          body: input.body,
+          internal: input.internal === true || input.confidential === true,
+          createdAt: input.created_at,
+          spam: spamRequestOf(request.headers, request.ip),
+        },
+        touchNoteable,
+      )
       return reply.code(201).send(presentNote(view, presentOptions(ctx)))
     })
 
@@ -70,11 +76,17 @@ export function registerNoteRoutes(api: ApiRouter) {
       // Grape's `allow_blank: false` on body.
       if (input.body !== undefined && input.body.trim() === '') throw new ParamError('body is empty')
       const target = await noteableOf(ctx, input)
-      const view = await updateNote(ctx, target, input.note_id, {
-        body: input.body,
-        confidential: input.confidential,
-        spam: spamRequestOf(request.headers, request.ip),
-      })
+      const view = await updateNote(
+        ctx,
+        target,
+        input.note_id,
+        {
+          body: input.body,
+          confidential: input.confidential,
+          spam: spamRequestOf(request.headers, request.ip),
+        },
+        touchNoteable,
+      )
       return presentNote(view, presentOptions(ctx))
     })
 

@@ -6,8 +6,8 @@ import type { NoteRow } from '../../db/schema.js'
 import { recordEvent } from '../event-log/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
-import type { Noteable } from './index.js'
-import { deleteNoteRow, findNoteOf, insertNote, selectNotesOf, touchNoteable, updateNoteRow, type NoteOrder } from './store.js'
+import type { Noteable, TouchNoteable } from './index.js'
+import { deleteNoteRow, findNoteOf, insertNote, selectNotesOf, updateNoteRow, type NoteOrder } from './store.js'
 import {
   canAdminNote,
   canCreateNote,
@@ -131,7 +131,12 @@ export interface CreateNoteInput {
  * is kept only for those who may mark notes internal; `created_at` only for Owners and administrators. The note
  * and its "commented" event are written together (GL EventCreateService#leave_note).
  */
-export async function createNote(ctx: Context, target: LoadedNoteable, input: CreateNoteInput): Promise<NoteView> {
+export async function createNote(
+  ctx: Context,
+  target: LoadedNoteable,
+  input: CreateNoteInput,
+  touchNoteable: TouchNoteable,
+): Promise<NoteView> {
   const { access, project } = target.loaded
   const user = ctx.caller.user
   if (!user || !canCreateNote(access, project, target)) throw new Forbidden()
@@ -178,7 +183,13 @@ export interface UpdateNoteInput {
  * GL NotesHelpers#update_note and Notes::UpdateService: `admin_note`, then the model's validation; internal-ness
  * cannot change. Nothing to change answers the note as it is.
  */
-export async function updateNote(ctx: Context, target: LoadedNoteable, noteId: number, input: UpdateNoteInput): Promise<NoteView> {
+export async function updateNote(
+  ctx: Context,
+  target: LoadedNoteable,
+  noteId: number,
+  input: UpdateNoteInput,
+  touchNoteable: TouchNoteable,
+): Promise<NoteView> {
   const { access, project } = target.loaded
   const note = await findNoteIn(ctx, target, noteId)
   const user = ctx.caller.user

@@ -16,7 +16,7 @@ export async function insertNotes(db: Db, rows: readonly NewNoteRow[]): Promise<
       .execute()
 }
 
-function noteableColumn(noteable: Noteable) {
+function noteableColumn(noteable: Pick<Noteable, 'type'>) {
   return noteable.type === 'Issue' ? ('issue_id' as const) : ('merge_request_id' as const)
 }
 
@@ -46,8 +46,6 @@ export async function deleteNoteRow(db: Db, noteId: number): Promise<void> {
   await db.deleteFrom('notes').where('id', '=', noteId).execute()
 }
 
-/** A note's save touches its issue or merge request (GL Note `after_save :touch_noteable`). */
-export async function touchNoteable(db: Db, noteable: Noteable, at: string): Promise<void> {
-  if (noteable.type === 'Issue') await db.updateTable('issues').set({ updated_at: at }).where('id', '=', noteable.id).execute()
-  else await db.updateTable('merge_requests').set({ updated_at: at }).where('id', '=', noteable.id).execute()
+export async function deleteNoteRowsOf(db: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
+  await db.deleteFrom('notes').where(noteableColumn(noteable), '=', noteable.id).execute()
 }

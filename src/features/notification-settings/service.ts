@@ -17,10 +17,10 @@ import {
   findUserEmails,
   insertNotificationSettingIfMissing,
   updateNotificationSettingRow,
-  updateUserNotificationEmail,
   type NotificationSource,
 } from './store.js'
 import { findGroup, findProject } from '../access/index.js'
+import { setNotificationEmail } from '../users/index.js'
 
 /** A setting as the API shows it: the level's name, the events that apply to its source, and the stored values. */
 export interface NotificationSetting {
@@ -150,7 +150,7 @@ export async function updateGlobalNotificationSetting(
   }
   return ctx.db.transaction().execute(async (trx) => {
     // A blank address clears the choice: notifications go to the primary e-mail again.
-    if (email !== undefined) await updateUserNotificationEmail(trx, user.id, email.trim() === '' ? null : email, isoTimestamp(ctx.now()))
+    if (email !== undefined) await setNotificationEmail(trx, user.id, email.trim() === '' ? null : email, isoTimestamp(ctx.now()))
     const setting = await applyChanges(ctx, trx, user.id, null, GLOBAL_DEFAULT, changes)
     return { ...setting, notificationEmail: await notificationEmailOf(trx, user.id) }
   })

@@ -34,10 +34,6 @@ export function updateNotificationSettingRow(db: Db, id: number, values: { level
   return db.updateTable('notification_settings').set(values).where('id', '=', id).execute()
 }
 
-export function updateUserNotificationEmail(db: Db, userId: number, email: string | null, now: string) {
-  return db.updateTable('users').set({ notification_email: email, updated_at: now }).where('id', '=', userId).execute()
-}
-
 export function findUserEmails(db: Db, userId: number) {
   return db
     .selectFrom('users')

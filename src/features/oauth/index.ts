@@ -22,3 +22,5 @@ export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {
     }
   },
 }
+
+export { revokeAuthorization, revokeOwnToken } from './authorized.js'

@@ -6,6 +6,8 @@ import type { Insertable, Selectable } from 'kysely'
 import type { OAuthSigningKeysTable } from '../../db/schema.js'
 import { selectAuthorizedGroupIds } from '../access/index.js'
 
+// Owns `oauth_access_grants`, `oauth_access_tokens` and `oauth_signing_keys`.
+
 export async function insertGrant(db: Db, row: NewOAuthGrantRow): Promise<OAuthGrantRow> {
   return db.insertInto('oauth_access_grants').values(row).returningAll().executeTakeFirstOrThrow()
 }
@@ -72,6 +74,34 @@ export function findAuthorizedTokens(db: Db, resourceOwnerId: number, applicatio
     .where('application_id', '=', applicationId)
     .where('revoked_at', 'is', null)
     .orderBy('id', 'desc')
+    .execute()
+}
+
+export async function revokeTokenOfOwner(db: Db, userId: number, tokenId: number, at: string) {
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: at })
+    .where('id', '=', tokenId)
+    .where('resource_owner_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute()
+}
+
+/** Revokes every token and code a user gave an application (DK Application.revoke_tokens_and_grants_for). */
+export async function revokeTokensAndGrantsOfOwner(db: Db, userId: number, applicationId: number, at: string) {
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: at })
+    .where('application_id', '=', applicationId)
+    .where('resource_owner_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute()
+  await db
+    .updateTable('oauth_access_grants')
+    .set({ revoked_at: at })
+    .where('application_id', '=', applicationId)
+    .where('resource_owner_id', '=', userId)
+    .where('revoked_at', 'is', null)
     .execute()
 }
 

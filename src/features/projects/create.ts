@@ -6,8 +6,8 @@ import type { Db } from '../../db/index.js'
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate } from '../../db/schema.js'
 import { canChangeRepositoryStorage, canCreateProjectsInGroup, findNamespaceById, groupAccess } from '../access/index.js'
 import { recordEvent } from '../event-log/index.js'
-import { replaceWithOwnerMember } from '../members/index.js'
-import { deleteRedirectsFrom, findPersonalNamespace, isFullPathTaken } from '../namespaces/index.js'
+import { addOwner } from '../members/index.js'
+import { findPersonalNamespace, isFullPathTaken, releaseRedirectsFrom } from '../namespaces/index.js'
 import {
   commitFirstFile,
   createRepository,
@@ -199,9 +199,9 @@ export async function createProject(
         await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
       }
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
-      await deleteRedirectsFrom(trx, [inserted.full_path])
+      await releaseRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
-        await replaceWithOwnerMember(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
+        await addOwner(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
       }
       // GL EventCreateService#create_project: "created", by the user the project is created for, without a target.
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created', target: null, at: new Date(at) })

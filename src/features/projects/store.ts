@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { executeRows, preparedQuery } from '../../db/prepared.js'
-import type { Database, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
+import type { Database, NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate, ProjectsTable, UserRow } from '../../db/schema.js'
 import { containsPattern, type SearchTerms } from '../namespaces/index.js'
 
 export function insertProject(db: Db, row: NewProjectRow): Promise<ProjectRow> {
@@ -17,12 +17,66 @@ export async function deleteProjectRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('projects').where('id', '=', id).execute()
 }
 
+/** Sets a project's import state only when it is in one of `from`; false when it was elsewhere. */
+export async function moveImportStatusRow(
+  db: Db,
+  projectId: number,
+  from: readonly string[],
+  to: Pick<ProjectUpdate, 'import_status' | 'import_error'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('projects')
+    .set(to)
+    .where('id', '=', projectId)
+    .where('import_status', 'in', [...from])
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export function setForkedFrom(db: Db, projectId: number, sourceId: number): Promise<ProjectRow | undefined> {
+  return db
+    .updateTable('projects')
+    .set({ forked_from_project_id: sourceId })
+    .where('id', '=', projectId)
+    .where('forked_from_project_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function clearForkedFrom(db: Db, projectId: number): Promise<ProjectRow | undefined> {
+  return db
+    .updateTable('projects')
+    .set({ forked_from_project_id: null })
+    .where('id', '=', projectId)
+    .where('forked_from_project_id', 'is not', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
 export async function markProjectsPendingDelete(db: Db, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return
   await db
     .updateTable('projects')
     .set({ pending_delete: 1 })
     .where('id', 'in', [...ids])
+    .execute()
+}
+
+/** The ids of the namespaces at or below a group. */
+function namespacesAtOrBelow(db: Db, group: NamespaceRow) {
+  return db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`)
+}
+
+export async function markProjectsBelowGroupPendingDelete(db: Db, group: NamespaceRow): Promise<void> {
+  await db.updateTable('projects').set({ pending_delete: 1 }).where('namespace_id', 'in', namespacesAtOrBelow(db, group)).execute()
+}
+
+export async function capVisibilityOfProjectsBelowGroup(db: Db, group: NamespaceRow, level: number): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set({ visibility_level: level })
+    .where('namespace_id', 'in', namespacesAtOrBelow(db, group))
+    .where('visibility_level', '>', level)
     .execute()
 }
 
@@ -207,10 +261,6 @@ export function fetchSearchTexts(query: ProjectQuery) {
 
 // ---------------------------------------------------------------------------------------------
 // Paths
-
-export async function insertProjectRedirect(db: Db, projectId: number, path: string, at: string): Promise<void> {
-  await db.insertInto('redirect_routes').values({ path, project_id: projectId, namespace_id: null, created_at: at }).execute()
-}
 
 /** Whether a project of the namespace other than `exceptId` has this name (GL: names are unique per namespace). */
 export async function isNameTakenInNamespace(db: Db, namespaceId: number, name: string, exceptId: number | null): Promise<boolean> {

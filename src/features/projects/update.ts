@@ -15,13 +15,13 @@ import {
   type LoadedProject,
 } from '../access/index.js'
 import { requestProjectStorageMove } from '../storage-moves/index.js'
-import { replaceWithOwnerMember } from '../members/index.js'
+import { addOwner } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
-import { deleteRedirectsFrom, findNamespaceByFullPath, isFullPathTaken } from '../namespaces/index.js'
+import { findNamespaceByFullPath, isFullPathTaken, recordRedirect, releaseRedirectsFrom } from '../namespaces/index.js'
 import { storageNames } from '../repositories/index.js'
 import type { ProjectInput } from './attributes.js'
 import { defaultBranchOf, type ProjectView } from './present.js'
-import { hasProjectNamedLike, insertProjectRedirect, updateProjectRow } from './store.js'
+import { hasProjectNamedLike, updateProjectRow } from './store.js'
 import { projectValidationErrors } from './validation.js'
 import { candidateOf, hasErrors, saveErrors, visibilityCappedBy } from './create.js'
 import { reload, viewOfLoaded } from './views.js'
@@ -35,10 +35,10 @@ async function movePaths(db: Db, project: ProjectRow, namespace: NamespaceRow, c
   changes.full_path = `${namespace.full_path}/${path}`
   changes.full_name = `${namespace.full_name} / ${name}`
   if (changes.full_path !== project.full_path) {
-    await deleteRedirectsFrom(db, [changes.full_path])
+    await releaseRedirectsFrom(db, [changes.full_path])
     if (changes.full_path.toLowerCase() !== project.full_path.toLowerCase()) {
-      await deleteRedirectsFrom(db, [project.full_path])
-      await insertProjectRedirect(db, project.id, project.full_path, at)
+      await releaseRedirectsFrom(db, [project.full_path])
+      await recordRedirect(db, project.full_path, { projectId: project.id }, at)
     }
   }
 }
@@ -146,7 +146,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
     const row = await updateProjectRow(trx, project.id, changes)
     // A project moved into a personal namespace is owned by its owner (GL `ensure_personal_project_owner_membership`).
     if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      await replaceWithOwnerMember(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
+      await addOwner(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
     }
     return row
   })

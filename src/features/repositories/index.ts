@@ -7,12 +7,19 @@ import type { Config } from '../../config/index.js'
 import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 import { commitEnvironment, git } from './git.js'
-import { updateRepositoryState, type RepositoryState } from './store.js'
+import {
+  markContainerReadOnly,
+  setContainerWritable,
+  switchContainerStorage,
+  updateRepositoryState,
+  type RepositoryContainerType,
+  type RepositoryState,
+} from './store.js'
 
 export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
 export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
-export { repositoryStateColumns, type RepositoryState } from './store.js'
+export type { RepositoryContainerType, RepositoryState } from './store.js'
 
 /** What a repository belongs to: a project, a project's wiki, a snippet, or a group's wiki. */
 export type RepositoryKind = 'project' | 'project-wiki' | 'snippet' | 'group-wiki'
@@ -208,3 +215,32 @@ export async function refreshRepositoryState(
 
 export { jobHandlers, scheduleRepositoryRemoval, type RepositoryLocation } from './removal.js'
 export { repositoryExists, syncPath } from './files.js'
+
+/** Records on the project what its entity shows of its repository, read already; call it inside the transaction of the change. */
+export async function recordRepositoryState(trx: Db, projectId: number, state: RepositoryState): Promise<void> {
+  await updateRepositoryState(trx, projectId, state)
+}
+
+/** Makes the container's repositories read-only for a storage move unless they are already; false when they were. */
+export function markRepositoriesReadOnly(trx: Db, containerType: RepositoryContainerType, id: number): Promise<boolean> {
+  return markContainerReadOnly(trx, containerType, id)
+}
+
+/** Makes the container's repositories writable again (a storage move failed or was cleaned up). */
+export function markRepositoriesWritable(trx: Db, containerType: RepositoryContainerType, id: number): Promise<void> {
+  return setContainerWritable(trx, containerType, id)
+}
+
+/**
+ * Points the container at its repositories' new storage and makes them writable. A group's wiki storage is only
+ * recorded when it has a wiki repository (GL GroupWiki#track_wiki_repository).
+ */
+export function switchRepositoryStorage(
+  trx: Db,
+  containerType: RepositoryContainerType,
+  id: number,
+  storage: string,
+  options: { recordStorage: boolean; at: string },
+): Promise<void> {
+  return switchContainerStorage(trx, containerType, id, storage, options)
+}

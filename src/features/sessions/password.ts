@@ -1,8 +1,7 @@
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { hashPassword, verifyPassword } from '../../core/secrets.js'
-import { isoDate } from '../../core/time.js'
-import { findUserByLogin, incrementFailedAttempts, lockUserAccess, updateUserRow } from '../users/index.js'
+import { findUserByLogin, lockUser, recordFailedSignIn, recordSignIn, resetFailedSignIns, unlockUser } from '../users/index.js'
 
 // Devise's failure texts as GitLab shows them (GL config/locales/devise.en.yml; spec/features/users/login_spec.rb,
 // spec/controllers/sessions_controller_spec.rb), with the brand written as svc.
@@ -61,13 +60,13 @@ async function checkPassword(ctx: Context, login: unknown, password: unknown): P
   const now = ctx.now()
   const at = now.toISOString()
   if (user.locked_at !== null && Date.parse(user.locked_at) + unlockInMs(ctx) <= now.getTime()) {
-    user = (await updateUserRow(ctx.db, user.id, { locked_at: null, failed_attempts: 0, updated_at: at })) ?? user
+    user = (await unlockUser(ctx.db, user.id, at)) ?? user
   }
   const matches = user.password_digest !== null && (await verifyPassword(password, user.password_digest))
   if (matches && user.locked_at === null) return { kind: 'valid', user }
-  const attempts = await incrementFailedAttempts(ctx.db, user.id, at)
+  const attempts = await recordFailedSignIn(ctx.db, user.id, at)
   if (attempts >= maxLoginAttempts(ctx) && user.locked_at === null) {
-    await lockUserAccess(ctx.db, user.id, at)
+    await lockUser(ctx.db, user.id, at)
   }
   return { kind: 'invalid' }
 }
@@ -91,20 +90,8 @@ export async function signInWithPassword(ctx: Context, login: unknown, password:
   const { user } = check
   const inactive = inactiveMessage(user)
   if (inactive) return { kind: 'refused', message: inactive }
-  const now = ctx.now()
-  const at = now.toISOString()
   const reactivated = user.state === 'deactivated'
-  const updated = await updateUserRow(ctx.db, user.id, {
-    sign_in_count: user.sign_in_count + 1,
-    last_sign_in_at: user.current_sign_in_at ?? at,
-    current_sign_in_at: at,
-    last_sign_in_ip: user.current_sign_in_ip ?? ip,
-    current_sign_in_ip: ip,
-    failed_attempts: 0,
-    last_activity_on: isoDate(now),
-    ...(reactivated ? { state: 'active' } : {}),
-    updated_at: at,
-  })
+  const updated = await recordSignIn(ctx.db, user, ip, ctx.now())
   return { kind: 'signed_in', user: updated ?? user, reactivated }
 }
 
@@ -121,5 +108,5 @@ export async function authenticateWithPassword(ctx: Context, login: string, pass
   if (check.kind === 'invalid' || check.user.state !== 'active' || check.user.bot === 1) return null
   const { user } = check
   if (user.failed_attempts === 0) return user
-  return (await updateUserRow(ctx.db, user.id, { failed_attempts: 0, updated_at: ctx.now().toISOString() })) ?? user
+  return (await resetFailedSignIns(ctx.db, user.id, ctx.now().toISOString())) ?? user
 }

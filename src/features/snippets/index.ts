@@ -8,7 +8,7 @@ import { buildSnippetViews, removeDeletedSnippetRepository, snippetPresentOption
 
 export { findSnippet, type LoadedSnippet } from './service.js'
 export { snippetRepositoryDirectory } from './repository.js'
-export { findSnippetsByIds, updateSnippetRepositoryReadOnly, updateSnippetRepositoryStorage } from './store.js'
+export { findSnippetsByIds } from './store.js'
 
 /** GL Entities::BasicSnippet's response schema: the snippet a storage move embeds. */
 export { BasicSnippetJson } from './schemas.js'

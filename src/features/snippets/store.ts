@@ -30,15 +30,3 @@ export async function deleteSnippetRow(db: Db, id: number): Promise<boolean> {
   const result = await db.deleteFrom('snippets').where('id', '=', id).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
-
-export async function updateSnippetRepositoryStorage(db: Db, id: number, storage: string): Promise<void> {
-  await db.updateTable('snippets').set({ repository_storage: storage }).where('id', '=', id).execute()
-}
-
-export async function updateSnippetRepositoryReadOnly(db: Db, id: number, readOnly: boolean): Promise<void> {
-  await db
-    .updateTable('snippets')
-    .set({ repository_read_only: readOnly ? 1 : 0 })
-    .where('id', '=', id)
-    .execute()
-}

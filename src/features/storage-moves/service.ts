@@ -5,7 +5,16 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NamespaceRow, ProjectRow, RepositoryStorageMoveRow } from '../../db/schema.js'
 import { enqueueJob, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
 import { findSnippetsByIds, presentSnippetsForMoves, type BasicSnippetJson } from '../snippets/index.js'
-import { pickRepositoryStorage, repositoryDirectory, repositoryExists, storageNames, type RepositoryKind } from '../repositories/index.js'
+import {
+  markRepositoriesReadOnly,
+  markRepositoriesWritable,
+  pickRepositoryStorage,
+  repositoryDirectory,
+  repositoryExists,
+  storageNames,
+  switchRepositoryStorage,
+  type RepositoryKind,
+} from '../repositories/index.js'
 import { MoveRepositoryStorage, ScheduleBulkStorageMoves } from './jobs.js'
 import { waitForPushes } from './pushes.js'
 import { haveSameRefs, removeRepositoryAt, replicateRepository, temporaryDirectoryOf } from './replicate.js'
@@ -15,9 +24,6 @@ import {
   findMoveById,
   insertMove,
   selectMoves,
-  markContainerReadOnly,
-  setContainerWritable,
-  switchContainerStorage,
   updateMoveState,
   type ContainerType,
 } from './store.js'
@@ -162,7 +168,7 @@ async function scheduleMove(
     if (container.readOnly) errors[containerType] = ['is read-only']
     if (Object.keys(errors).length > 0) throw new Invalid(errors)
     // Conditional, so that of two moves scheduled at once only one makes the repository read-only.
-    if (!(await markContainerReadOnly(trx, containerType, containerId))) throw new Invalid({ [containerType]: ['is read-only'] })
+    if (!(await markRepositoriesReadOnly(trx, containerType, containerId))) throw new Invalid({ [containerType]: ['is read-only'] })
     const move = await insertMove(trx, {
       containerType,
       containerId,
@@ -304,7 +310,7 @@ async function replicate(ctx: JobContext, move: RepositoryStorageMoveRow): Promi
     await ctx.db.transaction().execute(async (trx) => {
       if (!(await updateMoveState(trx, move.id, [MoveState.started], MoveState.replicated, at))) return
       // A group without a wiki keeps having none (GL Groups::UpdateRepositoryStorageService#track_repository).
-      await switchContainerStorage(trx, move.container_type, id, move.destination_storage_name, {
+      await switchRepositoryStorage(trx, move.container_type, id, move.destination_storage_name, {
         recordStorage: container.storage !== null || copied,
         at,
       })
@@ -316,7 +322,7 @@ async function replicate(ctx: JobContext, move: RepositoryStorageMoveRow): Promi
     const at = ctx.now().toISOString()
     const failed = await ctx.db.transaction().execute(async (trx) => {
       if (!(await updateMoveState(trx, move.id, [MoveState.started], MoveState.failed, at, errorMessageOf(error)))) return false
-      await setContainerWritable(trx, move.container_type, id)
+      await markRepositoriesWritable(trx, move.container_type, id)
       return true
     })
     // The container stays on the source: copies left on the destination are nobody's.
@@ -374,7 +380,7 @@ async function giveUp(ctx: JobContext, moveId: number, error: unknown): Promise<
   const at = ctx.now().toISOString()
   await ctx.db.transaction().execute(async (trx) => {
     if (await updateMoveState(trx, move.id, [MoveState.scheduled, MoveState.started], MoveState.failed, at, errorMessageOf(error))) {
-      await setContainerWritable(trx, move.container_type, containerIdOf(move))
+      await markRepositoriesWritable(trx, move.container_type, containerIdOf(move))
     }
     await updateMoveState(trx, move.id, [MoveState.replicated], MoveState.cleanupFailed, at, errorMessageOf(error))
   })
