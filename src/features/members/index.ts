@@ -9,6 +9,3 @@ import { replaceWithOwnerMember, type SourceRef } from './store.js'
 export function addOwner(trx: Db, source: SourceRef, userId: number, createdById: number | null, at: string): Promise<MemberRow> {
   return replaceWithOwnerMember(trx, source, userId, createdById, at)
 }
-
-/** The store write test factories import from here; features add members through the members API's use cases. */
-export { insertMember } from './store.js'

@@ -6,8 +6,6 @@ import { findPersonalNamespace, insertNamespace, relocateNamespace } from './sto
 
 export { findNamespaceByFullPath, findPersonalNamespace, isFullPathTaken } from './store.js'
 export { recordRedirect, releaseRedirectsAtOrBelow, releaseRedirectsFrom } from './redirects.js'
-/** Store writes that test factories and tests import from here; features use `createNamespace` and `moveNamespace`. */
-export { insertNamespace, relocateNamespace } from './store.js'
 
 /** Creates a namespace below `parent` (none for a top-level one), its ancestry recorded; call it inside a transaction. */
 export function createNamespace(trx: Db, row: NewNamespaceRow, parent: NamespaceRow | null): Promise<NamespaceRow> {

@@ -35,8 +35,6 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
   return views.map((view) => presentProject(view, options))
 }
 
-/** The store write test factories import from here; features create projects with `createProject`. */
-export { insertProject } from './store.js'
 export { capVisibilityOfProjectsBelow, markProjectsBelowPendingDelete } from './groups.js'
 export { markForkedFrom, moveImportStatus, unmarkForked, type ImportStatus } from './fork-state.js'
 export { findMovedProjectLocation } from './web-redirects.js'

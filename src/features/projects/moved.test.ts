@@ -4,7 +4,7 @@ import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { relocateNamespace } from '../namespaces/index.js'
+import { relocateNamespace } from '../namespaces/store.js'
 import { findNamespaceById } from '../access/index.js'
 
 let server: TestServer

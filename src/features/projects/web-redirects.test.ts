@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createTestGroup, createTestProject } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { relocateNamespace } from '../namespaces/index.js'
+import { relocateNamespace } from '../namespaces/store.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
