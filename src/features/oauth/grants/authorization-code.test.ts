@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../../core/caller.js'
+import { OAUTH_ERROR_DESCRIPTIONS } from '../../../core/errors.js'
 import { digestToken } from '../../../core/secrets.js'
 import { createTestUser } from '../../../testing/factories.js'
 import { client } from '../../../testing/http.js'
@@ -45,6 +46,15 @@ function basic(clientId: string, secret: string): string {
 
 async function getUser(accessToken: string) {
   return request('GET', '/api/v4/user', { headers: { authorization: `Bearer ${accessToken}` } })
+}
+
+/** The error the client library reports for a refused token request: Doorkeeper's WWW-Authenticate challenge. */
+function refusalOf(error: unknown) {
+  expect(error).toBeInstanceOf(oauth.WWWAuthenticateChallengeError)
+  const { status, cause } = error as oauth.WWWAuthenticateChallengeError
+  expect(cause.map((challenge) => challenge.scheme)).toEqual(['bearer'])
+  const { error: code, error_description: description } = cause[0].parameters
+  return { status, error: code, description }
 }
 
 describe('authorization_code with an OAuth client library', () => {
@@ -104,6 +114,75 @@ describe('authorization_code with an OAuth client library', () => {
     )
     const result = await oauth.processAuthorizationCodeResponse(as, { client_id: publicApp.clientId }, response)
     expect((await getUser(result.access_token)).status).toBe(200)
+  })
+
+  test('a confidential client using PKCE still authenticates: without its secret it is invalid_client', async () => {
+    const verifier = oauth.generateRandomCodeVerifier()
+    const grant = await createTestGrant(server.database.db, app, user, { codeVerifier: verifier })
+    const as = authorizationServer(server)
+    const withoutSecret = await oauth.authorizationCodeGrantRequest(
+      as,
+      { client_id: app.clientId },
+      oauth.None(),
+      callbackParameters(server, app.clientId, grant.code),
+      REDIRECT_URI,
+      verifier,
+      insecure,
+    )
+    const refused = await oauth
+      .processAuthorizationCodeResponse(as, { client_id: app.clientId }, withoutSecret)
+      .catch((error: unknown) => error)
+    expect(refusalOf(refused)).toEqual({ status: 401, error: 'invalid_client', description: OAUTH_ERROR_DESCRIPTIONS.invalid_client })
+    // The refusal did not use the code: with the secret it works.
+    const withSecret = await oauth.authorizationCodeGrantRequest(
+      as,
+      { client_id: app.clientId },
+      oauth.ClientSecretPost(app.secret),
+      callbackParameters(server, app.clientId, grant.code),
+      REDIRECT_URI,
+      verifier,
+      insecure,
+    )
+    const result = await oauth.processAuthorizationCodeResponse(as, { client_id: app.clientId }, withSecret)
+    expect((await getUser(result.access_token)).status).toBe(200)
+  })
+
+  test('a verifier that is not 43 to 128 unreserved characters is invalid_grant, even when it matches the challenge', async () => {
+    const publicApp = await createTestApplication(server.database.db, { confidential: false })
+    const as = authorizationServer(server)
+    const exchangeWith = async (verifier: string) => {
+      const grant = await createTestGrant(server.database.db, publicApp, user, { codeVerifier: verifier })
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        { client_id: publicApp.clientId },
+        oauth.None(),
+        callbackParameters(server, publicApp.clientId, grant.code),
+        REDIRECT_URI,
+        verifier,
+        insecure,
+      )
+      const result = await oauth
+        .processAuthorizationCodeResponse(as, { client_id: publicApp.clientId }, response)
+        .catch((error: unknown) => error)
+      return { grant, result }
+    }
+    for (const verifier of ['a'.repeat(42), 'a'.repeat(129), `!@#$${'a'.repeat(40)}`, `${'a'.repeat(42)} `, `${'a'.repeat(42)}é`]) {
+      const { grant, result } = await exchangeWith(verifier)
+      expect(refusalOf(result)).toEqual({ status: 400, error: 'invalid_grant', description: OAUTH_ERROR_DESCRIPTIONS.invalid_grant })
+      // Refused before the code was used: nothing changed.
+      const row = await server.database.db
+        .selectFrom('oauth_access_grants')
+        .select('revoked_at')
+        .where('id', '=', grant.row.id)
+        .executeTakeFirstOrThrow()
+      expect(row.revoked_at).toBeNull()
+      const tokens = await server.database.db.selectFrom('oauth_access_tokens').select('id').where('grant_id', '=', grant.row.id).execute()
+      expect(tokens).toEqual([])
+    }
+    for (const verifier of ['A'.repeat(43), `${'Az09-._~'.repeat(16)}`]) {
+      const { result } = await exchangeWith(verifier)
+      expect(result).toMatchObject({ token_type: 'bearer', expires_in: 7200, scope: 'api' })
+    }
   })
 
   test('a grant with openid gets an ID token carrying the nonce of the authorization request', async () => {

@@ -13,13 +13,18 @@ function isGrantExpired(grant: OAuthGrantRow, now: Date): boolean {
   return Date.parse(grant.created_at) + grant.expires_in * 1000 <= now.getTime()
 }
 
+/** A PKCE verifier: 43 to 128 unreserved characters (service-api.md "OAuth 2.0 provider" and Limits; RFC 7636 §4.1). */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/
+
 /**
- * PKCE (RFC 7636 §4.6): without a verifier the grant must have had no challenge; with one, the grant must have an
- * S256 challenge equal to base64url(sha256(verifier)), compared in constant time (DK validate_code_verifier).
+ * PKCE (RFC 7636 §4.6): without a verifier the grant must have had no challenge; with one, the verifier must be
+ * well formed and the grant must have an S256 challenge equal to base64url(sha256(verifier)), compared in constant
+ * time. A verifier that fails any of these is Doorkeeper's invalid_grant (DK validate_code_verifier).
  */
 function isCodeVerifierValid(grant: OAuthGrantRow, verifier: string | null): boolean {
   const challenge = grant.code_challenge ?? ''
   if (verifier === null) return challenge === ''
+  if (!CODE_VERIFIER.test(verifier)) return false
   if (challenge === '' || grant.code_challenge_method !== 'S256') return false
   return secretsEqual(createHash('sha256').update(verifier).digest('base64url'), challenge)
 }

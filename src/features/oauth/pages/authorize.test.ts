@@ -308,6 +308,24 @@ describe('errors redirected to the registered URI', () => {
     )
   })
 
+  test('an S256 challenge is exactly 43 characters of base64url without padding', async () => {
+    const malformed = `${CALLBACK}?error=invalid_request&error_description=The+request+is+missing+a+required+parameter%2C+includes+an+unsupported+parameter+value%2C+or+is+otherwise+malformed.&state=xyz`
+    const standard = createHash('sha256').update(VERIFIER).digest('base64')
+    for (const challenge of [
+      CHALLENGE.slice(0, 42),
+      `${CHALLENGE}A`,
+      standard,
+      `${CHALLENGE.slice(0, 42)}+`,
+      `${CHALLENGE.slice(0, 42)}/`,
+      `${CHALLENGE.slice(0, 42)}.`,
+    ]) {
+      const page = await get(query(app, { code_challenge: challenge, code_challenge_method: 'S256' }))
+      expect({ status: page.status, location: page.location }).toEqual({ status: 302, location: malformed })
+    }
+    const page = await get(query(app, { code_challenge: CHALLENGE, code_challenge_method: 'S256' }))
+    expect(page.status).toBe(200)
+  })
+
   test('the redirect URI keeps its own query; state is echoed form-encoded, or left out when absent', async () => {
     const withQuery = 'https://app.example.com/cb?tenant=a%20b&state=registered'
     const tenant = await createApplication({ redirect_uri: withQuery })
