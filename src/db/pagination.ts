@@ -14,10 +14,23 @@ export interface OffsetPage<T> {
   hasNext: boolean
 }
 
+/** A row's place in a keyset order: its sort value and id. */
+export interface KeysetRow {
+  value: unknown
+  id: number
+}
+
+/** Where a keyset page starts: after a row, or, when a cursor leads back, before it. */
+export interface KeysetPosition extends KeysetRow {
+  backward?: boolean
+}
+
 export interface KeysetPage<T> {
   rows: T[]
-  /** The last row's sort value and id, when the page was full. */
-  last: { value: unknown; id: number } | null
+  /** The last row's sort value and id, when a next page may follow. */
+  last: KeysetRow | null
+  /** The first row's sort value and id, when a previous page exists. */
+  first: KeysetRow | null
 }
 
 type AnyQuery<O> = SelectQueryBuilder<any, any, O>
@@ -43,17 +56,20 @@ export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: numbe
 }
 
 /**
- * One page after a keyset position: rows ordered by (column, id) in one direction, strictly after `after`.
- * A full page reports its last position so the caller can link to the next one.
+ * One page from a keyset position: rows ordered by (column, id) in one direction, strictly after `after`, or, for a
+ * backward position, the rows just before it (fetched in the reverse order and turned round). The page reports its
+ * last position while a next page may follow, and its first one when rows come before it.
  */
 export async function fetchKeysetPage<O extends { id: number }>(
   query: AnyQuery<O>,
-  options: { column: string; direction: 'asc' | 'desc'; after: { value: unknown; id: number } | null; perPage: number },
+  options: { column: string; direction: 'asc' | 'desc'; after: KeysetPosition | null; perPage: number },
 ): Promise<KeysetPage<O>> {
   const { column, direction, after, perPage } = options
+  const backward = after?.backward === true
+  const fetchDirection = backward ? (direction === 'asc' ? 'desc' : 'asc') : direction
   let q = query.clearOrderBy()
   if (after) {
-    const op = direction === 'asc' ? '>' : '<'
+    const op = fetchDirection === 'asc' ? '>' : '<'
     q =
       column === 'id'
         ? q.where(sql.ref('id'), op, after.id)
@@ -61,11 +77,22 @@ export async function fetchKeysetPage<O extends { id: number }>(
             eb.or([eb(sql.ref(column), op, after.value), eb.and([eb(sql.ref(column), '=', after.value), eb(sql.ref('id'), op, after.id)])]),
           )
   }
-  if (column !== 'id') q = q.orderBy(sql.ref(column), direction)
-  const rows = await q.orderBy(sql.ref('id'), direction).limit(perPage).execute()
-  const lastRow = rows.length === perPage ? rows[rows.length - 1] : null
+  if (column !== 'id') q = q.orderBy(sql.ref(column), fetchDirection)
+  // Going back, one row more tells whether a page comes before this one.
+  const rows = await q
+    .orderBy(sql.ref('id'), fetchDirection)
+    .limit(backward ? perPage + 1 : perPage)
+    .execute()
+  const hasPrevious = backward ? rows.length > perPage : after !== null && rows.length > 0
+  if (backward) {
+    if (rows.length > perPage) rows.pop()
+    rows.reverse()
+  }
+  const hasNext = backward ? rows.length > 0 : rows.length === perPage
+  const positionOf = (row: O): KeysetRow => ({ value: (row as Record<string, unknown>)[column], id: row.id })
   return {
     rows,
-    last: lastRow ? { value: (lastRow as Record<string, unknown>)[column], id: lastRow.id } : null,
+    last: hasNext ? positionOf(rows[rows.length - 1]) : null,
+    first: hasPrevious ? positionOf(rows[0]) : null,
   }
 }

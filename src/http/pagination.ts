@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import qs from 'qs'
 import { BadRequest, NotAllowed, ParamError } from '../core/errors.js'
 import type { Settings } from '../core/settings.js'
-import type { KeysetPage, OffsetPage } from '../db/pagination.js'
+import type { KeysetPage, KeysetPosition, KeysetRow, OffsetPage } from '../db/pagination.js'
 
 export const DEFAULT_PER_PAGE = 20
 export const MAX_PER_PAGE = 100
@@ -59,17 +59,27 @@ export function offsetWindow(input: { page: number; per_page: number }, settings
 
 export interface KeysetWindow {
   perPage: number
-  after: { value: unknown; id: number } | null
+  after: KeysetPosition | null
 }
 
-/** The position a keyset request continues from: the opaque `cursor` of the previous page's Link. */
+/** The opaque cursor of a keyset position: base64url JSON of [value, id], with 'prev' added for a cursor leading back. */
+function encodeCursor(row: KeysetRow, backward: boolean): string {
+  const position: unknown[] = backward ? [row.value, row.id, PREVIOUS] : [row.value, row.id]
+  return Buffer.from(JSON.stringify(position)).toString('base64url')
+}
+
+const PREVIOUS = 'prev'
+
+/** The position a keyset request continues from: the opaque `cursor` of a Link, X-NEXT-CURSOR or X-PREV-CURSOR. */
 export function keysetWindow(input: { per_page: number; cursor?: string }): KeysetWindow {
   const perPage = perPageOf(input.per_page)
   if (input.cursor === undefined) return { perPage, after: null }
   try {
     const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(decoded) && decoded.length === 2 && Number.isSafeInteger(decoded[1])) {
-      return { perPage, after: { value: decoded[0], id: decoded[1] as number } }
+    if (Array.isArray(decoded) && Number.isSafeInteger(decoded[1])) {
+      if (decoded.length === 2) return { perPage, after: { value: decoded[0], id: decoded[1] as number } }
+      if (decoded.length === 3 && decoded[2] === PREVIOUS)
+        return { perPage, after: { value: decoded[0], id: decoded[1] as number, backward: true } }
     }
   } catch {
     // fall through to the refusal below
@@ -107,10 +117,16 @@ export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, e
   }
 }
 
-/** Keyset pages carry only `Link: <…>; rel="next"`, and only while a next page may exist. */
+/**
+ * Cursor-style keyset pages (GL Gitlab::Pagination::Keyset::CursorBasedRequestContext) carry X-PREV-CURSOR when a
+ * previous page exists, and X-NEXT-CURSOR with `Link: <…>; rel="next"` while a next page may exist (spec:
+ * Pagination response headers).
+ */
 export function setKeysetHeaders(request: FastifyRequest, reply: FastifyReply, externalUrl: string, page: KeysetPage<unknown>) {
+  if (page.first) reply.header('X-PREV-CURSOR', encodeCursor(page.first, true))
   if (!page.last) return
-  const cursor = Buffer.from(JSON.stringify([page.last.value, page.last.id])).toString('base64url')
+  const cursor = encodeCursor(page.last, false)
+  reply.header('X-NEXT-CURSOR', cursor)
   reply.header('link', `<${pageUrl(request, externalUrl, { cursor })}>; rel="next"`)
 }
 

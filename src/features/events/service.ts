@@ -2,7 +2,7 @@ import { AccessLevel } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
-import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
+import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetPosition, type OffsetPage } from '../../db/pagination.js'
 import type { EventRow, IssueRow, NamespaceRow, NoteRow, ProjectRow, PushEventPayloadRow } from '../../db/schema.js'
 import {
   canReadEvent,
@@ -39,8 +39,7 @@ export interface EventListInput {
   /** `YYYY-MM-DD`: events of later days only. */
   after?: string
   sort: 'asc' | 'desc'
-  pagination:
-    { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: { value: unknown; id: number } | null }
+  pagination: { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: KeysetPosition | null }
 }
 
 type EventPage = { kind: 'offset'; page: OffsetPage<EventRow> } | { kind: 'keyset'; page: KeysetPage<EventRow> }
@@ -111,7 +110,8 @@ export async function listOwnEvents(ctx: Context, scope: string | undefined, inp
 
 function emptyList(input: EventListInput): EventList {
   const targets = emptyTargets(new Map())
-  if (input.pagination.kind === 'keyset') return { page: { kind: 'keyset', page: { rows: [], last: null } }, visible: [], targets }
+  if (input.pagination.kind === 'keyset')
+    return { page: { kind: 'keyset', page: { rows: [], last: null, first: null } }, visible: [], targets }
   const { page, perPage } = input.pagination
   return { page: { kind: 'offset', page: { rows: [], page, perPage, total: 0, hasNext: false } }, visible: [], targets }
 }

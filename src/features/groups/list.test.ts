@@ -219,9 +219,23 @@ describe('GET /groups: pagination', () => {
     expect(next).not.toBeNull()
     expect(next![1]).toContain('pagination=keyset')
     expect(next![1]).toContain('cursor=')
+    const cursor = (position: unknown[]) => Buffer.from(JSON.stringify(position)).toString('base64url')
+    const avocado = first.body[1] as { id: number; name: string }
+    expect(first.headers['x-next-cursor']).toBe(cursor([avocado.name, avocado.id]))
+    expect(next![1]).toContain(`cursor=${first.headers['x-next-cursor']}&`)
+    expect(first.headers['x-prev-cursor']).toBeUndefined()
     const second = await request('GET', next![1].slice(server.url.length))
     expect(names(second.body)).toEqual(['delta'])
     expect(second.headers.link).toBeUndefined()
+    expect(second.headers['x-next-cursor']).toBeUndefined()
+    const delta = second.body[0] as { id: number; name: string }
+    expect(second.headers['x-prev-cursor']).toBe(cursor([delta.name, delta.id, 'prev']))
+    const back = await get(`/groups?pagination=keyset&per_page=2&cursor=${second.headers['x-prev-cursor']}`)
+    expect({ names: names(back.body), next: back.headers['x-next-cursor'], prev: back.headers['x-prev-cursor'] }).toEqual({
+      names: ['alpha', 'avocado'],
+      next: first.headers['x-next-cursor'],
+      prev: undefined,
+    })
     const explicit = await get('/groups?pagination=keyset&per_page=1&order_by=name&sort=asc')
     expect(names(explicit.body)).toEqual(['alpha'])
   })

@@ -2,7 +2,14 @@ import { visibilityLevel, visibilityName, type Access, type VisibilityName } fro
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
 import { BadRequest, Forbidden, Invalid, NotAllowed, Rejected } from '../../core/errors.js'
-import { COUNT_LIMIT, fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
+import {
+  COUNT_LIMIT,
+  fetchKeysetPage,
+  fetchOffsetPage,
+  type KeysetPage,
+  type KeysetPosition,
+  type OffsetPage,
+} from '../../db/pagination.js'
 import type { NamespaceRow, NamespaceUpdate, NewNamespaceRow } from '../../db/schema.js'
 import {
   authorizeGroup,
@@ -70,7 +77,7 @@ function isWithin(group: NamespaceRow, ancestor: NamespaceRow): boolean {
 // Lists
 
 export type GroupListPagination =
-  { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: { value: unknown; id: number } | null }
+  { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: KeysetPosition | null }
 
 /** The filters of GET /groups, /subgroups and /descendant_groups (GL groups.rb `group_list_params`, GroupsFinder). */
 export interface ListGroupsInput {

@@ -429,18 +429,28 @@ describe('GET lists', () => {
       })
       const expected = offset.body.map((i: { id: number }) => i.id)
       const seen: number[] = []
-      let url: string | null =
-        `${server.url}/api/v4/projects/${project.id}/issues?pagination=keyset&per_page=2&order_by=${orderBy}&sort=${sort}`
+      const firstUrl = `${server.url}/api/v4/projects/${project.id}/issues?pagination=keyset&per_page=2&order_by=${orderBy}&sort=${sort}`
+      const pages: { ids: number[]; prev: string | null }[] = []
+      let url: string | null = firstUrl
       while (url) {
         const response: Response = await fetch(url, { headers: { 'private-token': reporter.token } })
         const page = (await response.json()) as { id: number }[]
         seen.push(...page.map((i) => i.id))
+        pages.push({ ids: page.map((i) => i.id), prev: response.headers.get('x-prev-cursor') })
         const link = response.headers.get('link')
         url = link ? /<([^>]+)>; rel="next"/.exec(link)![1] : null
-        if (link) expect(link).toContain('cursor=')
+        if (link) expect(link).toContain(`cursor=${response.headers.get('x-next-cursor')}&`)
+        else expect(response.headers.get('x-next-cursor')).toBeNull()
       }
       expect(seen).toEqual(expected)
       expect(seen.sort()).toEqual([...made].sort())
+      // Back from the last page by X-PREV-CURSOR: the same pages in reverse, and none before the first.
+      expect(pages.map((page) => page.prev === null)).toEqual(pages.map((_, i) => i === 0))
+      for (let i = pages.length - 1; i > 0; i--) {
+        const response = await fetch(`${firstUrl}&cursor=${pages[i].prev}`, { headers: { 'private-token': reporter.token } })
+        const page = (await response.json()) as { id: number }[]
+        expect({ ids: page.map((issue) => issue.id), prev: response.headers.get('x-prev-cursor') }).toEqual(pages[i - 1])
+      }
     }
     const refused = await request('GET', `/projects/${project.id}/issues?pagination=keyset&order_by=popularity`, { token: reporter.token })
     expect(refused.status).toBe(405)

@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { Forbidden, Invalid, NotAllowed, NotFound, RecordNotFound } from '../../core/errors.js'
-import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
+import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetPosition, type OffsetPage } from '../../db/pagination.js'
 import { allocateInternalId } from '../../db/internal-ids.js'
 import type { IssueRow, IssueUpdate, LabelRow, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
 import {
@@ -107,8 +107,7 @@ export interface ListIssuesInput {
   filters: IssuableFilters & { confidential?: boolean; issueType?: string; dueDate?: string }
   orderBy: IssueOrder
   sort: 'asc' | 'desc'
-  pagination:
-    { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: { value: unknown; id: number } | null }
+  pagination: { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: KeysetPosition | null }
 }
 
 export type IssuePage = { kind: 'offset'; page: OffsetPage<IssueRow> } | { kind: 'keyset'; page: KeysetPage<IssueRow> }
@@ -145,7 +144,7 @@ async function listIssuesWhere(
       after: input.pagination.after,
       perPage: input.pagination.perPage,
     })
-    return { kind: 'keyset', page: { rows: page.rows.map(stripSortKey), last: page.last } }
+    return { kind: 'keyset', page: { ...page, rows: page.rows.map(stripSortKey) } }
   }
   const ordered = column === 'id' ? query.orderBy('id', input.sort) : query.orderBy('sort_key', input.sort).orderBy('id', input.sort)
   const page = await fetchOffsetPage(ctx.db, ordered, input.pagination.page, input.pagination.perPage)

@@ -301,8 +301,66 @@ describe('GET /users: keyset pagination', () => {
     expect(pages.map((p) => p.ids)).toEqual([[emil.id, dora.id, carl.id], [bert.id, anna.id, root.id], []])
   })
 
+  test('X-NEXT-CURSOR and X-PREV-CURSOR name the pages either side, and lead there as the cursor parameter', async () => {
+    const cursor = (position: unknown[]) => Buffer.from(JSON.stringify(position)).toString('base64url')
+    const path = '/api/v4/users?active=false&order_by=name&pagination=keyset&per_page=2&sort=asc'
+    const get = async (query: string) => {
+      const res = await request('GET', `${path}${query}`, { token: server.rootToken })
+      expect(res.status).toBe(200)
+      return { ids: ids(res.body), next: res.headers['x-next-cursor'], prev: res.headers['x-prev-cursor'], link: res.headers.link }
+    }
+    const linkTo = (value: string) =>
+      `<${api}/users?active=false&cursor=${value}&order_by=name&pagination=keyset&per_page=2&sort=asc>; rel="next"`
+    // By name: Administrator (root), Anna, Bert, Carl, Dora, Emil.
+    const first = await get('')
+    const afterAnna = cursor(['Anna Apple', anna.id])
+    expect(first).toEqual({ ids: [root.id, anna.id], next: afterAnna, prev: undefined, link: linkTo(afterAnna) })
+
+    const second = await get(`&cursor=${afterAnna}`)
+    const afterCarl = cursor(['Carl Cherry', carl.id])
+    const beforeBert = cursor(['Bert Banana', bert.id, 'prev'])
+    expect(second).toEqual({ ids: [bert.id, carl.id], next: afterCarl, prev: beforeBert, link: linkTo(afterCarl) })
+
+    const third = await get(`&cursor=${afterCarl}`)
+    const afterEmil = cursor(['Emil Elder', emil.id])
+    expect(third).toEqual({
+      ids: [dora.id, emil.id],
+      next: afterEmil,
+      prev: cursor(['Dora Date', dora.id, 'prev']),
+      link: linkTo(afterEmil),
+    })
+
+    const end = await get(`&cursor=${afterEmil}`)
+    expect(end).toEqual({ ids: [], next: undefined, prev: undefined, link: undefined })
+
+    // Back from the third page to the second, then to the first, which has nothing before it.
+    expect(await get(`&cursor=${third.prev}`)).toEqual(second)
+    expect(await get(`&cursor=${beforeBert}`)).toEqual(first)
+  })
+
+  test('a previous page of a descending order, shorter than per_page at the start', async () => {
+    const cursor = (position: unknown[]) => Buffer.from(JSON.stringify(position)).toString('base64url')
+    const res = await request(
+      'GET',
+      `/api/v4/users?order_by=id&pagination=keyset&per_page=4&sort=desc&cursor=${cursor([carl.id, carl.id, 'prev'])}`,
+      {
+        token: server.rootToken,
+      },
+    )
+    expect(res.status).toBe(200)
+    expect(ids(res.body)).toEqual([emil.id, dora.id])
+    expect(res.headers['x-prev-cursor']).toBeUndefined()
+    expect(res.headers['x-next-cursor']).toBe(cursor([dora.id, dora.id]))
+  })
+
   test('a damaged cursor is refused', async () => {
-    for (const cursor of ['not-a-cursor', Buffer.from(JSON.stringify([{ a: 1 }, 2])).toString('base64url')]) {
+    const damaged = [
+      [{ a: 1 }, 2],
+      [1, 1, 'next'],
+      [1, 1, 'prev', 'prev'],
+      [1, 'x', 'prev'],
+    ].map((position) => Buffer.from(JSON.stringify(position)).toString('base64url'))
+    for (const cursor of ['not-a-cursor', ...damaged]) {
       const res = await request('GET', `/api/v4/users?pagination=keyset&order_by=name&cursor=${cursor}`, { token: server.rootToken })
       expect(res.status).toBe(400)
       expect(res.body).toEqual({ message: '400 Bad request - Invalid cursor parameter' })

@@ -4,7 +4,7 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused } from '../../core/errors.js'
 import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
-import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type OffsetPage } from '../../db/pagination.js'
+import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetPosition, type OffsetPage } from '../../db/pagination.js'
 import type { NewUserRow, UserUpdate } from '../../db/schema.js'
 import { createPersonalNamespace, isUsernameUsedByNamespace, syncPersonalNamespace } from '../namespaces/index.js'
 import { scheduleRepositoryRemoval } from '../repositories/index.js'
@@ -90,7 +90,7 @@ export function currentUser(ctx: Context): User {
 }
 
 export type ListPagination =
-  { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: { value: unknown; id: number } | null }
+  { kind: 'offset'; page: number; perPage: number } | { kind: 'keyset'; perPage: number; after: KeysetPosition | null }
 
 export interface ListUsersInput {
   username?: string
