@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import FindMyWay from 'find-my-way'
 import type { Redis } from 'ioredis'
@@ -12,6 +14,7 @@ import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import {
   MAX_BODY_BYTES,
   MAX_REQUEST_LINE_BYTES,
+  answerUnroutedMethod,
   handleClientError,
   hasMalformedQuery,
   isWellFormedPath,
@@ -90,6 +93,9 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
   const clock = deps.clock ?? (() => new Date())
+  // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
+  const methodsByPath = FindMyWay()
+  const allowedAt = (path: string) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     genReqId: (request) => {
@@ -99,12 +105,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true, querystringParser: parseQueryString },
     rewriteUrl: (request) => rewriteUrl(request.url ?? '/'),
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: (error, socket) => handleClientError(error, socket, allowedAt),
     return503OnClosing: true,
     // Undecodable URLs and similar refusals by the router take GitLab's plain 400 too.
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   })
   registerBodyParsers(fastify)
+  // Node hands CONNECT over as a tunnel request and closes the connection unanswered when nobody takes it; the socket
+  // is ours then, its errors too (a client gone before the answer).
+  fastify.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy())
+    answerUnroutedMethod(socket, request.url, allowedAt)
+  })
 
   const settings = new SettingsCache(database.db, {
     clock,
@@ -124,8 +136,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain()])
   })
 
-  // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
-  const methodsByPath = FindMyWay()
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const method of methods) {
@@ -165,7 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
       if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
     }
-    const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
+    const allowed = allowedAt(path)
     if (allowed.length > 0) {
       if (request.method === 'OPTIONS')
         return reply

@@ -202,3 +202,44 @@ describe('parameters', () => {
     expect(after.body.is_admin).toBe(false)
   })
 })
+
+describe('methods no route has', () => {
+  const headOf = (res: { head: string }) => res.head.split('\r\n').filter((line) => !/^(x-request-id|date|keep-alive):/i.test(line))
+
+  test('TRACE, PROPFIND, MKCOL: 405 with Allow at a known path, else 404, each a complete response', async () => {
+    for (const method of ['TRACE', 'PROPFIND', 'MKCOL']) {
+      const known = await sendRaw(server.url, `${method} /api/v4/version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(known.status).toBe(405)
+      expect(known.head).toContain('\r\nallow: OPTIONS, GET, HEAD\r\n')
+      expect(known.body).toBe('{"error":"405 Not Allowed"}')
+      const unknown = await sendRaw(server.url, `${method} /api/v4/no-such-thing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(unknown.status).toBe(404)
+      expect(unknown.body).toBe('{"error":"404 Not Found"}')
+    }
+  })
+
+  test('CONNECT and methods Node does not parse (FOO) are answered as the router answers, then the connection is closed', async () => {
+    for (const method of ['CONNECT', 'FOO']) {
+      const known = await sendRaw(server.url, `${method} /api/v4/version.json?x=1 HTTP/1.1\r\nHost: x\r\n\r\n`)
+      expect(headOf(known)).toEqual([
+        'HTTP/1.1 405 Method Not Allowed',
+        'Allow: OPTIONS, GET, HEAD',
+        'Content-Type: application/json',
+        'Content-Length: 27',
+        'Connection: close',
+      ])
+      expect(known.body).toBe('{"error":"405 Not Allowed"}')
+      const unknown = await sendRaw(server.url, `${method} /api/v4/no-such-thing HTTP/1.1\r\nHost: x\r\n\r\n`)
+      expect(headOf(unknown)).toEqual([
+        'HTTP/1.1 404 Not Found',
+        'Content-Type: application/json',
+        'Content-Length: 25',
+        'Connection: close',
+      ])
+      expect(unknown.body).toBe('{"error":"404 Not Found"}')
+    }
+    const tunnel = await sendRaw(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
+    expect(headOf(tunnel)).toEqual(['HTTP/1.1 400 Bad Request', 'Content-Type: text/plain', 'Content-Length: 11', 'Connection: close'])
+    expect(tunnel.body).toBe('Bad Request')
+  })
+})

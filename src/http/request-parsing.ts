@@ -156,11 +156,49 @@ export function registerBodyParsers(app: FastifyInstance) {
   })
 }
 
+/** The methods other than OPTIONS that a path has routes for; none for an unknown path. */
+export type AllowedMethods = (path: string) => string[]
+
+function answerOnSocket(socket: Socket, status: string, headers: Record<string, string>, body: string): void {
+  const head = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
+  socket.end(`HTTP/1.1 ${status}\r\n${head}\r\n${body}`)
+}
+
+const BAD_REQUEST = { status: '400 Bad Request', headers: { 'Content-Type': 'text/plain' }, body: 'Bad Request' }
+
+/**
+ * The answer to a method no route has, for requests Node does not hand to the router: CONNECT (Node offers it as a
+ * tunnel) and methods its parser does not know (`FOO`). GitLab's Puma passes any method to the app, whose router
+ * answers as for a known method, so these do too: 405 with `Allow` at a known path, else the router's 404. A target
+ * that is no path (CONNECT's `host:port`) is a malformed request: the plain 400.
+ */
+export function answerUnroutedMethod(socket: Socket, target: string | undefined, allowedAt: AllowedMethods): void {
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  if (!target?.startsWith('/') || !isWellFormedPath(target)) {
+    answerOnSocket(socket, BAD_REQUEST.status, BAD_REQUEST.headers, BAD_REQUEST.body)
+    return
+  }
+  const path = rewriteUrl(target).split('?')[0] ?? '/'
+  const allowed = allowedAt(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+  if (allowed.length > 0) {
+    const headers = { Allow: ['OPTIONS', ...allowed].join(', '), 'Content-Type': 'application/json' }
+    answerOnSocket(socket, '405 Method Not Allowed', headers, '{"error":"405 Not Allowed"}')
+    return
+  }
+  answerOnSocket(socket, '404 Not Found', { 'Content-Type': 'application/json' }, '{"error":"404 Not Found"}')
+}
+
 /**
  * Node refuses a request whose head outgrows its header limit before Fastify sees it. When the overflow
- * happens inside the request line, the answer is GitLab's 414 instead of Node's 431.
+ * happens inside the request line, the answer is GitLab's 414 instead of Node's 431. A method Node's parser does
+ * not know is answered as the router answers one (answerUnroutedMethod).
  */
-export function handleClientError(error: Error, socket: Socket): void {
+export function handleClientError(error: Error, socket: Socket, allowedAt: AllowedMethods): void {
   if (!socket.writable) {
     socket.destroy()
     return
@@ -171,10 +209,15 @@ export function handleClientError(error: Error, socket: Socket): void {
     const inRequestLine = !seen || !seen.includes('\n')
     const body = inRequestLine ? '{"message":"414 Request-URI Too Large"}' : '{"message":"431 Request Header Fields Too Large"}'
     const status = inRequestLine ? '414 Request-URI Too Large' : '431 Request Header Fields Too Large'
-    socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
+    answerOnSocket(socket, status, { 'Content-Type': 'application/json' }, body)
     return
   }
-  socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\nConnection: close\r\n\r\nBad Request')
+  if (code === 'HPE_INVALID_METHOD' && Buffer.isBuffer(rawPacket)) {
+    const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/1\.[01]\r?\n/.exec(rawPacket.toString('latin1'))
+    if (requestLine) {
+      answerUnroutedMethod(socket, requestLine[1], allowedAt)
+      return
+    }
+  }
+  answerOnSocket(socket, BAD_REQUEST.status, BAD_REQUEST.headers, BAD_REQUEST.body)
 }

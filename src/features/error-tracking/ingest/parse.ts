@@ -233,8 +233,15 @@ function truncate(text: string, max: number): string {
   return [...text].slice(0, max).join('')
 }
 
-// PostgreSQL text cannot hold NUL; GitLab accepts events holding them (spec: "body contains nullbytes").
-const noNul = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text)
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * Text as it can be stored and read back unchanged: PostgreSQL text cannot hold NUL, and GitLab accepts events
+ * holding them (spec: "body contains nullbytes"), so NULs are dropped; a lone surrogate (`"\ud800"` in the JSON) is
+ * no character, and both databases would store it as U+FFFD, so it becomes U+FFFD here already and the event is
+ * grouped under the name that is stored.
+ */
+const storable = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text).replace(LONE_SURROGATE, '\ufffd')
 
 /**
  * One event: JSON object, checked against GitLab's payload schema, grouped as GitLab groups it (GL
@@ -304,12 +311,12 @@ export function parseEvent(text: string, now: Date): EventOutcome {
   return {
     ok: true,
     event: {
-      name: noNul(name),
-      description: noNul(description),
-      actor: noNul(actor),
-      platform: noNul(platform),
-      environment: isString(event.environment) ? noNul(event.environment) : null,
-      level: isString(event.level) ? noNul(event.level) : null,
+      name: storable(name),
+      description: storable(description),
+      actor: storable(actor),
+      platform: storable(platform),
+      environment: isString(event.environment) ? storable(event.environment) : null,
+      level: isString(event.level) ? storable(event.level) : null,
       occurredAt: occurredAt as string,
       payload: text,
     },

@@ -402,3 +402,57 @@ describe('store', () => {
     expect(await errorsOf(project)).toEqual([])
   })
 })
+
+describe('unusual text', () => {
+  const raw = (type: string, value: string, extra = '') =>
+    `{"platform":"node","timestamp":1700000000,${extra}"exception":{"values":[{"type":${type},"value":${value},"stacktrace":{"frames":[{"function":"f","module":"m"}]}}]}}`
+
+  test('lone surrogates become U+FFFD and NULs are dropped, so the event is stored readable and grouped', async () => {
+    const { project, key } = await projectWith()
+    const json = { ...auth(key), 'content-type': 'application/json' }
+    const bodies = [
+      raw('"E\\ud800"', '"v\\udc00x"', '"transaction":"t\\udfff","environment":"p\\u0000","level":"e\\ud800rror",'),
+      raw('"E\\ud800"', '"v\\udc00x"', '"transaction":"t\\udfff","environment":"p\\u0000","level":"e\\ud800rror",'),
+      raw('"E\\u0000"', '"v\\u0000"', '"transaction":"t\\ud83d\\ude00",'),
+      '{"timestamp":1700000000,"message":"m\\u0000x\\ud800"}',
+    ]
+    for (const body of bodies) expect(await post(`${project.id}/store`, body, json)).toEqual({ status: 200, text: '', body: null })
+    const envelopeBody = envelope([{ type: 'event' }, raw('"E\\ud800"', '"v"', '"transaction":"t\\udfff",')])
+    expect(await post(`${project.id}/envelope`, envelopeBody, auth(key))).toEqual({ status: 200, text: '', body: null })
+    const errors = await errorsOf(project)
+    expect(errors.map((e) => [e.name, e.description, e.actor, e.events_count])).toEqual([
+      ['E\ufffd', 'v', 't\ufffd', 3],
+      ['E', 'v', 't\u{1f600}', 1],
+      ['mx\ufffd', 'mx\ufffd', '', 1],
+    ])
+    const events = await eventsOf(project)
+    expect(events.map((e) => [e.description, e.environment, e.level, e.payload])).toEqual([
+      ['v\ufffdx', 'p', 'e\ufffdrror', bodies[0]],
+      ['v\ufffdx', 'p', 'e\ufffdrror', bodies[1]],
+      ['v', null, null, bodies[2]],
+      ['mx\ufffd', null, null, bodies[3]],
+      ['v', null, null, raw('"E\\ud800"', '"v"', '"transaction":"t\\udfff",')],
+    ])
+  })
+
+  test('invalid UTF-8 is read with U+FFFD; very long text is refused with the validation sentence; deep JSON is stored', async () => {
+    const { project, key } = await projectWith()
+    const json = { ...auth(key), 'content-type': 'application/json' }
+    expect(await post(`${project.id}/store`, Buffer.from(raw('"E\xff"', '"v"'), 'latin1'), json)).toEqual({
+      status: 200,
+      text: '',
+      body: null,
+    })
+    expect(await post(`${project.id}/store`, raw('"E"', JSON.stringify('x'.repeat(900_000))), json)).toEqual({
+      status: 400,
+      text: '{"message":"Validation failed: Description is too long (maximum is 1024 characters)"}',
+      body: { message: 'Validation failed: Description is too long (maximum is 1024 characters)' },
+    })
+    const deep = `{"timestamp":1700000000,"message":"m","extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+    expect(await post(`${project.id}/store`, deep, json)).toEqual({ status: 200, text: '', body: null })
+    expect((await errorsOf(project)).map((e) => [e.name, e.events_count])).toEqual([
+      ['E\ufffd', 1],
+      ['m', 1],
+    ])
+  })
+})
