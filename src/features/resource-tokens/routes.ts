@@ -19,8 +19,11 @@ import {
   showResourceToken,
 } from './service.js'
 
-/** Project access tokens (GL resource_access_tokens.rb). */
-const SOURCES = [['projects', 'project']] as const
+/** The same endpoints serve projects and groups (GL resource_access_tokens.rb `%w[project group].each`). */
+const SOURCES = [
+  ['projects', 'project'],
+  ['groups', 'group'],
+] as const
 
 export function registerResourceTokenRoutes(api: ApiRouter) {
   for (const [plural, kind] of SOURCES) {
