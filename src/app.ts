@@ -35,6 +35,7 @@ import { registerProjectRoutes } from './features/projects/routes.js'
 import { findMovedProjectLocation } from './features/projects/index.js'
 import { tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
+import { registerResourceTokenRoutes } from './features/resource-tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
@@ -218,6 +219,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerOperationsRoutes(fastify, api, { database, redis: deps.redis, metrics })
   registerUserRoutes(api)
   registerTokenRoutes(api)
+  registerResourceTokenRoutes(api)
   registerSettingsRoutes(api, settings)
   registerNamespaceRoutes(api)
   registerGroupRoutes(api)

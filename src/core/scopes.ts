@@ -27,6 +27,11 @@ export const AVAILABLE_SCOPES = [
   'read_service_ping',
 ] as const
 
+/** Scopes a project or group access token may carry (GL Gitlab::Auth.resource_bot_scopes: no user or admin scopes). */
+export const RESOURCE_BOT_SCOPES = AVAILABLE_SCOPES.filter(
+  (scope) => scope !== 'read_user' && scope !== 'sudo' && scope !== 'admin_mode' && scope !== 'read_service_ping',
+)
+
 /** Scopes that only serve OpenID Connect (the ID token and /oauth/userinfo); they open no API endpoint. */
 export const OPENID_SCOPES = ['openid', 'profile', 'email'] as const
 

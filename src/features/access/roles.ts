@@ -24,6 +24,7 @@ export const ProjectAbility = {
   change_namespace: { level: AccessLevel.OWNER },
   archive_project: { level: AccessLevel.OWNER },
   remove_project: { level: AccessLevel.OWNER },
+  manage_resource_access_tokens: { level: AccessLevel.MAINTAINER },
 } satisfies Record<string, Requirement>
 export type ProjectAbilityName = keyof typeof ProjectAbility
 
@@ -33,6 +34,8 @@ export const GroupAbility = {
   admin_group_member: { level: AccessLevel.OWNER },
   remove_group: { level: AccessLevel.OWNER },
   create_subgroup: { level: AccessLevel.MAINTAINER },
+  // GL GroupPolicy: group access tokens need `admin_group`.
+  manage_resource_access_tokens: { level: AccessLevel.OWNER },
 } satisfies Record<string, Requirement>
 export type GroupAbilityName = keyof typeof GroupAbility
 

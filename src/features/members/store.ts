@@ -254,3 +254,14 @@ export async function replaceWithOwnerMember(db: Db, source: SourceRef, userId: 
     updated_at: at,
   })
 }
+
+/** The bot users who are direct members of a source, with their roles (GL `resource.bots`). */
+export function selectBotMembers(db: Db, source: SourceRef) {
+  return db
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'm.access_level'])
+    .where(`m.${sourceColumn(source)}`, '=', source.id)
+    .where('u.bot', '=', 1)
+    .execute()
+}

@@ -5,7 +5,20 @@ import { findUserByIdOrUsername } from '../users/index.js'
 import { findUserForAuthentication } from '../users/index.js'
 import { findTokenForAuthentication, findTokenIdsRotatedFrom, revokeActiveTokens, updateTokenUse } from './store.js'
 
-export { ensureRootToken, issuePersonalAccessToken, ROOT_TOKEN_SCOPES, type NewToken } from './service.js'
+export {
+  botTokenProblem,
+  ensureRootToken,
+  findTokenOfUsers,
+  issueBotToken,
+  issuePersonalAccessToken,
+  listTokensOfUsers,
+  revokeToken,
+  rotateToken,
+  ROOT_TOKEN_SCOPES,
+  type BotTokenInput,
+  type NewToken,
+} from './service.js'
+export { presentToken } from './present.js'
 
 /** last_used_at is written at most this often per token (GL LastUsedService::LAST_USED_AT_TIMEOUT). */
 const LAST_USED_INTERVAL_MS = 10 * 60 * 1000

@@ -398,3 +398,62 @@ export async function rotateOwnToken(ctx: Context, expiresAt: string | undefined
   if (!token) return null
   return rotateToken(ctx, token, expiresAt)
 }
+
+/** The token of a project or group bot: the defaults and validations of a personal access token. */
+export interface BotTokenInput {
+  name: string
+  scopes: string[]
+  description?: string
+  expiresAt?: string
+}
+
+function botTokenAttributes(settings: Settings, now: Date, input: BotTokenInput): TokenAttributes {
+  return {
+    name: input.name,
+    scopes: input.scopes,
+    description: input.description ?? null,
+    expiresAt: input.expiresAt ?? defaultExpiry(settings, now),
+    impersonation: false,
+  }
+}
+
+/** Why a bot token could not be made, as GitLab's create service words it, or null when it can. */
+export function botTokenProblem(settings: Settings, now: Date, input: BotTokenInput): string | null {
+  const errors = validateToken(settings, now, botTokenAttributes(settings, now, input))
+  return errors ? fullMessages(errors) : null
+}
+
+/** Issues a bot's token, once botTokenProblem found nothing; call it inside the transaction that made the bot. */
+export function issueBotToken(trx: Db, settings: Settings, now: Date, userId: number, input: BotTokenInput): Promise<NewToken> {
+  return insertNewToken(trx, { id: userId }, now, botTokenAttributes(settings, now, input))
+}
+
+/** The (not impersonation) tokens of some users, oldest first, optionally only the active or inactive ones. */
+export function listTokensOfUsers(
+  ctx: Context,
+  userIds: number[],
+  state: 'active' | 'inactive' | undefined,
+  window: PageWindow,
+): Promise<OffsetPage<TokenRow>> {
+  const query = selectTokens(ctx.db, {
+    userIds,
+    impersonation: false,
+    state,
+    today: isoDate(ctx.now()),
+    order: { column: 'id', direction: 'asc' },
+  })
+  return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
+}
+
+/** A (not impersonation) token of one of these users by the id as the path gives it. */
+export async function findTokenOfUsers(db: Db, userIds: number[], idText: string): Promise<TokenRow | null> {
+  const id = tokenIdOf(idText)
+  if (id === null || userIds.length === 0) return null
+  const token = await findTokenById(db, id)
+  return token && token.impersonation === 0 && userIds.includes(token.user_id) ? token : null
+}
+
+/** Marks a token revoked; call it inside the transaction of the use case that revokes it. */
+export async function revokeToken(trx: Db, tokenId: number, at: string): Promise<void> {
+  await revokeTokenRow(trx, tokenId, at)
+}

@@ -45,6 +45,7 @@ export function findUserTokenById(db: Db, userId: number, id: number, impersonat
 
 export interface TokenFilters {
   userId?: number
+  userIds?: number[]
   impersonation?: boolean
   /** 'active': not revoked and expiring after `today`; 'inactive': revoked or expired by `today`. */
   state?: 'active' | 'inactive'
@@ -65,6 +66,8 @@ export interface TokenFilters {
 export function selectTokens(db: Db, filters: TokenFilters) {
   let query = db.selectFrom('personal_access_tokens').selectAll()
   if (filters.userId !== undefined) query = query.where('user_id', '=', filters.userId)
+  if (filters.userIds !== undefined)
+    query = filters.userIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('user_id', 'in', filters.userIds)
   if (filters.impersonation !== undefined) query = query.where('impersonation', '=', filters.impersonation ? 1 : 0)
   if (filters.state === 'active') {
     query = query.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', filters.today)]))

@@ -469,3 +469,33 @@ export async function ensureInternalUser(db: Db, attributes: { username: string;
     throw error
   }
 }
+
+/**
+ * The bot user behind a project or group access token (GL user_type project_bot): confirmed, without a password,
+ * so it never signs in. Call it inside the transaction that gives the bot its membership and token.
+ */
+export async function createBotUser(
+  trx: Db,
+  attributes: { username: string; name: string; email: string; external: boolean; createdById: number },
+  at: string,
+): Promise<User> {
+  const user = await insertUser(trx, {
+    username: attributes.username,
+    name: attributes.name,
+    email: attributes.email,
+    bot: 1,
+    external: attributes.external ? 1 : 0,
+    password_digest: null,
+    created_by_id: attributes.createdById,
+    confirmed_at: at,
+    created_at: at,
+    updated_at: at,
+  })
+  await createPersonalNamespace(trx, user)
+  return user
+}
+
+/** Blocks the bot of a revoked access token, so that nothing signs in as it again. Call it inside a transaction. */
+export async function blockBotUser(trx: Db, userId: number, at: string): Promise<void> {
+  await updateUserRow(trx, userId, { state: 'blocked', updated_at: at })
+}
