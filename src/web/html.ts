@@ -43,6 +43,27 @@ input[type=text],input[type=password],textarea{width:100%;box-sizing:border-box;
 .flash.notice{background:#ecf4ee}code{background:#eee;padding:0 .3rem;word-break:break-all}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd}
 form.inline{display:inline}
+:root{--space-1:4px;--space-2:8px;--space-3:16px;--space-4:24px;--border:#dcdcde;--muted:#626168;--radius:4px;
+--triggered-bg:#fdd4cd;--triggered-fg:#a02e1c;--acknowledged-bg:#f5d9a8;--acknowledged-fg:#8f4700;
+--resolved-bg:#c3e6cd;--resolved-fg:#24663b;--ignored-bg:#e3e3e8;--ignored-fg:#535158;--primary:#1f75cb}
+.badge{display:inline-block;padding:0 var(--space-2);border-radius:1rem;font-size:.8rem;font-weight:600;line-height:1.6rem}
+.status-triggered{background:var(--triggered-bg);color:var(--triggered-fg)}
+.status-acknowledged{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
+.status-resolved{background:var(--resolved-bg);color:var(--resolved-fg)}
+.status-ignored{background:var(--ignored-bg);color:var(--ignored-fg)}
+.button-row{display:flex;flex-wrap:wrap;gap:var(--space-2);margin:var(--space-3) 0}.button-row form{margin:0}
+button.primary{background:var(--primary);color:#fff;border:1px solid var(--primary);border-radius:var(--radius)}
+button.secondary{background:#fff;color:inherit;border:1px solid var(--border);border-radius:var(--radius)}
+.breadcrumbs{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}.none,.empty{color:var(--muted)}
+h1,h2,.alert-title{overflow-wrap:anywhere}
+dl.fields{display:grid;grid-template-columns:minmax(7rem,max-content) minmax(0,1fr);gap:var(--space-2) var(--space-3);margin:var(--space-3) 0}
+dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}ul.plain{list-style:none;margin:0;padding:0}
+.table-box{max-width:100%;overflow-x:auto;border:1px solid var(--border);border-radius:var(--radius)}
+table.key-values{table-layout:fixed}table.key-values th[scope=row]{width:30%;font-weight:600;overflow-wrap:anywhere;vertical-align:top}
+table.key-values td{overflow-wrap:anywhere}table.key-values .value{white-space:pre-wrap}
+table.key-values pre{margin:0;max-height:16rem;overflow:auto;white-space:pre;font-size:.85rem}
+ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--space-2) 0;border-bottom:1px solid var(--border);overflow-wrap:anywhere}
+.note-username{color:var(--muted)}
 `
 
 export interface PageOptions {

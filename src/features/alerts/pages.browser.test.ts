@@ -6,7 +6,10 @@ import { closeBrowser, launchBrowser } from '../../testing/browser.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 
-/** The alert pages in a real browser, without JavaScript: sign in, add an integration, send a test alert, list alerts. */
+/**
+ * The alert pages in a real browser, without JavaScript: sign in, add an integration, send a test alert, list alerts,
+ * open one and acknowledge it.
+ */
 
 const PASSWORD = 'alert-pages-password'
 
@@ -106,6 +109,37 @@ describe('the alert pages in a browser', () => {
         'Test alert sent successfully.',
         'Alert #2: Memory low',
       ])
+    } finally {
+      await page.context().close()
+    }
+  })
+
+  test('a Developer opens an alert from the list, acknowledges it and sees the new status and its system note', async () => {
+    const list = `/${project.full_path}/-/alert_management`
+    const page = await signInAt(developer, list)
+    try {
+      await Promise.all([page.waitForURL(`${server.url}${list}/1/details`), page.click('#alert_1 .alert-title a')])
+      expect(await page.textContent('h1.alert-title')).toBe('CPU at 100%')
+      expect(await page.textContent('.alert-header .badge')).toBe('Triggered')
+      expect(await page.textContent('dd.alert-severity')).toBe('High')
+      expect(await page.textContent('dd.alert-service')).toBe('api')
+      expect(await page.textContent('dd.alert-events')).toBe('1')
+      expect(await page.locator('.status-actions button').allTextContents()).toEqual(['Acknowledge', 'Resolve', 'Ignore'])
+      const notes = page.locator('#alert-activity li.system-note')
+      expect(await notes.locator('.note-body').allTextContents()).toEqual(['logged an alert from Production monitor'])
+
+      await page.click('#status_acknowledged button')
+      expect(page.url()).toBe(`${server.url}${list}/1/details`)
+      expect(await page.textContent('.alert-header .badge')).toBe('Acknowledged')
+      expect(await page.locator('.status-actions button').allTextContents()).toEqual(['Resolve', 'Ignore', 'Reopen'])
+      expect(await notes.locator('.note-body').allTextContents()).toEqual([
+        'logged an alert from Production monitor',
+        'changed the status to Acknowledged',
+      ])
+      expect(await notes.nth(1).locator('.note-username').textContent()).toBe(`@${developer.username}`)
+
+      await page.goto(server.url + list)
+      expect(await page.textContent('#alert_1 .alert-status')).toBe('Acknowledged')
     } finally {
       await page.context().close()
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { Db } from '../../db/index.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
+import { addTestMember, createTestGroup, createTestIssue, createTestProject, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createTestSession, type TestSession } from '../../testing/sessions.js'
@@ -347,7 +347,7 @@ describe('the alert list page', () => {
     expect(first.status).toBe(200)
     expect(first.text).toContain('Page 1 of 2 (23 alerts)')
     expect(first.text).toContain(`<a rel="next" href="${alertsOf(project)}?page=2">Next</a>`)
-    expect(first.text).toContain('<td class="alert-title">#23 Alert &lt;23&gt;</td>')
+    expect(first.text).toContain(`<td class="alert-title"><a href="${alertsOf(project)}/23/details">#23 Alert &lt;23&gt;</a></td>`)
     expect(first.text).toContain('<td class="alert-status">Resolved</td>')
     expect(first.text).toContain('<td class="alert-severity">Medium</td>')
     expect(first.text).toContain('<td class="alert-events">23</td>')
@@ -367,6 +367,186 @@ describe('the alert list page', () => {
 
     const ignored = await visit('GET', `${alertsOf(project)}?status=ignored`, { session })
     expect(ignored.text).toContain('No alerts to display.')
+  })
+})
+
+describe('the alert details page', () => {
+  const STARTED = '2026-01-02T03:04:05.000Z'
+  const HOSTILE = '<script>alert(1)</script>'
+
+  async function insertAlert(
+    project: ProjectRow,
+    values: { iid?: number; status?: number; issueId?: number | null; environmentId?: number } = {},
+  ) {
+    const payload = {
+      title: HOSTILE,
+      monitoring_tool: 'Prometheus <x>',
+      labels: { instance: '<img src=x onerror=alert(1)>', region: 'eu' },
+      hosts: ['db-1.example.com'],
+      command: 'x'.repeat(300),
+    }
+    return db
+      .insertInto('alerts')
+      .values({
+        project_id: project.id,
+        iid: values.iid ?? 1,
+        title: HOSTILE,
+        description: 'Disk & memory',
+        severity: 1,
+        status: values.status ?? 0,
+        started_at: STARTED,
+        monitoring_tool: 'Prometheus <x>',
+        service: 'api',
+        hosts: JSON.stringify(['db-1.example.com']),
+        environment_id: values.environmentId ?? null,
+        payload: JSON.stringify(payload),
+        events: 3,
+        issue_id: values.issueId ?? null,
+        created_at: STARTED,
+        updated_at: STARTED,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+  }
+
+  function detailsOf(project: ProjectRow, iid = 1) {
+    return `${alertsOf(project)}/${iid}/details`
+  }
+
+  test('sends visitors to sign in; outsiders, Guests and unknown iids get the 404 page', async () => {
+    const project = await projectIn('private', 2)
+    await insertAlert(project)
+    const anonymous = await visit('GET', detailsOf(project))
+    expect([anonymous.status, anonymous.location]).toEqual([302, '/users/sign_in'])
+    for (const level of [null, 10]) {
+      const { session } = await member(project, level)
+      const response = await visit('GET', detailsOf(project), { session })
+      expect([level, response.status]).toEqual([level, 404])
+      expect(response.text).toContain('404: Page not found')
+      expect(response.text).not.toContain('alert(1)')
+    }
+    const { session } = await member(project, 20)
+    for (const path of [
+      detailsOf(project, 2),
+      detailsOf(project, 0),
+      `${alertsOf(project)}/abc/details`,
+      `${alertsOf(project)}/99999999999/details`,
+    ]) {
+      const response = await visit('GET', path, { session })
+      expect([path, response.status]).toEqual([path, 404])
+    }
+  })
+
+  test('a Reporter reads every field, the payload and the incident, escaped, without status forms', async () => {
+    const project = await projectIn('private', 2)
+    const { user, session } = await member(project, 20)
+    const incident = await createTestIssue(db, { project, author: user, issueType: 'incident' })
+    const at = new Date().toISOString()
+    const environment = await db
+      .insertInto('environments')
+      .values({ project_id: project.id, name: 'production', slug: 'production', external_url: null, created_at: at, updated_at: at })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await insertAlert(project, { issueId: incident.id, environmentId: environment.id })
+    const response = await visit('GET', detailsOf(project), { session })
+    expect(response.status).toBe(200)
+    const text = response.text
+    expect(text).not.toContain('<script>')
+    expect(text).not.toContain('<img')
+    expect(text).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt; · Alerts · svc</title>')
+    expect(text).toContain('<h1 class="alert-title">&lt;script&gt;alert(1)&lt;/script&gt;</h1>')
+    expect(text).toContain('<span class="badge status-triggered">Triggered</span>')
+    expect(text).toContain('<dd class="alert-severity">High</dd>')
+    expect(text).toContain(`<dd class="alert-started"><time datetime="${STARTED}">2026-01-02 03:04:05 UTC</time></dd>`)
+    expect(text).toContain('<dd class="alert-ended"><span class="none">None</span></dd>')
+    expect(text).toContain('<dd class="alert-events">3</dd>')
+    expect(text).toContain('<dd class="alert-environment">production</dd>')
+    expect(text).toContain('<dd class="alert-monitoring-tool">Prometheus &lt;x&gt;</dd>')
+    expect(text).toContain('<dd class="alert-service">api</dd>')
+    expect(text).toContain('<dd class="alert-hosts"><ul class="plain"><li><code>db-1.example.com</code></li></ul></dd>')
+    expect(text).toContain(`<dd class="alert-incident"><a href="/${project.full_path}/-/issues/${incident.iid}">#${incident.iid}</a></dd>`)
+    expect(text).toContain('<dd class="alert-description">Disk &amp; memory</dd>')
+    expect(text).toContain('<th scope="row">labels.instance</th>')
+    expect(text).toContain('<span class="value">&lt;img src=x onerror=alert(1)&gt;</span>')
+    expect(text).toContain('<th scope="row">labels.region</th>')
+    expect(text).toContain(`<span class="value">${'x'.repeat(300)}</span>`)
+    expect(text).toContain('<pre>[\n  &quot;db-1.example.com&quot;\n]</pre>')
+    expect(text).toContain('No activity yet: status changes appear here.')
+    expect(text).not.toContain('class="status-change"')
+    expect(text).not.toContain('name="status"')
+  })
+
+  test('a Developer acknowledges, resolves and ignores the alert, each leaving a system note as the API does', async () => {
+    const project = await projectIn('private')
+    await insertAlert(project)
+    const { user, session } = await member(project, 30)
+    const page = await visit('GET', detailsOf(project), { session })
+    expect(page.status).toBe(200)
+    for (const status of ['acknowledged', 'resolved', 'ignored']) {
+      expect(page.text).toContain(`<input type="hidden" name="status" value="${status}" />`)
+    }
+    expect(page.text).not.toContain('value="triggered"')
+    for (const status of ['acknowledged', 'resolved', 'ignored']) {
+      const form = new RegExp(
+        `<form method="post" action="${detailsOf(project)}" class="status-change" id="status_${status}">\\s*<input type="hidden" name="authenticity_token" value="[^"]+" />`,
+      )
+      expect(page.text).toMatch(form)
+    }
+
+    const acknowledged = await submit(session, detailsOf(project), [['status', 'acknowledged']])
+    expect([acknowledged.status, acknowledged.location]).toEqual([302, detailsOf(project)])
+    const shown = await visit('GET', detailsOf(project), { session })
+    expect(shown.text).toContain('<span class="badge status-acknowledged">Acknowledged</span>')
+    expect(shown.text).toContain('value="triggered"')
+    expect(shown.text).not.toContain('value="acknowledged"')
+    expect(shown.text).toContain(`<span class="note-username">@${user.username}</span>`)
+    expect(shown.text).toContain('<span class="note-body">changed the status to <strong>Acknowledged</strong></span>')
+
+    expect((await submit(session, detailsOf(project), [['status', 'resolved']])).status).toBe(302)
+    expect((await submit(session, detailsOf(project), [['status', 'ignored']])).status).toBe(302)
+    const alert = await db.selectFrom('alerts').selectAll().where('project_id', '=', project.id).executeTakeFirstOrThrow()
+    expect([alert.status, alert.ended_at]).toEqual([3, null])
+    const notes = await db
+      .selectFrom('notes')
+      .select(['body', 'author_id', 'system'])
+      .where('alert_id', '=', alert.id)
+      .orderBy('id')
+      .execute()
+    expect(notes).toEqual([
+      { body: 'changed the status to **Acknowledged**', author_id: user.id, system: 1 },
+      { body: 'changed the status to **Resolved**', author_id: user.id, system: 1 },
+      { body: 'changed the status to **Ignored**', author_id: user.id, system: 1 },
+    ])
+    const last = await visit('GET', detailsOf(project), { session })
+    expect(last.text.match(/<li class="note system-note"/g)).toHaveLength(3)
+
+    const unknown = await submit(session, detailsOf(project), [['status', 'closed']])
+    expect(unknown.status).toBe(422)
+    expect(unknown.text).toContain('<div class="flash alert" role="alert">Status is not included in the list</div>')
+    expect((await submit(session, detailsOf(project, 2), [['status', 'resolved']])).status).toBe(404)
+  })
+
+  test('a Reporter cannot change the status, and a form without its CSRF token is refused', async () => {
+    const project = await projectIn('private')
+    await insertAlert(project)
+    const reporter = await member(project, 20)
+    const refused = await submit(reporter.session, detailsOf(project), [['status', 'acknowledged']])
+    expect(refused.status).toBe(404)
+    const developer = await member(project, 30)
+    const forged = await visit('POST', detailsOf(project), { session: developer.session, form: [['status', 'acknowledged']] })
+    expect(forged.status).toBe(422)
+    expect(forged.text).toContain('The change you requested was rejected.')
+    const wrong = await visit('POST', detailsOf(project), {
+      session: developer.session,
+      form: [
+        ['authenticity_token', reporter.session.csrfToken],
+        ['status', 'acknowledged'],
+      ],
+    })
+    expect(wrong.status).toBe(422)
+    const alert = await db.selectFrom('alerts').selectAll().where('project_id', '=', project.id).executeTakeFirstOrThrow()
+    expect(alert.status).toBe(0)
+    expect(await db.selectFrom('notes').select('id').where('alert_id', '=', alert.id).execute()).toEqual([])
   })
 })
 

@@ -19,9 +19,9 @@ import {
   type IntegrationType,
 } from './integrations/index.js'
 import { readWebhookBody, receiveAlerts, webhookStatusOf, type AlertIntake, type AlertIntakeOutcome } from './ingest/index.js'
-import { canReadAlerts } from './policy.js'
-import { SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName } from './present.js'
-import { listAlerts } from './service.js'
+import { canReadAlerts, canUpdateAlerts } from './policy.js'
+import { parsePayload, payloadEntries, SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName, type AlertView } from './present.js'
+import { listAlertActivity, listAlerts, showAlert, updateAlertStatus, type AlertActivityItem } from './service.js'
 import { type LoadedProject } from '../access/index.js'
 
 const SETTINGS_SUFFIX = '/-/settings/operations'
@@ -366,7 +366,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
               (alert) => html`<tr class="alert-row" id="alert_${alert.iid}">
                 <td class="alert-severity">${capitalized(SEVERITY_NAMES[alert.severity] ?? 'critical')}</td>
                 <td class="alert-started">${timeOf(alert.started_at)}</td>
-                <td class="alert-title">#${alert.iid} ${alert.title}</td>
+                <td class="alert-title"><a href="${detailsPath(loaded, alert.iid)}">#${alert.iid} ${alert.title}</a></td>
                 <td class="alert-events">${alert.events}</td>
                 <td class="alert-issue">${alert.issue_iid === null ? 'None' : `#${alert.issue_iid}`}</td>
                 <td class="alert-status">${capitalized(STATUS_NAMES[alert.status] ?? 'triggered')}</td>
@@ -377,6 +377,170 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
     }
     ${pager(view, ALERTS_PER_PAGE, total, 'alerts')}`
   return w.render({ title: 'Alerts' }, body)
+}
+
+// The alert details page (GL Projects::AlertManagementController#details).
+
+const DETAILS_SUFFIX = '/-/alert_management/:alert_iid/details'
+
+function detailsPath(loaded: LoadedProject, iid: number): string {
+  return `/${loaded.project.full_path}${ALERTS_SUFFIX}/${iid}/details`
+}
+
+/** The status changes the page offers, as GL's status dropdown names them. */
+const STATUS_ACTIONS: { status: AlertStatusName; label: string; className: string }[] = [
+  { status: 'acknowledged', label: 'Acknowledge', className: 'primary' },
+  { status: 'resolved', label: 'Resolve', className: 'secondary' },
+  { status: 'ignored', label: 'Ignore', className: 'secondary' },
+  { status: 'triggered', label: 'Reopen', className: 'secondary' },
+]
+
+/** A payload value as text: strings as they are, anything else as JSON. */
+function valueText(value: unknown): string {
+  if (typeof value === 'string') return value
+  return JSON.stringify(value, null, 2) ?? 'null'
+}
+
+/** A system note's Markdown as GL writes them: plain text with `**bold**` spans. */
+function noteBody(body: string): Html {
+  return html`${body.split(/\*\*([^*]+)\*\*/).map((part, index) => (index % 2 === 1 ? html`<strong>${part}</strong>` : part))}`
+}
+
+function statusBadge(status: number): Html {
+  const name = STATUS_NAMES[status] ?? 'triggered'
+  return html`<span class="badge status-${name}">${capitalized(name)}</span>`
+}
+
+function field(label: string, value: Html | string, className: string): Html {
+  return html`<dt>${label}</dt>
+    <dd class="${className}">${value === '' ? html`<span class="none">None</span>` : value}</dd>`
+}
+
+function summaryOf(loaded: LoadedProject, alert: AlertView): Html {
+  const hosts = JSON.parse(alert.hosts) as unknown
+  const hostList = Array.isArray(hosts) ? hosts.map((host) => String(host)) : []
+  return html`<dl class="fields alert-fields">
+    ${field('Severity', capitalized(SEVERITY_NAMES[alert.severity] ?? 'critical'), 'alert-severity')}
+    ${field('Start time', timeOf(alert.started_at), 'alert-started')}
+    ${field('End time', alert.ended_at === null ? '' : timeOf(alert.ended_at), 'alert-ended')}
+    ${field('Events', String(alert.events), 'alert-events')}
+    ${field('Environment', alert.environment_name ?? '', 'alert-environment')}
+    ${field('Monitoring tool', alert.monitoring_tool ?? '', 'alert-monitoring-tool')}
+    ${field('Service', alert.service ?? '', 'alert-service')}
+    ${field('Hosts', hostList.length === 0 ? '' : html`<ul class="plain">${hostList.map((host) => html`<li><code>${host}</code></li>`)}</ul>`, 'alert-hosts')}
+    ${field(
+      'Incident',
+      alert.issue_iid === null ? '' : html`<a href="/${loaded.project.full_path}/-/issues/${alert.issue_iid}">#${alert.issue_iid}</a>`,
+      'alert-incident',
+    )}
+    ${alert.runbook ? field('Runbook', alert.runbook, 'alert-runbook') : ''}
+    ${alert.description ? field('Description', alert.description, 'alert-description') : ''}
+  </dl>`
+}
+
+function payloadTable(alert: AlertView): Html {
+  const entries = payloadEntries(parsePayload(alert))
+  if (entries.length === 0) return html`<p class="empty">The alert was sent with an empty payload.</p>`
+  return html`<div class="table-box">
+    <table class="key-values alert-payload">
+      <thead>
+        <tr>
+          <th>Key</th>
+          <th>Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${entries.map(
+          ([key, value]) => html`<tr>
+            <th scope="row">${key}</th>
+            <td>${typeof value === 'object' && value !== null ? html`<pre>${valueText(value)}</pre>` : html`<span class="value">${valueText(value)}</span>`}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`
+}
+
+function activityList(activity: AlertActivityItem[]): Html {
+  if (activity.length === 0) return html`<p class="empty">No activity yet: status changes appear here.</p>`
+  return html`<ol class="activity">
+    ${activity.map(
+      (item) => html`<li class="note${item.system ? ' system-note' : ''}" id="note_${item.id}">
+        <span class="note-author">${item.author.name}</span> <span class="note-username">@${item.author.username}</span>
+        <span class="note-body">${noteBody(item.body)}</span> · ${timeOf(item.createdAt)}
+      </li>`,
+    )}
+  </ol>`
+}
+
+function statusForms(loaded: LoadedProject, alert: AlertView, csrfToken: string): Html {
+  const current = STATUS_NAMES[alert.status] ?? 'triggered'
+  return html`<div class="button-row status-actions">
+    ${STATUS_ACTIONS.filter((action) => action.status !== current).map(
+      (action) => html`<form method="post" action="${detailsPath(loaded, alert.iid)}" class="status-change" id="status_${action.status}">
+        ${csrfField(csrfToken)}<input type="hidden" name="status" value="${action.status}" />
+        <button type="submit" class="${action.className}">${action.label}</button>
+      </form>`,
+    )}
+  </div>`
+}
+
+async function renderAlertDetails(w: WebRequest, loaded: LoadedProject, alert: AlertView, error: string | null = null) {
+  const activity = await listAlertActivity(w.ctx, loaded, alert)
+  const editable = canUpdateAlerts(loaded.access)
+  const csrfToken = editable ? await w.csrfToken() : ''
+  const body = html`<nav class="breadcrumbs">
+      <a href="/${loaded.project.full_path}">${loaded.project.full_name}</a> /
+      <a href="/${loaded.project.full_path}${ALERTS_SUFFIX}">Alerts</a> / #${alert.iid}
+    </nav>
+    <div class="alert-header">
+      ${statusBadge(alert.status)}
+      <span class="alert-reported"
+        >Alert #${alert.iid} reported ${timeOf(alert.created_at)}${alert.monitoring_tool ? html` by ${alert.monitoring_tool}` : ''}</span
+      >
+    </div>
+    <h1 class="alert-title">${alert.title}</h1>
+    ${editable ? statusForms(loaded, alert, csrfToken) : ''}
+    <section id="alert-summary">${summaryOf(loaded, alert)}</section>
+    <section id="alert-details">
+      <h2>Alert details</h2>
+      ${payloadTable(alert)}
+    </section>
+    <section id="alert-activity">
+      <h2>Activity feed</h2>
+      ${activityList(activity)}
+    </section>`
+  const flash = error ? { kind: 'alert' as const, text: error } : null
+  return w.render({ title: `${alert.title} · Alerts`, flash }, body, error ? 422 : 200)
+}
+
+/** The alert of the path's iid, or null when it is not a number or the project has none by it. */
+async function findAlertOfPage(w: WebRequest, loaded: LoadedProject): Promise<AlertView | null> {
+  const text = textOf(w.params.alert_iid)
+  if (!/^\d{1,10}$/.test(text)) return null
+  try {
+    return await showAlert(w.ctx, loaded, Number(text))
+  } catch (error) {
+    if (error instanceof NotFound) return null
+    throw error
+  }
+}
+
+/** Changes the alert's status as the API does (system note, incident closing) and shows the page again. */
+async function changeStatusFromForm(w: WebRequest, loaded: LoadedProject, alert: AlertView) {
+  const status = textOf(w.params.status)
+  if (!(STATUS_NAMES as readonly string[]).includes(status)) {
+    return renderAlertDetails(w, loaded, alert, 'Status is not included in the list')
+  }
+  try {
+    await updateAlertStatus(w.ctx, loaded, alert.iid, status as AlertStatusName)
+  } catch (error) {
+    if (error instanceof DomainError && !(error instanceof NotFound)) {
+      return renderAlertDetails(w, loaded, alert, messagesOf(error).join(' '))
+    }
+    throw error
+  }
+  return w.redirect(detailsPath(loaded, alert.iid))
 }
 
 /** The project's alert settings page (integrations, test alert) and its alert list. */
@@ -415,6 +579,24 @@ export function registerAlertPages(web: WebRouter, intake: AlertIntake) {
       projectPage(async (w, loaded) => {
         if (!canReadAlerts(loaded.access)) return w.notFound()
         return renderAlertList(w, loaded)
+      }),
+    )
+  }
+  for (const url of projectPageRoutes(DETAILS_SUFFIX)) {
+    web.get(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canReadAlerts(loaded.access)) return w.notFound()
+        const alert = await findAlertOfPage(w, loaded)
+        return alert ? renderAlertDetails(w, loaded, alert) : w.notFound()
+      }),
+    )
+    web.post(
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canReadAlerts(loaded.access) || !canUpdateAlerts(loaded.access)) return w.notFound()
+        const alert = await findAlertOfPage(w, loaded)
+        return alert ? changeStatusFromForm(w, loaded, alert) : w.notFound()
       }),
     )
   }

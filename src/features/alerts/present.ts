@@ -71,6 +71,12 @@ export function alertDetails(payload: unknown): Record<string, unknown> {
   return inlineKeys(rest, '', {})
 }
 
+/** The whole payload as key/value pairs, nested keys joined with dots, in the payload's order. */
+export function payloadEntries(payload: unknown): [string, unknown][] {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return []
+  return Object.entries(inlineKeys(payload as Record<string, unknown>, '', {}))
+}
+
 export function alertWebUrl(options: AlertPresentOptions, iid: number): string {
   return `${options.externalUrl}/${options.projectFullPath}/-/alert_management/${iid}/details`
 }

@@ -1,8 +1,10 @@
+import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { Invalid, NotFound } from '../../core/errors.js'
 import type { AlertRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
-import { createAlertSystemNote } from '../notes/index.js'
+import { createAlertSystemNote, findAlertNotes } from '../notes/index.js'
+import { findUsersByIds } from '../users/index.js'
 import type { LoadedProject } from '../access/index.js'
 import { CloseIncident } from './jobs.js'
 import { authorizeReadAlerts, authorizeUpdateAlerts } from './policy.js'
@@ -98,6 +100,26 @@ export async function showAlert(ctx: Context, loaded: LoadedProject, iid: number
   const alert = Number.isSafeInteger(iid) ? await findAlertViewByIid(ctx.db, loaded.project.id, iid) : undefined
   if (!alert) throw new NotFound('Alert')
   return alert
+}
+
+/** One note of an alert's activity with its author. */
+export interface AlertActivityItem {
+  id: number
+  body: string
+  system: boolean
+  createdAt: string
+  author: User
+}
+
+/** The notes of an alert the caller may read, oldest first, with their authors (GL alert details "Activity feed"). */
+export async function listAlertActivity(ctx: Context, loaded: LoadedProject, alert: AlertView): Promise<AlertActivityItem[]> {
+  authorizeReadAlerts(loaded.access)
+  const rows = await findAlertNotes(ctx.db, alert.id)
+  const authors = new Map((await findUsersByIds(ctx.db, [...new Set(rows.map((row) => row.author_id))])).map((user) => [user.id, user]))
+  return rows.flatMap((row) => {
+    const author = authors.get(row.author_id)
+    return author ? [{ id: row.id, body: row.body, system: row.system === 1, createdAt: row.created_at, author }] : []
+  })
 }
 
 /** "Triggered", "Acknowledged", … (Ruby `titleize` of the status name). */

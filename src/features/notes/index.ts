@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { deleteNoteRowsOf, insertNote, insertNotes } from './store.js'
+import { deleteNoteRowsOf, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
 
 export { presentNoteRow } from './present.js'
 export { NoteJson } from './schemas.js'
@@ -52,6 +52,11 @@ export function createAlertSystemNote(
     created_at: now,
     updated_at: now,
   })
+}
+
+/** The notes of an alert, oldest first (its activity). */
+export function findAlertNotes(db: Db, alertId: number): Promise<NoteRow[]> {
+  return selectAlertNoteRows(db, alertId)
 }
 
 /** A system note on an alert, as `createAlertSystemNotes` takes it; `at` is an ISO 8601 time. */

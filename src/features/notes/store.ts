@@ -34,6 +34,11 @@ export function selectNotesOf(db: Db, noteable: Noteable, order: NoteOrder) {
   return query.orderBy(sql.ref(order.column), order.direction).orderBy('id', order.direction)
 }
 
+/** The notes of an alert, oldest first. */
+export function selectAlertNoteRows(db: Db, alertId: number): Promise<NoteRow[]> {
+  return db.selectFrom('notes').selectAll().where('alert_id', '=', alertId).orderBy('created_at', 'asc').orderBy('id', 'asc').execute()
+}
+
 export function findNoteOf(db: Db, noteable: Noteable, noteId: number): Promise<NoteRow | undefined> {
   return db.selectFrom('notes').selectAll().where(noteableColumn(noteable), '=', noteable.id).where('id', '=', noteId).executeTakeFirst()
 }
