@@ -24,11 +24,15 @@ describe('filterUrl and filterText', () => {
       '/x?user%5Bpassword%5D=[FILTERED]&user[login]=b&job_token=[FILTERED]&authenticity_token=[FILTERED]&otp_attempt=[FILTERED]&title=[FILTERED]&search=g',
     )
     expect(filterUrl("/x?private_token=it's;secret&a")).toBe('/x?private_token=[FILTERED];secret&a')
+    expect(filterUrl('/x?private%5Ftoken%ZZ%5Btoken%5D=a&%E9t%C3=b')).toBe('/x?private%5Ftoken%ZZ%5Btoken%5D=[FILTERED]&%E9t%C3=b')
     expect(filterUrl('/group/project.git/info/refs?service=git-upload-pack')).toBe('/group/project.git/info/refs?service=git-upload-pack')
   })
 
   test('credentials in URLs within text go, user and password alike', () => {
     expect(filterUrl('http://oauth2:tok@host:80/a.git')).toBe('http://[FILTERED]@host:80/a.git')
+    expect(filterText('Sentry sentry_version=7, sentry_key=abc,sentry_secret=def token=ghi --git-dir=/srv/a.git')).toBe(
+      'Sentry sentry_version=7, sentry_key=[FILTERED],sentry_secret=[FILTERED] token=[FILTERED] --git-dir=/srv/a.git',
+    )
     expect(filterText("git fetch https://tok@example.com/a.git?private_token=x failed: 'http://u:p@h/'")).toBe(
       "git fetch https://[FILTERED]@example.com/a.git?private_token=[FILTERED] failed: 'http://[FILTERED]@h/'",
     )

@@ -48,12 +48,8 @@ function isFilteredKey(key: string): boolean {
 
 /** Whether a parameter's value is kept out of logs; `name` as sent, percent-encoded or not. */
 export function isFilteredParameter(name: string): boolean {
-  let decoded = name
-  try {
-    decoded = decodeURIComponent(name.replace(/\+/g, ' '))
-  } catch {
-    // an undecodable name is matched as sent
-  }
+  // Byte by byte, so that a malformed escape elsewhere in the name cannot hide a secret one.
+  const decoded = name.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
   return decoded.split(/[[\]]+/).some((key) => key !== '' && isFilteredKey(key))
 }
 
@@ -80,8 +76,11 @@ export function filterUrl(url: string): string {
     .join('')}${fragment}`
 }
 
-/** A query parameter inside free text (an error message, a git command line): it ends at a separator, a space or a quote. */
-const PARAMETER_IN_TEXT = /([?&;])([^=&;\s#"'<>]+)=([^&;\s#"'<>]*)/g
+/**
+ * A `name=value` pair inside free text (a URL's query in an error message, a git command line, an X-Sentry-Auth value):
+ * it starts after a separator, a comma or a space and ends at one, or at a quote.
+ */
+const PARAMETER_IN_TEXT = /(^|[?&;,\s])([^=&;,\s#"'<>]+)=([^&;,\s#"'<>]*)/g
 
 /** Free text as it may be logged: URLs' credentials and secret query values within it replaced by [FILTERED]. */
 export function filterText(text: string): string {
