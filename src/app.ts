@@ -11,6 +11,7 @@ import type { DatabaseHandle } from './db/index.js'
 import { buildContext, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
+import { redactingLoggerOptions } from './http/log-redaction.js'
 import {
   MAX_BODY_BYTES,
   MAX_REQUEST_LINE_BYTES,
@@ -79,6 +80,8 @@ export interface AppDeps {
   redisNamespace?: string
   /** Injectable for tests that travel in time. */
   clock?: () => Date
+  /** Where log lines go instead of standard output (tests read them). */
+  logStream?: NodeJS.WritableStream
 }
 
 export interface App {
@@ -98,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const methodsByPath = FindMyWay()
   const allowedAt = (path: string) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
   const fastify = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    logger: config.logLevel === 'silent' ? false : { ...redactingLoggerOptions(config.logLevel), stream: deps.logStream },
     genReqId: (request) => {
       const given = request.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()

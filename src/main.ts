@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { buildApp } from './app.js'
+import { redactingLoggerOptions } from './http/log-redaction.js'
 import { ConfigError, loadConfig, type Config } from './config/index.js'
 import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
@@ -26,7 +27,7 @@ SVC_DATABASE_URL, SVC_REDIS_URL, SVC_TIER, SVC_ROOT_PASSWORD, SVC_ROOT_TOKEN, SV
 `
 
 async function serve(config: Config) {
-  const log = pino({ level: config.logLevel })
+  const log = pino(redactingLoggerOptions(config.logLevel))
   const database = await openDatabase(config)
   await migrateToLatest(database.db)
   await ensureRootToken(database.db, await ensureRootUser(database.db, config, log), config.rootToken)

@@ -40,6 +40,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Another node of the same deployment: same database, same Redis namespace; its database outlives this server. */
   sharing?: TestServer
+  /** Receives the server's log lines (JSON, one a line) at SVC_LOG_LEVEL, which must then be given and not `silent`. */
+  logStream?: NodeJS.WritableStream
 }
 
 /** Starts svc on an ephemeral port over a fresh database (and Redis when SVC_TEST_REDIS_URL is set). */
@@ -73,6 +75,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     redis,
     redisNamespace,
     clock: () => new Date(frozenAt ?? Date.now() + offset),
+    logStream: options.logStream,
   })
   await app.fastify.listen({ host: '127.0.0.1', port: 0 })
   const address = app.fastify.server.address()
