@@ -250,6 +250,20 @@ describe('POST /projects/:id/access_tokens/:token_id/rotate', () => {
     expect(withDate).toMatchObject({ status: 200, body: { expires_at: day(20) } })
   })
 
+  test('a Maintainer token rotates itself; the rotated-away token used to rotate again revokes the whole family', async () => {
+    const { project, maintainer } = await team()
+    const path = `/projects/${project.id}/access_tokens`
+    const created = await call('POST', path, maintainer.token, { name: 'one', scopes: ['api'] })
+    const rotated = await call('POST', `${path}/${created.body.id}/rotate`, created.body.token)
+    expect(rotated).toMatchObject({ status: 200, body: { user_id: created.body.user_id, access_level: 40 } })
+    const reuse = await call('POST', `${path}/${created.body.id}/rotate`, created.body.token)
+    expect(reuse).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' },
+    })
+    expect(await call('GET', '/user', rotated.body.token)).toMatchObject({ status: 401 })
+  })
+
   test('refuses with GitLab answers', async () => {
     const { project, owner, maintainer, developer } = await team()
     const path = `/projects/${project.id}/access_tokens`
