@@ -54,12 +54,13 @@ form.inline{display:inline}
 .button-row{display:flex;flex-wrap:wrap;gap:var(--space-2);margin:var(--space-3) 0}.button-row form{margin:0}
 button.primary{background:var(--primary);color:#fff;border:1px solid var(--primary);border-radius:var(--radius)}
 button.secondary{background:#fff;color:inherit;border:1px solid var(--border);border-radius:var(--radius)}
-.breadcrumbs{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}.none,.empty{color:var(--muted)}
-h1,h2,.alert-title{overflow-wrap:anywhere}
+.breadcrumbs{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere;margin-bottom:var(--space-2)}.none,.empty{color:var(--muted)}
+h1,h2{overflow-wrap:anywhere}
 dl.fields{display:grid;grid-template-columns:minmax(7rem,max-content) minmax(0,1fr);gap:var(--space-2) var(--space-3);margin:var(--space-3) 0}
 dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}ul.plain{list-style:none;margin:0;padding:0}
 .table-box{max-width:100%;overflow-x:auto;border:1px solid var(--border);border-radius:var(--radius)}
-table.key-values{table-layout:fixed}table.key-values th[scope=row]{width:30%;font-weight:600;overflow-wrap:anywhere;vertical-align:top}
+table.key-values{table-layout:fixed}table.key-values thead th:first-child{width:30%}
+table.key-values th[scope=row]{font-weight:600;overflow-wrap:anywhere;vertical-align:top}table.key-values td{vertical-align:top}
 table.key-values td{overflow-wrap:anywhere}table.key-values .value{white-space:pre-wrap}
 table.key-values pre{margin:0;max-height:16rem;overflow:auto;white-space:pre;font-size:.85rem}
 ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--space-2) 0;border-bottom:1px solid var(--border);overflow-wrap:anywhere}

@@ -526,6 +526,30 @@ describe('the alert details page', () => {
     expect((await submit(session, detailsOf(project, 2), [['status', 'resolved']])).status).toBe(404)
   })
 
+  test('reopening a resolved alert while another with its fingerprint is open shows why and changes nothing', async () => {
+    const project = await projectIn('private')
+    await insertAlert(project, { iid: 1, status: 2 })
+    await insertAlert(project, { iid: 2, status: 0 })
+    await db
+      .updateTable('alerts')
+      .set({ fingerprint: 'f'.repeat(40) })
+      .where('project_id', '=', project.id)
+      .execute()
+    const { session } = await member(project, 30)
+    const refused = await submit(session, detailsOf(project, 1), [['status', 'triggered']])
+    expect(refused.status).toBe(422)
+    expect(refused.text).toContain('<div class="flash alert" role="alert">Fingerprint Cannot have multiple unresolved alerts</div>')
+    expect(refused.text).toContain('<span class="badge status-resolved">Resolved</span>')
+    const alert = await db
+      .selectFrom('alerts')
+      .selectAll()
+      .where('project_id', '=', project.id)
+      .where('iid', '=', 1)
+      .executeTakeFirstOrThrow()
+    expect(alert.status).toBe(2)
+    expect(await db.selectFrom('notes').select('id').where('alert_id', '=', alert.id).execute()).toEqual([])
+  })
+
   test('a Reporter cannot change the status, and a form without its CSRF token is refused', async () => {
     const project = await projectIn('private')
     await insertAlert(project)

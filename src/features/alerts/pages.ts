@@ -35,7 +35,7 @@ const TYPE_LABELS: Record<string, string> = { http: 'HTTP Endpoint', prometheus:
 
 /** Rails' full messages for what the service refused. */
 function messagesOf(error: DomainError): string[] {
-  const attributes: Record<string, string> = { name: 'Name', api_url: 'API URL', type: 'Type' }
+  const attributes: Record<string, string> = { name: 'Name', api_url: 'API URL', type: 'Type', fingerprint: 'Fingerprint' }
   if (error instanceof Invalid) {
     return Object.entries(error.errors).flatMap(([attribute, list]) => list.map((m) => `${attributes[attribute] ?? attribute} ${m}`))
   }
