@@ -117,15 +117,30 @@ describe('malformed input', () => {
     }
   })
 
-  test('JSON nested deeper than 32 levels is refused', async () => {
-    const deep = '['.repeat(40) + ']'.repeat(40)
+  test('JSON nested deeper than 32 levels, up to 100,000, is 400 with GitLab’s message', async () => {
+    const nested = (levels: number) => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`
+    for (const body of [nested(33), nested(100_000), '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)]) {
+      const res = await request('POST', '/api/v4/users', { token: server.rootToken, body, headers: { 'content-type': 'application/json' } })
+      expect(res.status).toBe(400)
+      expect(res.headers['content-type']).toBe('application/json')
+      expect(res.text).toBe('{"error":"Parameters nested too deeply"}')
+    }
+    // 32 levels pass the check: the request reaches its route, which judges the parameters.
     const res = await request('POST', '/api/v4/users', {
       token: server.rootToken,
-      body: `{"a":${deep}}`,
+      body: nested(32),
       headers: { 'content-type': 'application/json' },
     })
     expect(res.status).toBe(400)
-    expect(res.text).toBe('Bad Request')
+    expect(res.text).not.toBe('{"error":"Parameters nested too deeply"}')
+  })
+
+  test('a NUL in a JSON key or value is the plain-text 400', async () => {
+    for (const body of ['{"name":"a\\u0000b"}', '{"a\\u0000b":"x"}']) {
+      const res = await request('POST', '/api/v4/users', { token: server.rootToken, body, headers: { 'content-type': 'application/json' } })
+      expect(res.status, body).toBe(400)
+      expect(res.text).toBe('Bad Request')
+    }
   })
 
   test('a body of an unsupported media type is 415 in Grape shape', async () => {

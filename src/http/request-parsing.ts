@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import qs from 'qs'
+import { ParamError } from '../core/errors.js'
 import { MalformedRequest, UnsupportedMediaType } from './errors.js'
 
 /** A request line longer than this is refused with 414 (GitLab's front server: an 8 KiB header buffer). */
@@ -66,16 +67,22 @@ export function hasMalformedQuery(query: unknown): boolean {
   return typeof query === 'object' && query !== null && MALFORMED_QUERY in query
 }
 
+/**
+ * GitLab's JSON validation middleware: over a structural limit is 400 `{"error":"<what>"}`; a NUL in a string (key or
+ * value) is the malformed-strings middleware's plain 400. Containers count as levels, the outermost being the first.
+ * The recursion stops at MAX_JSON_DEPTH, so a body of any depth cannot overflow the stack.
+ */
 function checkJsonShape(value: unknown, depth: number, budget: { elements: number }) {
-  if (depth > MAX_JSON_DEPTH) throw new MalformedRequest()
   if (typeof value === 'string') {
     if (value.includes('\0')) throw new MalformedRequest()
     return
   }
   if (typeof value !== 'object' || value === null) return
+  if (depth >= MAX_JSON_DEPTH) throw new ParamError('Parameters nested too deeply')
+  if (!Array.isArray(value) && Object.keys(value).some((key) => key.includes('\0'))) throw new MalformedRequest()
   const children = Array.isArray(value) ? value : Object.values(value)
   budget.elements -= children.length
-  if (budget.elements < 0) throw new MalformedRequest()
+  if (budget.elements < 0) throw new ParamError('Too many total parameters')
   for (const child of children) checkJsonShape(child, depth + 1, budget)
 }
 
@@ -124,7 +131,7 @@ export function registerBodyParsers(app: FastifyInstance) {
       checkJsonShape(parsed, 0, { elements: MAX_JSON_ELEMENTS })
       done(null, parsed)
     } catch (error) {
-      done(error instanceof MalformedRequest ? error : new MalformedRequest(), undefined)
+      done(error instanceof MalformedRequest || error instanceof ParamError ? error : new MalformedRequest(), undefined)
     }
   })
   app.addContentTypeParser(

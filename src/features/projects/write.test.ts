@@ -61,6 +61,26 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 describe('POST /projects', () => {
+  test('a default branch git refuses is 400 before anything is written; PUT says the branch does not exist', async () => {
+    for (const name of ['x 1 2', 'a..b', '-x', 'x.lock', '/x', 'x/', 'a/.b', 'a@{1}', 'a~1', 'a:b', 'a\tb', '@']) {
+      await refused('POST', '/api/v4/projects', annaToken, { name: 'Odd Branch', default_branch: name }, 400, {
+        message: { base: ['Failed to create repository'] },
+      })
+    }
+    await refused('POST', '/api/v4/projects', annaToken, { name: 'Odd Branch', default_branch: 'a\u0000b' }, 400, 'Bad Request')
+    const created = await request('POST', '/api/v4/projects', {
+      token: annaToken,
+      body: { name: 'Release Branch', default_branch: 'release/1.0' },
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body.default_branch).toBe('release/1.0')
+    for (const name of ['x 1 2', 'a..b', '-x']) {
+      const res = await request('PUT', `/api/v4/projects/${created.body.id}`, { token: annaToken, body: { default_branch: name } })
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({ message: { base: [`Could not change HEAD: branch '${name}' does not exist`] } })
+    }
+  })
+
   test('a name alone makes the path; the creator owns a personal project', async () => {
     const res = await request('POST', '/api/v4/projects', { token: annaToken, body: { name: 'My Project' } })
     expect(res.status).toBe(201)

@@ -146,6 +146,20 @@ describe('routes and keys', () => {
       body: { status: 400, error: 'Bad Request' },
     })
   })
+  test('100,000 levels of arrays or objects answer 400 with no body at every URL form, and store nothing', async () => {
+    const project = await projectWith(free, { integrations: [{}, { endpoint_identifier: 'abc123' }] })
+    const levels = 100_000
+    const bodies = ['['.repeat(levels) + ']'.repeat(levels), '{"a":'.repeat(levels) + '1' + '}'.repeat(levels)]
+    for (const path of [
+      `${project.full_path}/alerts/notify.json`,
+      `${project.full_path}/alerts/notify/name/abc123.json`,
+      `${project.full_path}/prometheus/alerts/notify.json`,
+    ]) {
+      for (const body of bodies) expect(await post(free, path, body)).toEqual({ status: 400, text: '', body: null })
+    }
+    expect(await alertsOf(free.database.db, project)).toEqual([])
+  })
+
   test('an integration made active right after a refusal is found at once', async () => {
     const project = await projectWith(free, { integrations: [{ active: 0 }] })
     const path = `${project.full_path}/alerts/notify.json`
@@ -161,6 +175,20 @@ describe('generic payloads', () => {
     const text = '{ "title" : "raw",\n  "z": 1, "a": [ 1.50, "\\u00e9" ] }'
     expect((await post(free, `${project.full_path}/alerts/notify.json`, text)).body).toEqual([{ iid: 1, title: 'raw' }])
     expect((await alertsOf(free.database.db, project))[0].payload).toBe(text)
+  })
+
+  test('NULs are dropped and lone surrogates become U+FFFD in the alert; the payload is kept as sent', async () => {
+    const project = await projectWith(free)
+    const text =
+      '{"title":"a\\u0000b\\ud800c","description":"d\\u0000","service":"s\\udc00","monitoring_tool":"T\\u0000","hosts":["h\\u0000"]}'
+    expect(await post(free, `${project.full_path}/alerts/notify.json`, text)).toEqual({
+      status: 200,
+      text: '[{"iid":1,"title":"ab\ufffdc"}]',
+      body: [{ iid: 1, title: 'ab\ufffdc' }],
+    })
+    const [alert] = await alertsOf(free.database.db, project)
+    expect(alert).toMatchObject({ title: 'ab\ufffdc', description: 'd', service: 's\ufffd', monitoring_tool: 'T', hosts: '["h"]' })
+    expect(alert.payload).toBe(text)
   })
 
   test('every field is read, truncated and stored; the payload is kept as received', async () => {

@@ -99,6 +99,21 @@ export function depthExceeds(value: unknown, limit: number): boolean {
   return false
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * The payload with every string as the databases can store it: NULs dropped (PostgreSQL text cannot hold them) and
+ * lone surrogates made U+FFFD (what both databases would store instead), so that an alert with such text is stored
+ * readable, the same on both, rather than failing. The payload text kept with the alert is untouched: JSON escapes
+ * them. Called on payloads within the depth limit only.
+ */
+function storableStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd')
+  if (Array.isArray(value)) return value.map(storableStrings)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [storableStrings(key) as string, storableStrings(child)]))
+}
+
 function mappingsOf(integration: AlertIntegrationRow): AttributeMapping[] {
   try {
     const parsed = JSON.parse(integration.payload_attribute_mappings) as unknown
@@ -141,9 +156,10 @@ export function readWebhookBody(buffer: Buffer): WebhookBody | null {
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
     return { payload: parsed as Record<string, unknown>, bytes: buffer.length, raw: text }
   }
-  // Rails wraps a JSON body that is not an object under `_json`.
+  // Rails wraps a JSON body that is not an object under `_json`. A payload over the depth limit is refused before its
+  // text is used, and JSON.stringify would overflow the stack on one nested deep enough.
   const payload = { _json: parsed }
-  return { payload, bytes: buffer.length, raw: JSON.stringify(payload) }
+  return { payload, bytes: buffer.length, raw: depthExceeds(payload, MAX_PAYLOAD_DEPTH) ? '' : JSON.stringify(payload) }
 }
 
 export interface WebhookRequest extends WebhookBody {
@@ -164,6 +180,7 @@ export async function receiveAlerts(ctx: Context, intake: AlertIntake, request: 
   // A project marked for deletion is gone, as for every other route.
   if (!project || project.pendingDelete) return { outcome: 'project-not-found' }
   if (request.bytes > MAX_PAYLOAD_BYTES || depthExceeds(request.payload, MAX_PAYLOAD_DEPTH)) return { outcome: 'not-accepted' }
+  request = { ...request, payload: storableStrings(request.payload) as Record<string, unknown> }
   // The payload chooses the service, whatever URL it came to (GL NotificationsController#notify_service_class).
   const prometheus = isPrometheusPayload(request.payload)
   const integration = await findIntegration(intake, ctx.db, project.id, request.endpointIdentifier)
