@@ -32,8 +32,21 @@ function truncated(text: string, length = 64): string {
   return chars.length <= length ? text : `${chars.slice(0, length - 3).join('')}...`
 }
 
-/** GL ErrorTracking::Error#title: "<name> <description>", or the name alone. */
+/**
+ * Whether the group is one of message events, whose name is the message's first 255 characters and description its
+ * first 1024 (ingest/parse.ts): the description is the name, or goes on from a name cut at 255 characters.
+ */
+function isMessageGroup(error: ErrorTrackingErrorRow): boolean {
+  if (error.description === error.name) return true
+  return error.description.startsWith(error.name) && Array.from(error.name).length === 255
+}
+
+/**
+ * GL ErrorTracking::Error#title: "<name> <description>", or the name alone. A message event, which svc accepts and
+ * GitLab does not (spec README), is titled by its message once.
+ */
 export function errorTitle(error: ErrorTrackingErrorRow): string {
+  if (isMessageGroup(error)) return error.description
   return error.description ? `${error.name} ${error.description}` : error.name
 }
 

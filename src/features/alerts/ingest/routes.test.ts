@@ -450,6 +450,52 @@ describe('monitoring-system payloads', () => {
     ])
   })
 
+  test('an endsAt at or before receipt resolves a firing alert; a future endsAt and the zero time do not', async () => {
+    const project = await projectWith(free, {
+      integrations: [{ endpoint_identifier: 'legacy-prometheus', type: 'prometheus', name: 'Prom' }],
+    })
+    const db = free.database.db
+    const path = `${project.full_path}/prometheus/alerts/notify.json`
+    const future = new Date(Date.now() + 3_600_000).toISOString()
+    const past = new Date(Date.now() - 60_000).toISOString()
+    const opened = await post(free, path, prometheusPayload([firing('Future', { endsAt: future }), firing('Zero'), firing('Past')]))
+    expect(opened).toEqual({
+      status: 200,
+      text: '[{"iid":1,"title":"Future"},{"iid":2,"title":"Zero"},{"iid":3,"title":"Past"}]',
+      body: [
+        { iid: 1, title: 'Future' },
+        { iid: 2, title: 'Zero' },
+        { iid: 3, title: 'Past' },
+      ],
+    })
+    const again = await post(
+      free,
+      path,
+      prometheusPayload([firing('Future', { endsAt: future }), firing('Zero'), firing('Past', { endsAt: past })]),
+    )
+    expect(again.text).toBe('[{"iid":1,"title":"Future"},{"iid":2,"title":"Zero"},{"iid":3,"title":"Past"}]')
+    const alerts = await alertsOf(db, project)
+    expect(alerts.map((a) => [a.iid, a.status, a.events, a.ended_at])).toEqual([
+      [1, 0, 2, null],
+      [2, 0, 2, null],
+      [3, 2, 1, new Date(past).toISOString()],
+    ])
+    expect((await notesOf(db, alerts[2].id)).map((n) => n.body)).toEqual([
+      'logged an alert from **Prometheus**',
+      'logged a recovery alert from **Prometheus**',
+      'changed the status to **Resolved**',
+    ])
+    // Resolved with the zero time for an end: it ended when the recovery came, not in the year 1.
+    const before = Date.now()
+    await post(free, path, prometheusPayload([firing('Zero', { status: 'resolved' })]))
+    const zero = (await alertsOf(db, project))[1]
+    expect(zero.status).toBe(2)
+    expect(Date.parse(zero.ended_at!)).toBeGreaterThanOrEqual(before - 1_000)
+    // A past endsAt for an alert that is not open creates nothing, as a recovery does.
+    expect((await post(free, path, prometheusPayload([firing('Gone', { endsAt: past })]))).text).toBe('[]')
+    expect(await alertsOf(db, project)).toHaveLength(3)
+  })
+
   test('the format is known by its keys and version "4" on any URL; a generic URL with version 3 is generic', async () => {
     const project = await projectWith(free)
     const path = `${project.full_path}/alerts/notify.json`

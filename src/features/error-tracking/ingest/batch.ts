@@ -25,7 +25,9 @@ export async function applyEventSubmissions(trx: Db, submissions: readonly Event
       if (group) {
         group.events += 1
         group.description = event.description
-        group.last_seen_at = event.occurredAt
+        // Events may arrive out of order: the group spans the earliest to the latest time they name (ISO strings sort as times).
+        if (event.occurredAt < group.first_seen_at) group.first_seen_at = event.occurredAt
+        if (event.occurredAt > group.last_seen_at) group.last_seen_at = event.occurredAt
       } else {
         groups.set(key, {
           project_id: submission.projectId,
@@ -33,6 +35,7 @@ export async function applyEventSubmissions(trx: Db, submissions: readonly Event
           actor: event.actor,
           platform: event.platform,
           description: event.description,
+          first_seen_at: event.occurredAt,
           last_seen_at: event.occurredAt,
           events: 1,
         })

@@ -324,14 +324,17 @@ describe('envelope', () => {
       ['x'.repeat(255), 300, '', 1],
       ['Disk full', 9, 'check(disk)', 1],
     ])
+    expect(errors[0].first_seen_at).toBe('2023-11-14T22:13:20.000Z')
     await server.database.db.updateTable('error_tracking_errors').set({ status: 1 }).where('id', '=', errors[0].id).execute()
+    // An event from between the two seen so far leaves first_seen and last_seen where they were.
     expect(
-      (await post(`${project.id}/envelope`, message({ message: 'Disk full', timestamp: '2026-01-02T03:04:05Z' }), auth(key))).status,
+      (await post(`${project.id}/envelope`, message({ message: 'Disk full', timestamp: '2024-01-02T03:04:05Z' }), auth(key))).status,
     ).toBe(200)
     expect(await errorsOf(project).then((rows) => rows[0])).toMatchObject({
       status: 1,
       events_count: 3,
-      last_seen_at: '2026-01-02T03:04:05.000Z',
+      first_seen_at: '2023-11-14T22:13:20.000Z',
+      last_seen_at: errors[0].last_seen_at,
     })
   })
 
@@ -366,6 +369,50 @@ describe('store', () => {
     const errors = await errorsOf(project)
     expect(errors.map((e) => [e.name, e.actor, e.events_count])).toEqual([['E', 'f(m)', 4]])
     expect((await eventsOf(project))[0].payload).toBe(event)
+  })
+
+  test('first_seen and last_seen span the times the events name, whatever order or time they arrive in', async () => {
+    const { project, key } = await projectWith()
+    const json = { ...auth(key), 'content-type': 'application/json' }
+    const send = async (timestamp: unknown) => {
+      const event = exceptionEvent(timestamp === undefined ? { timestamp: undefined } : { timestamp })
+      expect((await post(`${project.id}/store/`, JSON.stringify(event), json)).status).toBe(200)
+      const [error] = await errorsOf(project)
+      return [error.first_seen_at, error.last_seen_at, error.events_count]
+    }
+    // One event from the past: both are its time, not the time of receipt.
+    expect(await send('2026-01-02T00:00:00Z')).toEqual(['2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z', 1])
+    // An older event arriving later moves first_seen back and leaves last_seen.
+    expect(await send('2026-01-01T00:00:00Z')).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', 2])
+    // A newer one moves last_seen on; one in between changes neither.
+    expect(await send(1767657600)).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-06T00:00:00.000Z', 3])
+    expect(await send('2026-01-03T00:00:00Z')).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-06T00:00:00.000Z', 4])
+    // A time in the future is taken as sent; an event without one happened when it was received, before that.
+    expect(await send('2099-01-01T00:00:00Z')).toEqual(['2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z', 5])
+    expect(await send(undefined)).toEqual(['2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z', 6])
+
+    const list = await fetch(`${server.url}/api/v4/projects/${project.id}/error_tracking/errors`, {
+      headers: { 'private-token': server.rootToken },
+    })
+    expect(list.status).toBe(200)
+    expect(((await list.json()) as Record<string, unknown>[]).map((e) => [e.first_seen, e.last_seen, e.count])).toEqual([
+      ['2026-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z', 6],
+    ])
+  })
+
+  test('events of one envelope out of order: the new error spans the earliest to the latest', async () => {
+    const { project, key } = await projectWith()
+    const body = envelope(
+      eventItem(exceptionEvent({ timestamp: '2026-03-02T00:00:00Z' })),
+      eventItem(exceptionEvent({ timestamp: '2026-03-01T00:00:00Z' })),
+      eventItem(exceptionEvent({ timestamp: '2026-03-03T00:00:00Z' })),
+      eventItem(exceptionEvent({ timestamp: '2026-03-02T12:00:00Z' })),
+    )
+    expect((await post(`${project.id}/envelope/`, body, auth(key))).status).toBe(200)
+    const errors = await errorsOf(project)
+    expect(errors.map((e) => [e.first_seen_at, e.last_seen_at, e.events_count])).toEqual([
+      ['2026-03-01T00:00:00.000Z', '2026-03-03T00:00:00.000Z', 4],
+    ])
   })
 
   test('malformed bodies and other content types', async () => {

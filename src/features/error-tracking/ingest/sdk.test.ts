@@ -116,13 +116,16 @@ test('with settings and a key made through the API, @sentry/node reports show in
   Sentry.getClient()?.on('afterSendEvent', (_event, response) => statuses.push(response?.statusCode ?? 0))
   Sentry.captureException(new RangeError('index 7 out of range'))
   Sentry.captureMessage('Cache cold')
+  const longMessage = `Queue ${'backlog '.repeat(40)}growing`
+  Sentry.captureMessage(longMessage)
   expect(await Sentry.flush(10_000)).toBe(true)
-  expect(statuses).toEqual([200, 200])
+  expect(statuses).toEqual([200, 200, 200])
 
   const list = await api('GET', `/projects/${project.id}/error_tracking/errors?sort=frequency`, { token })
   expect(list.status, list.text).toBe(200)
   expect(list.body.map((e: { title: string; count: number; status: string }) => [e.title, e.count, e.status]).sort()).toEqual([
-    ['Cache cold Cache cold', 1, 'unresolved'],
+    ['Cache cold', 1, 'unresolved'],
+    [`${longMessage.slice(0, 61)}...`, 1, 'unresolved'],
     ['RangeError index 7 out of range', 1, 'unresolved'],
   ])
 
@@ -131,5 +134,5 @@ test('with settings and a key made through the API, @sentry/node reports show in
   await new Promise((resolve) => setTimeout(resolve, 1100))
   Sentry.captureException(new RangeError('after the key was deleted'))
   expect(await Sentry.flush(10_000)).toBe(true)
-  expect(statuses).toEqual([200, 200, 404])
+  expect(statuses).toEqual([200, 200, 200, 404])
 }, 30_000)

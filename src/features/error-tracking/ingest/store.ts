@@ -49,6 +49,7 @@ export interface ErrorUpsert {
   actor: string
   platform: string
   description: string
+  first_seen_at: string
   last_seen_at: string
   events: number
 }
@@ -58,8 +59,11 @@ const EVENT_CHUNK = 400
 
 /**
  * Creates or counts the error groups, one statement per chunk: a new group starts with its events; an existing one
- * adds them, and takes the last event's description and time (GL ErrorTracking::Error.report_error). Status is left
- * as it is: an event does not reopen a resolved error. Answers each group's id by key.
+ * adds them and takes the last event's description (GL ErrorTracking::Error.report_error). Unlike GitLab, which
+ * stamps first_seen with the time of receipt and last_seen with the last event's time, both come from the events'
+ * own times, widened to the earliest and latest ever seen, so first_seen is never later than last_seen whatever order
+ * or times the SDKs send. Status is left as it is: an event does not reopen a resolved error. Answers each group's id
+ * by key.
  */
 export async function upsertErrors(trx: Db, groups: readonly ErrorUpsert[], now: string): Promise<Map<string, number>> {
   const ids = new Map<string, number>()
@@ -74,7 +78,7 @@ export async function upsertErrors(trx: Db, groups: readonly ErrorUpsert[], now:
           description: group.description,
           actor: group.actor,
           platform: group.platform,
-          first_seen_at: now,
+          first_seen_at: group.first_seen_at,
           last_seen_at: group.last_seen_at,
           events_count: group.events,
           created_at: now,
@@ -85,7 +89,8 @@ export async function upsertErrors(trx: Db, groups: readonly ErrorUpsert[], now:
         conflict.columns(['project_id', 'name', 'actor', 'platform']).doUpdateSet({
           events_count: sql`error_tracking_errors.events_count + excluded.events_count`,
           description: sql`excluded.description`,
-          last_seen_at: sql`excluded.last_seen_at`,
+          first_seen_at: sql`case when excluded.first_seen_at < error_tracking_errors.first_seen_at then excluded.first_seen_at else error_tracking_errors.first_seen_at end`,
+          last_seen_at: sql`case when excluded.last_seen_at > error_tracking_errors.last_seen_at then excluded.last_seen_at else error_tracking_errors.last_seen_at end`,
           updated_at: sql`excluded.updated_at`,
         }),
       )

@@ -161,16 +161,25 @@ const TITLE_PATHS: Path[] = [
   ['labels', 'alertname'],
 ]
 
+/** Go's zero time, which Alertmanager sends as the `endsAt` of a firing alert, whose end it does not show. */
+const GO_ZERO_TIME = '0001-01-01T00:00:00.000Z'
+
 /**
  * One item of a monitoring-system payload (GL Payload::Prometheus), or a generic payload whose monitoring_tool says
  * Prometheus. Null when it lacks a title or startsAt (GL `has_required_attributes?`): the item is skipped.
+ *
+ * It is a recovery when its status is `resolved` (GitLab) or, unlike GitLab, when its `endsAt` is at or before the
+ * time of receipt (spec README, decided difference: the contract's end time resolves the alert); a future `endsAt`
+ * and the zero time, which stands for no end, do not resolve it.
  */
 export function parsePrometheusItem(item: unknown, raw: string, now: Date): ParsedAlert | null {
   const title = presence(firstValue(item, TITLE_PATHS))
   const startsAtRaw = presence(dig(item, ['startsAt']))
   if (title === undefined || startsAtRaw === undefined) return null
   const titleText = rubyToS(title)
-  const endedAt = parseTime(presence(dig(item, ['endsAt']))) ?? null
+  const endsAt = parseTime(presence(dig(item, ['endsAt'])))
+  const endedAt = endsAt === undefined || endsAt === GO_ZERO_TIME ? null : endsAt
+  const hasEnded = endedAt !== null && Date.parse(endedAt) <= now.getTime()
   return {
     title: text(titleText, TITLE_MAX),
     description: text(dig(item, ['annotations', 'description']), DESCRIPTION_MAX),
@@ -180,7 +189,7 @@ export function parsePrometheusItem(item: unknown, raw: string, now: Date): Pars
     severity: prometheusSeverity(dig(item, ['labels', 'severity'])),
     startedAt: parseTime(startsAtRaw) ?? now.toISOString(),
     endedAt,
-    resolved: dig(item, ['status']) === 'resolved',
+    resolved: dig(item, ['status']) === 'resolved' || hasEnded,
     fingerprint: fingerprintOf([rubyToS(startsAtRaw), titleText, fullQueryOf(dig(item, ['generatorURL']))].join('/')),
     environmentName: environmentNameOf(
       firstValue(item, [
