@@ -265,3 +265,8 @@ export function describeFuzzRequest(request: FuzzRequest): string {
   const caller = request.headers['private-token'] ? 'token' : 'anonymous'
   return `${request.method} ${request.path.slice(0, 300)} as ${caller}${body}`
 }
+
+/** `count` requests drawn from `requests` with `seed`, for campaigns outside a test (bench/fuzz.mjs). */
+export function sampleFuzzRequests(requests: fc.Arbitrary<FuzzRequest>, seed: number, count: number): FuzzRequest[] {
+  return fc.sample(requests, { seed, numRuns: count })
+}
