@@ -23,6 +23,7 @@ import {
   registerBodyParsers,
   rewriteUrl,
 } from './http/request-parsing.js'
+import { registerOpenApiRoute, RouteCatalog } from './http/openapi.js'
 import { ApiRouter, type PlainRouteDeps } from './http/route.js'
 import { enforceProtectedPathThrottle, enforceThrottle, MemoryCounter, RedisCounter, type WindowCounter } from './http/throttle.js'
 import { Metrics } from './features/operations/metrics.js'
@@ -71,6 +72,7 @@ import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/r
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
 import { InstanceMemo } from './core/instance-memo.js'
+import { SVC_VERSION } from './version.js'
 
 export interface AppDeps {
   config: Config
@@ -87,6 +89,8 @@ export interface AppDeps {
 export interface App {
   fastify: FastifyInstance
   settings: SettingsCache
+  /** The OpenAPI 3.1 document of every /api/v4 route. */
+  openapi(): Record<string, unknown>
   /** What every Context of this instance is built from (`buildContext`): the job worker's, the CLI's and tests' too. */
   parts: ContextParts
   close(): Promise<void>
@@ -150,6 +154,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       }
     }
   })
+
+  const catalog = new RouteCatalog()
+  catalog.watch(fastify)
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -255,12 +262,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)
   registerGitHttpRoutes(fastify, plain)
+  registerOpenApiRoute(api, catalog, SVC_VERSION)
 
   await fastify.ready()
   return {
     fastify,
     settings,
     parts,
+    openapi: () => catalog.document(SVC_VERSION),
     async close() {
       await fastify.close()
       await counter.close()

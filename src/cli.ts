@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { buildApp } from './app.js'
 import { buildContext } from './build-context.js'
 import type { Config } from './config/index.js'
 import type { Context, Log } from './core/context.js'
@@ -156,5 +160,27 @@ export async function runAdminCommand(command: string, args: string[], config: C
       return true
     }
     throw error
+  }
+}
+
+/**
+ * Prints the OpenAPI document that `/api/v4/openapi.json` serves. The routes need a database to be built over but the
+ * document reads nothing from it, so the app is built over a scratch SQLite file and the configured one is left alone.
+ */
+export async function printOpenApiDocument(config: Config) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-openapi-'))
+  try {
+    const scratch: Config = { ...config, databaseUrl: null, redisUrl: null, dataDir, logLevel: 'silent' }
+    const database = await openDatabase(scratch)
+    try {
+      const app = await buildApp({ config: scratch, database, redis: null })
+      const document = app.openapi()
+      await app.close()
+      process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
+    } finally {
+      await database.close()
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }

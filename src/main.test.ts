@@ -40,7 +40,7 @@ describe('svc command', () => {
     const result = await run(['--help'], {})
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^Usage: svc \[command\] \[options\]/)
-    for (const command of ['serve', 'migrate', 'create-user', 'create-token']) expect(result.stdout).toContain(`  ${command} `)
+    for (const command of ['serve', 'migrate', 'create-user', 'create-token', 'openapi']) expect(result.stdout).toContain(`  ${command} `)
   })
 
   test('bad configuration exits non-zero with one line naming the variable and the expected form', async () => {

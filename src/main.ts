@@ -6,7 +6,7 @@ import { redactingLoggerOptions } from './http/log-redaction.js'
 import { ConfigError, loadConfig, type Config } from './config/index.js'
 import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
-import { runAdminCommand, ADMIN_COMMANDS_HELP } from './cli.js'
+import { runAdminCommand, ADMIN_COMMANDS_HELP, printOpenApiDocument } from './cli.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
 import { ensureRootToken } from './features/tokens/index.js'
 import { jobHandlers, periodicJobs } from './background.js'
@@ -20,6 +20,7 @@ Commands:
   serve          Migrate the database and serve HTTP (default)
   migrate        Apply pending database migrations and exit
 ${ADMIN_COMMANDS_HELP}
+  openapi        Print the OpenAPI 3.1 document of /api/v4 (as served at /api/v4/openapi.json)
   --help         Show this help
 
 Configuration is read from the environment: SVC_HOST, SVC_PORT, SVC_EXTERNAL_URL, SVC_DATA_DIR,
@@ -82,6 +83,7 @@ async function main(argv: string[]) {
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n')
     return
   }
+  if (command === 'openapi') return printOpenApiDocument(config)
   if (await runAdminCommand(command, argv.slice(1), config)) return
   process.stderr.write(`svc: unknown command '${command}' (see svc --help)\n`)
   process.exitCode = 2

@@ -10,6 +10,17 @@ declare module 'fastify' {
     /** Set for API routes once the caller is known. */
     ctx: Context
   }
+  interface FastifyContextConfig {
+    /** What the API router declares of a route, for the OpenAPI document (openapi.ts). */
+    api?: ApiRouteMeta
+  }
+}
+
+export interface ApiRouteMeta {
+  params: TObject
+  authenticated: boolean
+  scopes: readonly string[]
+  response?: Record<number, TSchema>
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -90,6 +101,7 @@ export class ApiRouter {
     this.app.route({
       method,
       url: `/api/v4${url}`,
+      config: { api: { params: schema, authenticated, scopes, response: options.response } },
       schema: options.response
         ? { response: Object.fromEntries(Object.entries(options.response).map(([status, body]) => [status, inDeclaredOrder(body)])) }
         : undefined,
