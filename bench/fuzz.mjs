@@ -1,6 +1,6 @@
 // A long fuzz campaign against the built svc: hostile requests to every route of its OpenAPI document, as an
 // anonymous caller, an outsider and an admin (src/testing/fuzz.ts builds them). Run `npm run build` first, then
-// `FUZZ_REQUESTS=100000 node bench/fuzz.mjs` (FUZZ_SEED, FUZZ_CONCURRENCY and FUZZ_TIMEOUT_MS change the rest).
+// `FUZZ_REQUESTS=100000 node bench/fuzz.mjs` (FUZZ_SEED, FUZZ_CONCURRENCY, FUZZ_TIMEOUT_MS and FUZZ_DATABASE_URL change the rest).
 // Prints counts of 2xx, 3xx, 4xx and 5xx answers, hangs and dropped connections, then the first failures; exits 0.
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
@@ -32,6 +32,8 @@ const SHOWN = 20
 const dataDir = path.join(scratch, 'data')
 const rootToken = `fuzz-${randomBytes(16).toString('hex')}`
 const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: rootToken, SVC_ROOT_PASSWORD: 'fuzz-root-password' })
+// FUZZ_DATABASE_URL runs the campaign on PostgreSQL instead: an empty database the run may fill (svc migrates it).
+if (process.env.FUZZ_DATABASE_URL) env.SVC_DATABASE_URL = process.env.FUZZ_DATABASE_URL
 const port = Number(env.SVC_PORT)
 const { child } = await startSvc(env)
 try {
