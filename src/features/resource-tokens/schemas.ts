@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { RESOURCE_BOT_SCOPES } from '../../core/scopes.js'
 import { paginationParams } from '../../http/pagination.js'
-import { Nullable } from '../../http/schema.js'
+import { PersonalAccessTokenJson } from '../tokens/index.js'
 
 const Scope = Type.Union(RESOURCE_BOT_SCOPES.map((scope) => Type.Literal(scope)))
 const DateParam = Type.String({ format: 'date' })
@@ -30,19 +30,8 @@ export type CreateResourceTokenParams = Static<typeof CreateResourceTokenParams>
 
 export const RotateResourceTokenParams = Type.Object({ id: Type.String(), token_id: Type.String(), expires_at: Type.Optional(DateParam) })
 
-const fields = {
-  id: Type.Integer(),
-  name: Type.String(),
-  revoked: Type.Boolean(),
-  created_at: Type.String(),
-  description: Nullable(Type.String()),
-  scopes: Type.Array(Type.String()),
-  user_id: Type.Integer(),
-  last_used_at: Nullable(Type.String()),
-  active: Type.Boolean(),
-  expires_at: Nullable(Type.String()),
-  access_level: Type.Integer(),
-}
+// GitLab's resource token entity is the personal one with the bot's role added.
+const fields = { ...PersonalAccessTokenJson.properties, access_level: Type.Integer() }
 
 /** GL lib/api/entities/resource_access_token.rb, in its order. */
 export const ResourceAccessTokenJson = Type.Object(fields)

@@ -77,3 +77,5 @@ export const tokenLookups: CredentialLookups = {
     await revokeActiveTokens(db, family, isoDate(now))
   },
 }
+/** GL Entities::PersonalAccessToken, which resource access tokens extend. */
+export { PersonalAccessTokenJson } from './schemas.js'
