@@ -98,11 +98,12 @@ export async function api(port, method, urlPath, token, body) {
 
 /**
  * Starts `dist/svc.mjs serve` and resolves once /-/readiness answers 200, with the child and how long that took.
- * svc's stderr goes to `onStderr` when given; `nodeArgs` go to node (e.g. `--cpu-prof`).
+ * svc's stderr goes to `onStderr` when given; `nodeArgs` go to node (e.g. `--cpu-prof`), or to `command` when given
+ * (`taskset`, which then runs node).
  */
-export async function startSvc(env, { onStderr, nodeArgs = [] } = {}) {
+export async function startSvc(env, { onStderr, nodeArgs = [], command = process.execPath } = {}) {
   const started = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/svc.mjs'), 'serve'], {
+  const child = spawn(command, [...nodeArgs, path.join(root, 'dist/svc.mjs'), 'serve'], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   })
@@ -136,9 +137,13 @@ export function printTable(rows) {
     )
 }
 
-/** Starts bench/bare.mjs replaying `recordingFile`; resolves with the child and its port. */
-export async function startBare(recordingFile) {
-  const child = spawn(process.execPath, [path.join(root, 'bench/bare.mjs'), recordingFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+/** Starts bench/bare.mjs replaying `recordingFile` (pinned to `cpu` when given); resolves with the child and its port. */
+export async function startBare(recordingFile, { cpu = null } = {}) {
+  const args = [process.execPath, path.join(root, 'bench/bare.mjs'), recordingFile]
+  const child =
+    cpu === null
+      ? spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('taskset', ['-c', String(cpu), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise((resolve, reject) => {
     child.stdout.once('data', (data) => resolve(Number(String(data).trim())))
     child.once('exit', () => reject(new Error('bare server exited before listening')))

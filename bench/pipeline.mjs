@@ -1,0 +1,141 @@
+// The request pipeline on one core: svc and a bare node:http server replaying svc's own bytes, each pinned to CPU 0,
+// loaded by wrk pinned to CPU 1 (autocannon when wrk is not installed), as an administrator's token, over about 400
+// projects. Prints figures only. Run alone with `node bench/pipeline.mjs` after `npm run build`.
+import { execFile, spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { randomBytes } from 'node:crypto'
+import { format, memory, printTable, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const PROJECTS = 400
+const LABELS = 20
+const token = `bench-${randomBytes(16).toString('hex')}`
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined
+const hasTaskset = spawnSync('taskset', ['-V']).error === undefined
+const cpus = os.cpus().length
+const pin = (cpu, command) => (hasTaskset && cpus > 1 ? ['taskset', ['-c', String(cpu), ...command]] : [command[0], command.slice(1)])
+
+export const pipelineScenarios = (projectId) => [
+  { name: 'GET /api/v4/version', path: '/api/v4/version', target: 0.6 },
+  { name: 'GET /api/v4/user', path: '/api/v4/user', target: 0.5 },
+  { name: 'GET /api/v4/projects/:id', path: `/api/v4/projects/${projectId}`, target: 0.3 },
+  { name: 'GET /api/v4/projects/:id/labels', path: `/api/v4/projects/${projectId}/labels`, target: 0.3 },
+  { name: `GET /api/v4/projects?per_page=20 (${PROJECTS})`, path: '/api/v4/projects?per_page=20', target: 0.1 },
+]
+
+/** `count` public projects under root's namespace, the first with LABELS labels. */
+function seed(dataDir) {
+  const Database = createRequire(import.meta.url)(path.join(root, 'node_modules/better-sqlite3'))
+  const db = new Database(path.join(dataDir, 'svc.sqlite3'))
+  const at = new Date().toISOString()
+  let first
+  db.transaction(() => {
+    const group = db
+      .prepare(
+        "insert into namespaces (kind, name, path, full_path, full_name, visibility_level, created_at, updated_at) values ('group', 'Team', 'team', 'team', 'Team', 20, ?, ?)",
+      )
+      .run(at, at).lastInsertRowid
+    db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${group}/`, group)
+    const project = db.prepare(
+      "insert into projects (namespace_id, name, path, full_path, full_name, description, visibility_level, creator_id, last_activity_at, created_at, updated_at) values (?, ?, ?, ?, ?, 'A project', 20, 1, ?, ?, ?)",
+    )
+    for (let n = 1; n <= PROJECTS; n++) {
+      const id = project.run(group, `Project ${n}`, `project-${n}`, `team/project-${n}`, `Team / Project ${n}`, at, at, at).lastInsertRowid
+      first ??= id
+    }
+    const label = db.prepare('insert into labels (title, color, description, project_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)')
+    for (let n = 0; n < LABELS; n++) label.run(`label-${n}`, '#336699', `Label ${n}`, first, at, at)
+  })()
+  db.close()
+  return Number(first)
+}
+
+async function load(port, urlPath) {
+  const url = `http://127.0.0.1:${port}${urlPath}`
+  if (hasWrk) {
+    const [command, args] = pin(1, [
+      'wrk',
+      '-t',
+      '1',
+      '-c',
+      String(connections),
+      '-d',
+      `${seconds}s`,
+      '-H',
+      `PRIVATE-TOKEN: ${token}`,
+      '--latency',
+      url,
+    ])
+    const { stdout } = await promisify(execFile)(command, args, { timeout: (seconds + 30) * 1000 })
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1])
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0)
+    const ms = (label) => {
+      const match = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(stdout)
+      return match ? Number(match[1]) * { us: 0.001, ms: 1, s: 1000 }[match[2]] : NaN
+    }
+    return { rps, p50: ms('50'), p99: ms('99'), non2xx }
+  }
+  const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
+  const args = [autocannon, '--json', '-c', String(connections), '-d', String(seconds), '-H', `PRIVATE-TOKEN=${token}`, url]
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 16 << 20, timeout: (seconds + 30) * 1000 })
+  const result = JSON.parse(stdout)
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx }
+}
+
+export async function benchPipeline() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pipeline-'))
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-pipeline-replay-'))
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token, SVC_WORKERS: '1' })
+  let svc = null
+  let bare = null
+  try {
+    await stop((await startSvc(env)).child)
+    const projectId = seed(dataDir)
+    const scenarios = pipelineScenarios(projectId)
+    const [command, args] = pin(0, [process.execPath])
+    ;({ child: svc } = await startSvc(env, { command, nodeArgs: args }))
+    const recorded = {}
+    for (const scenario of scenarios) {
+      const response = await request(Number(env.SVC_PORT), 'GET', scenario.path, { headers: { 'private-token': token } })
+      recorded[`GET ${scenario.path}`] = recording(response)
+      scenario.status = response.status
+    }
+    const recordingFile = path.join(workDir, 'responses.json')
+    fs.writeFileSync(recordingFile, JSON.stringify(recorded))
+    const started = await startBare(recordingFile, { cpu: hasTaskset && cpus > 1 ? 0 : null })
+    bare = started.child
+    console.log(
+      `\nrequest pipeline on one core: svc and bare on CPU 0, ${hasWrk ? 'wrk' : 'autocannon'} on CPU 1, ${connections} connections, ${seconds} s each`,
+    )
+    const rows = [['request (administrator token)', 'status', 'svc req/s', 'bare req/s', 'svc/bare', 'target', 'svc p50 ms', 'svc p99 ms']]
+    for (const scenario of scenarios) {
+      const measured = await load(Number(env.SVC_PORT), scenario.path)
+      const baseline = await load(started.port, scenario.path)
+      const ratio = measured.rps / baseline.rps
+      rows.push([
+        scenario.name,
+        measured.non2xx ? `${scenario.status}!` : String(scenario.status),
+        format(measured.rps),
+        format(baseline.rps),
+        `${format(ratio, 2)}x`,
+        `>= ${scenario.target}${ratio >= scenario.target ? '' : ' (missed)'}`,
+        format(measured.p50, 2),
+        format(measured.p99, 2),
+      ])
+    }
+    printTable(rows)
+    console.log(`svc RSS after the table: ${format(memory(svc.pid, 'VmRSS'), 1)} MB`)
+  } finally {
+    if (svc) await stop(svc)
+    if (bare) await stop(bare)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    fs.rmSync(workDir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchPipeline()
