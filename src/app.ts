@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import FindMyWay from 'find-my-way'
 import type { Redis } from 'ioredis'
 import type { Config } from './config/index.js'
+import { RedisAnnouncer, soleProcess, type Announcer } from './core/announcer.js'
 import { anonymous, type Caller } from './core/caller.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
@@ -80,6 +81,8 @@ export interface AppDeps {
   redis: Redis | null
   /** Prefix of this deployment's Redis keys. */
   redisNamespace?: string
+  /** How this process tells the others of its deployment about changes, when there is no Redis to do it. */
+  announcer?: Announcer
   /** Injectable for tests that travel in time. */
   clock?: () => Date
   /** Where log lines go instead of standard output (tests read them). */
@@ -126,12 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     answerUnroutedMethod(socket, request.url, allowedAt)
   })
 
-  const settings = new SettingsCache(database.db, {
-    clock,
-    redis: deps.redis,
-    redisNamespace: deps.redisNamespace,
-    log: fastify.log,
-  })
+  const announcer = deps.redis ? new RedisAnnouncer(deps.redis, deps.redisNamespace ?? 'svc', fastify.log) : (deps.announcer ?? soleProcess)
+  const settings = new SettingsCache(database.db, { clock, announcer })
   await settings.listen()
   const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log, memo: new InstanceMemo() }
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
@@ -273,7 +272,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async close() {
       await fastify.close()
       await counter.close()
-      await settings.close()
+      await announcer.close()
     },
   }
 }
