@@ -42,6 +42,12 @@ export function memory(pid, field) {
   return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN
 }
 
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+export function cpuMillis(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+}
+
 /**
  * The environment of an embedded svc (SQLite in `dataDir`, no Redis) on a port of its own, quiet, with `extra`
  * on top; whatever names another database or Redis in the caller's environment is left out.

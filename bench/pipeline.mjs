@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { format, memory, printTable, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
+import { cpuMillis, format, memory, printTable, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -55,7 +55,14 @@ function seed(dataDir) {
   return Number(first)
 }
 
-async function load(port, urlPath) {
+/** wrk's figures, plus the CPU time the server `pid` spent per request (steadier than req/s on a busy machine). */
+async function load(port, urlPath, pid) {
+  const before = cpuMillis(pid)
+  const result = await run(port, urlPath)
+  return { ...result, cpuMicros: ((cpuMillis(pid) - before) * 1000) / (result.rps * seconds) }
+}
+
+async function run(port, urlPath) {
   const url = `http://127.0.0.1:${port}${urlPath}`
   if (hasWrk) {
     const [command, args] = pin(1, [
@@ -112,10 +119,24 @@ export async function benchPipeline() {
     console.log(
       `\nrequest pipeline on one core: svc and bare on CPU 0, ${hasWrk ? 'wrk' : 'autocannon'} on CPU 1, ${connections} connections, ${seconds} s each`,
     )
-    const rows = [['request (administrator token)', 'status', 'svc req/s', 'bare req/s', 'svc/bare', 'target', 'svc p50 ms', 'svc p99 ms']]
+    const rows = [
+      [
+        'request (administrator token)',
+        'status',
+        'svc req/s',
+        'bare req/s',
+        'svc/bare',
+        'target',
+        'svc p50 ms',
+        'svc p99 ms',
+        'svc CPU µs',
+        'bare CPU µs',
+        'CPU bare/svc',
+      ],
+    ]
     for (const scenario of scenarios) {
-      const measured = await load(Number(env.SVC_PORT), scenario.path)
-      const baseline = await load(started.port, scenario.path)
+      const measured = await load(Number(env.SVC_PORT), scenario.path, svc.pid)
+      const baseline = await load(started.port, scenario.path, bare.pid)
       const ratio = measured.rps / baseline.rps
       rows.push([
         scenario.name,
@@ -126,6 +147,9 @@ export async function benchPipeline() {
         `>= ${scenario.target}${ratio >= scenario.target ? '' : ' (missed)'}`,
         format(measured.p50, 2),
         format(measured.p99, 2),
+        format(measured.cpuMicros, 1),
+        format(baseline.cpuMicros, 1),
+        `${format(baseline.cpuMicros / measured.cpuMicros, 2)}x`,
       ])
     }
     printTable(rows)

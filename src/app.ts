@@ -11,6 +11,7 @@ import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
 import { buildContext, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
+import { CredentialCache } from './http/credential-cache.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import { redactingLoggerOptions } from './http/log-redaction.js'
 import {
@@ -36,13 +37,13 @@ import { registerMemberRoutes } from './features/members/routes.js'
 import { registerNamespaceRoutes } from './features/namespaces/routes.js'
 import { registerProjectRoutes } from './features/projects/routes.js'
 import { findMovedProjectLocation } from './features/projects/index.js'
-import { tokenLookups } from './features/tokens/index.js'
+import { ACCESS_TOKEN_TABLES, tokenLookups } from './features/tokens/index.js'
 import { registerTokenRoutes } from './features/tokens/routes.js'
 import { registerResourceTokenRoutes } from './features/resource-tokens/routes.js'
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
-import { oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
+import { OAUTH_TOKEN_TABLES, oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
 import { registerOpenIdRoutes } from './features/oauth/openid.js'
 import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
@@ -134,7 +135,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await settings.listen()
   const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log, memo: new InstanceMemo() }
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
-  const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
+  const credentials = new CredentialCache(new Set([...ACCESS_TOKEN_TABLES, ...OAUTH_TOKEN_TABLES]), announcer)
+  database.writes.on((tables, committed) => credentials.written(tables, committed))
+  await credentials.listen()
+  const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config, credentials)
   const metrics = new Metrics()
   // Webhook alerts and collected errors are committed in groups, one queue per instance, drained on close.
   const alertIntake = createAlertIntake(database.db, fastify.log, clock)

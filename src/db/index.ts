@@ -3,6 +3,7 @@ import path from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type pg from 'pg'
 import type { Database } from './schema.js'
+import { WriteWatch } from './writes.js'
 
 export type Db = Kysely<Database>
 export type Engine = 'sqlite' | 'postgres'
@@ -10,6 +11,8 @@ export type Engine = 'sqlite' | 'postgres'
 export interface DatabaseHandle {
   db: Db
   engine: Engine
+  /** Every write made through `db`, for caches that must drop what changed. */
+  writes: WriteWatch
   close(): Promise<void>
 }
 
@@ -49,8 +52,9 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     } as pg.PoolConfig)
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {})
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-    return { db, engine: 'postgres', close: () => db.destroy() }
+    const writes = new WriteWatch()
+    const db = new Kysely<Database>({ dialect: writes.dialect(new PostgresDialect({ pool })) })
+    return { db, engine: 'postgres', writes, close: () => db.destroy() }
   }
   const { default: SQLite } = await import('better-sqlite3')
   fs.mkdirSync(options.dataDir, { recursive: true })
@@ -60,9 +64,10 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('synchronous = FULL')
   file.pragma('foreign_keys = ON')
   file.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
+  const writes = new WriteWatch()
+  const db = new Kysely<Database>({ dialect: writes.dialect(new SqliteDialect({ database: withStatementCache(file) })) })
   sqliteFiles.set(db, file)
-  return { db, engine: 'sqlite', close: () => db.destroy() }
+  return { db, engine: 'sqlite', writes, close: () => db.destroy() }
 }
 
 const sqliteFiles = new WeakMap<Db, SqliteFile>()

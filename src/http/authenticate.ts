@@ -4,6 +4,7 @@ import { Forbidden, InsufficientScope, InvalidToken, NotFound, Unauthorized } fr
 import type { Settings } from '../core/settings.js'
 import { tokenRefusal, type TokenRefusal, type TokenState } from '../core/token-validity.js'
 import type { Db } from '../db/index.js'
+import type { CredentialCache } from './credential-cache.js'
 
 /** A token found by one of the lookups, before it is judged. */
 export interface FoundToken extends TokenState {
@@ -77,6 +78,7 @@ export class Authenticator {
     private readonly lookups: CredentialLookups,
     /** Read at each request: the instance URL may be settled only once the server listens. */
     private readonly instance: { readonly externalUrl: string },
+    private readonly credentials: CredentialCache,
   ) {}
 
   /**
@@ -91,7 +93,7 @@ export class Authenticator {
     routeScopes: readonly string[],
     now: Date,
   ): Promise<Caller> {
-    const token = await this.findToken(db, request, params)
+    const token = await this.findToken(db, request, params, now)
     let user: User | null = null
     let credential: Credential | null = null
     if (token) {
@@ -134,18 +136,19 @@ export class Authenticator {
     return { user, credential, sudoFrom: null }
   }
 
-  private async findToken(db: Db, request: FastifyRequest, params: Params): Promise<FoundToken | null> {
+  private async findToken(db: Db, request: FastifyRequest, params: Params, now: Date): Promise<FoundToken | null> {
     const bearer = bearerValue(request)
-    if (this.lookups.findOAuthToken) {
+    const findOAuthToken = this.lookups.findOAuthToken
+    if (findOAuthToken) {
       const oauthValue = stringParam(params, 'access_token') ?? bearer ?? stringParam(params, 'bearer_token')
       if (oauthValue) {
-        const found = await this.lookups.findOAuthToken(db, oauthValue)
+        const found = await this.credentials.get(`oauth ${oauthValue}`, now, () => findOAuthToken(db, oauthValue))
         if (found) return found
       }
     }
     const privateValue = stringParam(params, 'private_token') ?? header(request, 'private-token') ?? bearer
     if (privateValue) {
-      const found = await this.lookups.findAccessToken(db, privateValue)
+      const found = await this.credentials.get(`private ${privateValue}`, now, () => this.lookups.findAccessToken(db, privateValue))
       if (found) return found
     }
     if (this.lookups.findJobToken) {

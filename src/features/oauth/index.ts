@@ -6,6 +6,9 @@ import { findAccessTokenByDigest } from './store.js'
 import { tokenExpiresAt } from './token.js'
 
 /** How the API finds OAuth access tokens (Bearer header or `access_token`). */
+/** The tables `findOAuthToken` reads (an application's deletion takes its tokens). */
+export const OAUTH_TOKEN_TABLES = ['oauth_access_tokens', 'oauth_applications', 'users']
+
 export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {
   async findOAuthToken(db, value) {
     const [row] = await findAccessTokenByDigest(db, digestToken(value))

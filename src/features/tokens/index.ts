@@ -34,6 +34,9 @@ interface UseRecord {
 
 const useRecords = new WeakMap<FoundToken, UseRecord>()
 
+/** The tables `findAccessToken` reads. */
+export const ACCESS_TOKEN_TABLES = ['personal_access_tokens', 'users']
+
 /** How the API finds personal and impersonation tokens and sudo targets. */
 export const tokenLookups: CredentialLookups = {
   async findAccessToken(db, value) {

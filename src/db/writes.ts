@@ -1,0 +1,118 @@
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely'
+
+/**
+ * Hears which tables a statement wrote: once as the statement runs (`committed` false: the change may still be
+ * rolled back, but whoever caches must stop storing what it reads now) and once the change is committed.
+ */
+export type WriteListener = (tables: ReadonlySet<string>, committed: boolean) => void
+
+const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
+
+/** The tables a statement writes, or null when it writes none (a select, `begin`, a pragma). */
+function writtenTables(query: CompiledQuery): Set<string> | null {
+  if (query.query.kind === 'SelectQueryNode') return null
+  let tables: Set<string> | null = null
+  for (const match of query.sql.matchAll(WRITTEN_TABLE)) (tables ??= new Set()).add(match[1].toLowerCase())
+  return tables
+}
+
+/**
+ * Watches the writes made through one database handle, at the driver, so that no code path can change a table
+ * without its watchers knowing: caches of this process drop what a change touched the moment it is committed.
+ */
+export class WriteWatch {
+  private readonly listeners: WriteListener[] = []
+
+  on(listener: WriteListener) {
+    this.listeners.push(listener)
+  }
+
+  emit(tables: ReadonlySet<string>, committed: boolean) {
+    for (const listener of this.listeners) listener(tables, committed)
+  }
+
+  /** `dialect` with its connections watched. */
+  dialect(dialect: Dialect): Dialect {
+    return {
+      createDriver: () => new WatchedDriver(dialect.createDriver(), this),
+      createQueryCompiler: () => dialect.createQueryCompiler(),
+      createAdapter: () => dialect.createAdapter(),
+      createIntrospector: (db) => dialect.createIntrospector(db),
+    }
+  }
+}
+
+class WatchedConnection implements DatabaseConnection {
+  /** Tables written in the open transaction; null outside one. */
+  written: Set<string> | null = null
+
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly watch: WriteWatch,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const tables = writtenTables(query)
+    if (!tables) return this.inner.executeQuery<R>(query)
+    this.watch.emit(tables, false)
+    const result = await this.inner.executeQuery<R>(query)
+    if (this.written) for (const table of tables) this.written.add(table)
+    else this.watch.emit(tables, true)
+    return result
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize)
+  }
+}
+
+class WatchedDriver implements Driver {
+  private readonly connections = new WeakMap<DatabaseConnection, WatchedConnection>()
+
+  constructor(
+    private readonly inner: Driver,
+    private readonly watch: WriteWatch,
+  ) {}
+
+  init() {
+    return this.inner.init()
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection()
+    let watched = this.connections.get(connection)
+    if (!watched) {
+      watched = new WatchedConnection(connection, this.watch)
+      this.connections.set(connection, watched)
+    }
+    return watched
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    const watched = connection as WatchedConnection
+    await this.inner.beginTransaction(watched.inner, settings)
+    watched.written = new Set()
+  }
+
+  async commitTransaction(connection: DatabaseConnection) {
+    const watched = connection as WatchedConnection
+    const written = watched.written
+    watched.written = null
+    await this.inner.commitTransaction(watched.inner)
+    if (written && written.size > 0) this.watch.emit(written, true)
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection) {
+    const watched = connection as WatchedConnection
+    watched.written = null
+    await this.inner.rollbackTransaction(watched.inner)
+  }
+
+  releaseConnection(connection: DatabaseConnection) {
+    return this.inner.releaseConnection((connection as WatchedConnection).inner)
+  }
+
+  destroy() {
+    return this.inner.destroy()
+  }
+}
