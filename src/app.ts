@@ -161,22 +161,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const catalog = new RouteCatalog()
   catalog.watch(fastify)
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Hooks every request pays for take a callback rather than a promise: one microtask less each.
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     reply.header('x-frame-options', 'SAMEORIGIN')
     reply.header('x-content-type-options', 'nosniff')
-    if ((request.raw.url ?? '').length > MAX_REQUEST_LINE_BYTES) {
+    const url = request.raw.url ?? '/'
+    if (url.length > MAX_REQUEST_LINE_BYTES) {
       reply.code(414).type('application/json').send('{"message":"414 Request-URI Too Large"}')
-      return reply
+      return
     }
-    if (!isWellFormedPath(request.raw.url ?? '/') || hasMalformedQuery(request.query)) throw new MalformedRequest()
+    done(isWellFormedPath(url) && !hasMalformedQuery(request.query) ? undefined : new MalformedRequest())
   })
   // GitLab's API answers `application/json` without a charset parameter; Fastify would add one.
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     if (request.url.startsWith('/api/') && reply.getHeader('content-type') === 'application/json; charset=utf-8') {
       reply.header('content-type', 'application/json')
     }
-    return payload
+    done(null, payload)
   })
   metrics.register(fastify)
 

@@ -2,10 +2,20 @@ import { createHash } from 'node:crypto'
 import type { NamespaceJson } from './schemas.js'
 import type { NamespaceWithOwner } from './store.js'
 
+/** Avatar URLs remembered at most; a pure function of the e-mail, so the memo only saves hashing on every user shown. */
+const AVATAR_MEMO_SIZE = 10_000
+const avatarUrls = new Map<string, string>()
+
 /** Gravatar's identicon for the e-mail, as GitLab serves when no avatar was uploaded. */
 export function avatarUrlOf(email: string): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex')
-  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`
+  let url = avatarUrls.get(email)
+  if (url === undefined) {
+    const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex')
+    url = `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`
+    if (avatarUrls.size >= AVATAR_MEMO_SIZE) avatarUrls.clear()
+    avatarUrls.set(email, url)
+  }
+  return url
 }
 
 /** What the caller may see of a group's size: only those who administer it (GL `admin_request_for_group?`). */

@@ -18,16 +18,29 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  private readonly series = new Map<
+    string,
+    { requests: ReturnType<Metrics['requests']['labels']>; durations: ReturnType<Metrics['durations']['labels']> }
+  >()
+
   constructor() {
     collectDefaultMetrics({ register: this.registry })
   }
 
   register(app: FastifyInstance) {
-    app.addHook('onResponse', async (request, reply) => {
-      // The route pattern, never the raw URL, keeps the label set small.
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
-      this.requests.inc(labels)
-      this.durations.observe(labels, reply.elapsedTime / 1000)
+    app.addHook('onResponse', (request, reply, done) => {
+      // The route pattern, never the raw URL, keeps the label set small; each set's counters are looked up once.
+      const route = request.routeOptions.url ?? 'unmatched'
+      const key = `${request.method} ${route} ${reply.statusCode}`
+      let series = this.series.get(key)
+      if (!series) {
+        const labels = { method: request.method, route, status: String(reply.statusCode) }
+        series = { requests: this.requests.labels(labels), durations: this.durations.labels(labels) }
+        this.series.set(key, series)
+      }
+      series.requests.inc()
+      series.durations.observe(reply.elapsedTime / 1000)
+      done()
     })
   }
 
