@@ -11,7 +11,7 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { api, format, percentile, printTable, root, startSvc, stop, svcEnv, treeMemory } from './common.mjs'
+import { api, format, percentile, printTable, processTree, root, startSvc, stop, svcEnv, treeMemory } from './common.mjs'
 
 const PROJECTS = 400
 const LABELS = 20
@@ -97,7 +97,21 @@ export async function startLoadTarget() {
   const port = Number(env.SVC_PORT)
   let svc = null
   const close = async () => {
-    if (svc) await stop(svc)
+    if (svc) {
+      // git processes svc started and left running (a push whose caller went away) would outlive it and load the
+      // next runs: they are counted and ended.
+      const descendants = processTree(svc.pid).slice(1)
+      await stop(svc)
+      const left = descendants.filter((pid) => {
+        try {
+          process.kill(pid, 'SIGKILL')
+          return true
+        } catch {
+          return false
+        }
+      })
+      if (left.length) console.log(`${left.length} processes svc started were still running after it stopped (killed)`)
+    }
     svc = null
     fs.rmSync(dataDir, { recursive: true, force: true })
     fs.rmSync(gitDir, { recursive: true, force: true })
@@ -281,6 +295,8 @@ function issue(run, index, due) {
     body: undefined,
   }
   if (cls.next) cls.next(call)
+  const lag = performance.now() - due
+  if (lag > run.sendLag) run.sendLag = lag
   const outgoing = http.request({
     host: '127.0.0.1',
     port: run.port,
@@ -328,6 +344,9 @@ export function runLoad(load, rate, seconds, { onSecond } = {}) {
     windowOk: 0,
     windowFailed: 0,
     lastDone: start,
+    // How late the generator sent its most delayed request, and the CPU it used: a busy generator shows here.
+    sendLag: 0,
+    cpu: process.cpuUsage(),
   }
   const intervals = classes.map((cls) => 1000 / (rate * cls.share))
   // Offset phases so that the classes do not all fall due on the same tick.
@@ -385,6 +404,7 @@ function summarize(run, rate, seconds, start) {
   const targetRate = rate * run.classes.reduce((sum, cls) => sum + cls.share, 0)
   // Over the run, or until the last answer if svc fell behind.
   const span = Math.max(seconds * 1000, run.lastDone - start) / 1000
+  const cpu = process.cpuUsage(run.cpu)
   const result = {
     rate,
     targetRate,
@@ -395,6 +415,8 @@ function summarize(run, rate, seconds, start) {
     failures,
     perClass,
     ...spread(all),
+    generatorCpu: (cpu.user + cpu.system) / 1000 / (span * 1000),
+    sendLag: run.sendLag,
   }
   result.passed = result.p99 <= PASS.p99 && result.success >= PASS.success && result.achieved >= PASS.achieved * targetRate
   return result
@@ -421,7 +443,10 @@ export const summaryColumns = [
   'p90 ms',
   'p99 ms',
   'max ms',
-  'RSS MB (largest)',
+  'svc RSS MB (largest)',
+  'svc processes',
+  'generator CPU',
+  'max send lag ms',
   '',
 ]
 
@@ -436,6 +461,9 @@ export function summaryRow(result) {
     format(result.p99, 1),
     format(result.max),
     `${format(result.rss.total)} (${format(result.rss.largest)})`,
+    String(result.rss.processes),
+    `${format(result.generatorCpu * 100)} %`,
+    format(result.sendLag, 1),
     verdict(result),
   ]
 }

@@ -8,10 +8,10 @@ import { benchLoad, createLoad, printClasses, runLoad, startLoadTarget, summaryC
 const PRINT_EVERY = 30
 const BAND = 0.1
 
-/** Soaks svc at `rate` API requests/s (when given; else 80 % of the highest passing rate, searched for first). */
-export async function benchSoak(rate) {
+/** Soaks svc at SOAK_RATE, else at 80 % of `highest` passing rate (searched for first when not given). */
+export async function benchSoak(highest) {
   const seconds = Number(process.env.SOAK_SECONDS ?? 600)
-  rate ??= process.env.SOAK_RATE ? Number(process.env.SOAK_RATE) : Math.round((0.8 * (await benchLoad())) / 10) * 10
+  const rate = process.env.SOAK_RATE ? Number(process.env.SOAK_RATE) : Math.round((0.8 * (highest ?? (await benchLoad()))) / 10) * 10
   if (!(rate > 0)) {
     console.log('\nsoak: no rate to soak at')
     return
