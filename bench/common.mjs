@@ -48,6 +48,48 @@ export function cpuMillis(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
+/** A process and all its descendants, from /proc/<pid>/task/<tid>/children (gone processes are skipped). */
+export function processTree(pid) {
+  const pids = [pid]
+  for (let index = 0; index < pids.length; index++) {
+    let tasks
+    try {
+      tasks = fs.readdirSync(`/proc/${pids[index]}/task`)
+    } catch {
+      continue
+    }
+    for (const task of tasks) {
+      try {
+        for (const child of fs.readFileSync(`/proc/${pids[index]}/task/${task}/children`, 'utf8').split(' '))
+          if (child.trim()) pids.push(Number(child))
+      } catch {
+        // The task ended meanwhile.
+      }
+    }
+  }
+  return pids
+}
+
+/** VmRSS summed over a process tree (svc's primary, its workers and any git it runs) and the largest single one, in MB. */
+export function treeMemory(pid) {
+  let total = 0
+  let largest = 0
+  let processes = 0
+  for (const member of processTree(pid)) {
+    let rss = NaN
+    try {
+      rss = memory(member, 'VmRSS')
+    } catch {
+      // Exited between the listing and the read.
+    }
+    if (!Number.isFinite(rss)) continue
+    total += rss
+    largest = Math.max(largest, rss)
+    processes += 1
+  }
+  return { total, largest, processes }
+}
+
 /**
  * The environment of an embedded svc (SQLite in `dataDir`, no Redis) on a port of its own, quiet, with `extra`
  * on top; whatever names another database or Redis in the caller's environment is left out.

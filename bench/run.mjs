@@ -14,6 +14,8 @@ import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
+import { benchLoad } from './load.mjs'
+import { benchSoak } from './soak.mjs'
 
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -211,6 +213,13 @@ async function main() {
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
   await benchErrors()
+  // The highest rate of an open-loop mixed load that passes, then svc's memory under 80 % of it (bench/load.mjs, bench/soak.mjs).
+  try {
+    const highest = await benchLoad()
+    if (process.env.BENCH_SOAK !== '0') await benchSoak(highest)
+  } catch (error) {
+    console.log(`load bench could not finish: ${error instanceof Error ? error.message : String(error)}`)
+  }
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
