@@ -3,6 +3,7 @@ import path from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type pg from 'pg'
 import type { Database } from './schema.js'
+import { ReadCache } from './read-cache.js'
 import { WriteWatch } from './writes.js'
 
 export type Db = Kysely<Database>
@@ -66,20 +67,22 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('busy_timeout = 5000')
   const writes = new WriteWatch()
   const db = new Kysely<Database>({ dialect: writes.dialect(new SqliteDialect({ database: withStatementCache(file) })) })
-  sqliteFiles.set(db, file)
+  const cache = new ReadCache(file)
+  writes.on((tables) => cache.written(tables))
+  sqliteFiles.set(db, { file, cache })
   return { db, engine: 'sqlite', writes, close: () => db.destroy() }
 }
 
-const sqliteFiles = new WeakMap<Db, SqliteFile>()
+const sqliteFiles = new WeakMap<Db, { file: SqliteFile; cache: ReadCache }>()
 
 /**
- * The SQLite connection behind `db`, when a statement may run on it directly: `db` is not a transaction
- * and no transaction is open on the connection (whose uncommitted rows a direct read would see).
+ * The SQLite connection behind `db` and its read cache, when a statement may run on it directly: `db` is not a
+ * transaction and no transaction is open on the connection (whose uncommitted rows a direct read would see).
  */
-export function idleSqliteConnection(db: Db): SqliteFile | null {
+export function idleSqliteConnection(db: Db): { file: SqliteFile; cache: ReadCache } | null {
   if (db.isTransaction) return null
-  const file = sqliteFiles.get(db)
-  return file && !file.inTransaction ? file : null
+  const connection = sqliteFiles.get(db)
+  return connection && !connection.file.inTransaction ? connection : null
 }
 
 /** Prepared statements kept per SQLite connection; the SQL of a query shape never changes. */

@@ -49,10 +49,13 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
   }
 }
 
-/** A synchronous read on an idle SQLite connection is atomic; it skips Kysely's connection queue. */
+/**
+ * A synchronous read on an idle SQLite connection is atomic; it skips Kysely's connection queue, and its result is
+ * kept until a write could change it (db/read-cache.ts).
+ */
 async function runRows<Row>(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
-  const file = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
-  if (file) return readRows<Row>(file.prepare(sql), values)
+  const idle = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
+  if (idle) return idle.cache.rows(sql, values, () => readRows<Row>(idle.file.prepare(sql), values))
   const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
   return result.rows
 }

@@ -1,0 +1,66 @@
+import type { Database as SqliteFile } from 'better-sqlite3'
+
+/** Query results kept at most; the least recently used goes first. */
+const MAX_ENTRIES = 2_000
+/** Larger results are read anew every time, so memory stays bounded. */
+const MAX_ROWS = 200
+const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
+
+/**
+ * Results of the hot reads on an embedded (SQLite) database, kept until a write could change them. This process's
+ * writes drop the results of the tables they touch, as the driver sees them (db/writes.ts); another connection's
+ * commit (another worker process, a command) changes SQLite's `data_version`, which is compared before every use and
+ * then drops everything. So a kept result is always what the read would answer now. Rows are frozen: they are
+ * shared by every request that reads them.
+ */
+export class ReadCache {
+  private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
+  private readonly tablesBySql = new Map<string, readonly string[]>()
+  private readonly dataVersion: () => number
+  private seenVersion: number
+
+  constructor(file: SqliteFile) {
+    const statement = file.prepare('pragma data_version').pluck()
+    this.dataVersion = () => statement.get() as number
+    this.seenVersion = this.dataVersion()
+  }
+
+  /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
+  rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
+    const version = this.dataVersion()
+    if (version !== this.seenVersion) {
+      this.entries.clear()
+      this.seenVersion = version
+    }
+    const key = `${sql}\u0000${JSON.stringify(values)}`
+    const hit = this.entries.get(key)
+    if (hit) {
+      // Most recently used last: the first key is the one to drop.
+      this.entries.delete(key)
+      this.entries.set(key, hit)
+      return hit.rows.slice() as Row[]
+    }
+    const rows = read()
+    if (rows.length <= MAX_ROWS) {
+      for (const row of rows) Object.freeze(row)
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string)
+      this.entries.set(key, { rows: rows.slice(), tables: this.tablesOf(sql) })
+    }
+    return rows
+  }
+
+  /** Drops what reads of these tables answered (called for every write this process makes). */
+  written(tables: ReadonlySet<string>) {
+    for (const [key, entry] of this.entries) if (entry.tables.some((table) => tables.has(table))) this.entries.delete(key)
+  }
+
+  private tablesOf(sql: string): readonly string[] {
+    let tables = this.tablesBySql.get(sql)
+    if (!tables) {
+      tables = [...new Set([...sql.matchAll(READ_TABLE)].map((match) => match[1].toLowerCase()))]
+      if (this.tablesBySql.size >= MAX_ENTRIES) this.tablesBySql.clear()
+      this.tablesBySql.set(sql, tables)
+    }
+    return tables
+  }
+}
