@@ -47,10 +47,7 @@ export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: numbe
     .clearOrderBy()
     .select(sql<number>`1`.as('one'))
     .limit(COUNT_LIMIT + 1)
-  const counted = await db
-    .selectFrom(capped.as('matching'))
-    .select(sql<number>`count(*)`.as('count'))
-    .executeTakeFirstOrThrow()
+  const [counted] = await executeRows(db, db.selectFrom(capped.as('matching')).select(sql<number>`count(*)`.as('count')))
   const count = Number(counted.count)
   return { rows, page, perPage, total: count > COUNT_LIMIT ? null : count, hasNext }
 }

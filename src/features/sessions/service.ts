@@ -27,8 +27,10 @@ function sessionLifetimeMs(userId: number | null, settings: Settings): number {
 /** The live session a cookie value names, its expiry moved forward; null when there is none. */
 export async function findSession(db: Db, cookieValue: string | undefined, settings: Settings, now: Date): Promise<Session | null> {
   if (!cookieValue) return null
-  const [session] = await findSessionByDigest(db, digestToken(cookieValue))
-  if (!session || Date.parse(session.expires_at) <= now.getTime()) return null
+  const [found] = await findSessionByDigest(db, digestToken(cookieValue))
+  if (!found || Date.parse(found.expires_at) <= now.getTime()) return null
+  // The request's own copy: what it changes (expiry, return_to) is written back as it goes; read rows are shared.
+  const session = { ...found }
   if (now.getTime() - Date.parse(session.updated_at) >= TOUCH_INTERVAL_MS) {
     const expiresAt = new Date(now.getTime() + sessionLifetimeMs(session.user_id, settings)).toISOString()
     await updateSession(db, session.id, { updated_at: now.toISOString(), expires_at: expiresAt })
