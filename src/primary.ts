@@ -47,13 +47,13 @@ export function runPrimary(config: Config, log: Log) {
       }
       if (!listened) {
         // Before any worker listened this is a start that fails (port taken, bad storage): failing again and again helps nobody.
-        log.error({ pid: worker.process.pid, code, signal }, 'a worker failed to start; stopping')
+        log.error({ worker: worker.process.pid, code, signal }, 'a worker failed to start; stopping')
         exitCode = 1
         stop('worker failed')
         return
       }
       restartDelayMs = Date.now() - startedAt >= YOUNG_MS ? RESTART_DELAY_MS.min : Math.min(restartDelayMs * 2, RESTART_DELAY_MS.max)
-      log.error({ pid: worker.process.pid, code, signal, restartInMs: restartDelayMs }, 'a worker died; replacing it')
+      log.error({ worker: worker.process.pid, code, signal, restartInMs: restartDelayMs }, 'a worker died; replacing it')
       setTimeout(() => stopping || fork(), restartDelayMs)
     })
   }
