@@ -174,7 +174,7 @@ describe('svc serve with SVC_WORKERS=2', () => {
     expect(await code).toBe(0)
   })
 
-  test('issues created at once through both workers get unique consecutive iids', async () => {
+  test('issues created and updated at once through both workers: unique consecutive iids, no failure', async () => {
     const { env } = await freshInstanceEnv()
     const svc = await startWorkers(env, await freePort())
     const project = await fresh(svc.port, 'POST', '/api/v4/projects', { body: { name: 'Busy' } })
@@ -186,6 +186,15 @@ describe('svc serve with SVC_WORKERS=2', () => {
     )
     expect(created.map((answer) => answer.status)).toEqual(Array(40).fill(201))
     expect(created.map((answer) => answer.body.iid as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, n) => n + 1))
+    // An update reads before it writes, in one transaction: each begins by taking the write lock, so none fails.
+    const updated = await Promise.all(
+      created.map((answer) =>
+        fresh(svc.port, 'PUT', `/api/v4/projects/${project.body.id}/issues/${answer.body.iid}`, {
+          body: { title: 'Renamed', labels: 'a,b' },
+        }),
+      ),
+    )
+    expect(updated.map((answer) => answer.status)).toEqual(Array(40).fill(200))
     const code = exited(svc.child)
     svc.child.kill('SIGTERM')
     expect(await code).toBe(0)
