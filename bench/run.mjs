@@ -14,6 +14,7 @@ import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
+import { benchAllCores } from './pipeline.mjs'
 
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -211,6 +212,8 @@ async function main() {
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
   await benchErrors()
+  // svc with one worker process per core against one process, nothing pinned (bench/pipeline.mjs).
+  await benchAllCores()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
 
