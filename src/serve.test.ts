@@ -190,7 +190,7 @@ describe('svc serve with SVC_WORKERS=2', () => {
     const updated = await Promise.all(
       created.map((answer) =>
         fresh(svc.port, 'PUT', `/api/v4/projects/${project.body.id}/issues/${answer.body.iid}`, {
-          body: { title: 'Renamed', labels: 'a,b' },
+          body: { title: 'Renamed', description: 'Read, then written' },
         }),
       ),
     )
