@@ -5,7 +5,7 @@
 const TEST_CODE = ['\\.test\\.ts$', '^src/testing/', '^src/features/.+/testing\\.ts$', '^src/features/.+-fixtures\\.ts$']
 
 // The process entry points and the composition root beside app.ts wire features together.
-const COMPOSITION_ROOT = '^src/(app|build-context|main|cli|background)\\.ts$'
+const COMPOSITION_ROOT = '^src/(app|build-context|main|cli|background|prepare|serve|primary)\\.ts$'
 
 const FEATURE_INDEX = '^src/features/[^/]+/index\\.ts$'
 

@@ -91,7 +91,7 @@ export function treeMemory(pid) {
 }
 
 /**
- * The environment of an embedded svc (SQLite in `dataDir`, no Redis) on a port of its own, quiet, with `extra`
+ * The environment of an embedded svc (SQLite in `dataDir`, no Redis, one process) on a port of its own, quiet, with `extra`
  * on top; whatever names another database or Redis in the caller's environment is left out.
  */
 export async function svcEnv(dataDir, extra = {}) {
@@ -101,6 +101,7 @@ export async function svcEnv(dataDir, extra = {}) {
     SVC_PORT: String(await freePort()),
     SVC_DATA_DIR: dataDir,
     SVC_LOG_LEVEL: 'silent',
+    SVC_WORKERS: '1',
     ...extra,
   }
   delete env.SVC_DATABASE_URL

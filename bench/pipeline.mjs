@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { cpuMillis, format, memory, printTable, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
+import { cpuMillis, format, memory, printTable, recording, request, root, sleep, startBare, startSvc, stop, svcEnv } from './common.mjs'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -62,10 +62,11 @@ async function load(port, urlPath, pid) {
   return { ...result, cpuMicros: ((cpuMillis(pid) - before) * 1000) / (result.rps * seconds) }
 }
 
-async function run(port, urlPath) {
+/** wrk (or autocannon) against `urlPath`; pinned to CPU 1 unless `pinned` is false. */
+async function run(port, urlPath, { pinned = true } = {}) {
   const url = `http://127.0.0.1:${port}${urlPath}`
   if (hasWrk) {
-    const [command, args] = pin(1, [
+    const [command, args] = (pinned ? pin : (_cpu, line) => [line[0], line.slice(1)])(1, [
       'wrk',
       '-t',
       '1',
@@ -162,4 +163,70 @@ export async function benchPipeline() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchPipeline()
+/** The live processes whose parent is `pid`: the workers of a `svc serve` primary. */
+function childrenOf(pid) {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+        const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return Number(parent) === pid && state !== 'Z'
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+/**
+ * Every core: svc with one worker process per core (the default) against SVC_WORKERS=1, nothing pinned, so wrk
+ * competes with svc for the same cores. Also the idle RSS of the primary and of each worker.
+ */
+export async function benchAllCores() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-cores-'))
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token })
+  const workers = Math.min(os.availableParallelism(), 64)
+  const started = []
+  try {
+    await stop((await startSvc(env)).child)
+    const projectId = seed(dataDir)
+    const scenarios = pipelineScenarios(projectId).filter(
+      (scenario) => scenario.name === 'GET /api/v4/projects/:id' || scenario.path.startsWith('/api/v4/projects?'),
+    )
+    console.log(
+      `\nall cores: svc with ${workers} workers (the default here) against SVC_WORKERS=1, nothing pinned, ${hasWrk ? 'wrk' : 'autocannon'} on the same ${cpus} cores, ${connections} connections, ${seconds} s each`,
+    )
+    const rows = [['request (administrator token)', '1 process req/s', `${workers} workers req/s`, 'ratio', `${workers} workers p99 ms`]]
+    const results = {}
+    for (const count of [1, workers]) {
+      const { child } = await startSvc({ ...env, SVC_WORKERS: String(count) })
+      started.push(child)
+      // Every worker listens before the load starts.
+      for (let waited = 0; count > 1 && childrenOf(child.pid).length < count && waited < 100; waited++) await sleep(100)
+      await sleep(count > 1 ? 2000 : 200)
+      if (count > 1) {
+        const rss = childrenOf(child.pid).map((pid) => format(memory(pid, 'VmRSS'), 1))
+        console.log(`idle RSS: primary ${format(memory(child.pid, 'VmRSS'), 1)} MB, workers ${rss.join(' MB, ')} MB`)
+      } else console.log(`idle RSS: one process ${format(memory(child.pid, 'VmRSS'), 1)} MB`)
+      for (const scenario of scenarios)
+        results[`${count} ${scenario.path}`] = await run(Number(env.SVC_PORT), scenario.path, { pinned: false })
+      await stop(child)
+    }
+    for (const scenario of scenarios) {
+      const one = results[`1 ${scenario.path}`]
+      const all = results[`${workers} ${scenario.path}`]
+      rows.push([scenario.name, format(one.rps), format(all.rps), `${format(all.rps / one.rps, 2)}x`, format(all.p99, 2)])
+    }
+    printTable(rows)
+  } finally {
+    for (const child of started) await stop(child)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchPipeline()
+  await benchAllCores()
+}

@@ -84,6 +84,8 @@ export interface AppDeps {
   redisNamespace?: string
   /** How this process tells the others of its deployment about changes, when there is no Redis to do it. */
   announcer?: Announcer
+  /** Where rate limits are counted when there is no Redis: this process's own memory unless given. */
+  counter?: WindowCounter
   /** Injectable for tests that travel in time. */
   clock?: () => Date
   /** Where log lines go instead of standard output (tests read them). */
@@ -134,7 +136,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const settings = new SettingsCache(database.db, { clock, announcer })
   await settings.listen()
   const parts: ContextParts = { db: database.db, config, settings, clock, log: fastify.log, memo: new InstanceMemo() }
-  const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
+  const counter: WindowCounter = deps.redis
+    ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc')
+    : (deps.counter ?? new MemoryCounter())
   const credentials = new CredentialCache(new Set([...ACCESS_TOKEN_TABLES, ...OAUTH_TOKEN_TABLES]), announcer)
   database.writes.on((tables, committed) => credentials.written(tables, committed))
   await credentials.listen()

@@ -49,6 +49,8 @@ describe('svc command', () => {
       [{ SVC_DATABASE_URL: 'mysql://x' }, 'svc: SVC_DATABASE_URL="mysql://x" is invalid: expected a postgres:// URL\n'],
       [{ SVC_TIER: 'gold' }, 'svc: SVC_TIER="gold" is invalid: expected one of free, premium, ultimate\n'],
       [{ SVC_REDIS_URL: 'localhost:6379' }, 'svc: SVC_REDIS_URL="localhost:6379" is invalid: expected a redis:// URL\n'],
+      [{ SVC_WORKERS: '0' }, 'svc: SVC_WORKERS="0" is invalid: expected an integer from 1 to 64\n'],
+      [{ SVC_WORKERS: 'all' }, 'svc: SVC_WORKERS="all" is invalid: expected an integer from 1 to 64\n'],
     ]
     for (const [env, message] of cases) {
       const result = await run(['serve'], env)

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import path from 'node:path'
 
 /** scrypt's cost N for password digests (16 MiB of memory each); SVC_PASSWORD_HASH_COST may only lower it, for test suites. */
@@ -28,7 +29,12 @@ export interface Config {
   jobLeaseMs: number
   /** scrypt's cost N for new password digests: the default, or lower for test suites only. */
   passwordHashCost: number
+  /** Processes serving HTTP under `svc serve`; 1 serves from the one process, more fork that many workers. */
+  workers: number
 }
+
+/** The most worker processes SVC_WORKERS may ask for. */
+const MAX_WORKERS = 64
 
 /** A bad environment variable; main.ts prints the message alone and exits non-zero. */
 export class ConfigError extends Error {}
@@ -98,6 +104,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d{1,5}$/.test(hashCostText) || hashCost < 2 || hashCost > DEFAULT_PASSWORD_HASH_COST || (hashCost & (hashCost - 1)) !== 0) {
     fail('SVC_PASSWORD_HASH_COST', `a power of two from 2 to ${DEFAULT_PASSWORD_HASH_COST}`, hashCostText)
   }
+  const workersText = read(env, 'SVC_WORKERS') ?? String(Math.min(os.availableParallelism(), MAX_WORKERS))
+  if (!/^\d{1,2}$/.test(workersText) || Number(workersText) < 1 || Number(workersText) > MAX_WORKERS) {
+    fail('SVC_WORKERS', `an integer from 1 to ${MAX_WORKERS}`, workersText)
+  }
   if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
   return {
     host,
@@ -117,5 +127,6 @@ export function loadConfig(env: Env = process.env): Config {
     storages: readStorages(env, dataDir),
     jobLeaseMs: Number(leaseText),
     passwordHashCost: hashCost,
+    workers: Number(workersText),
   }
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { Log } from './context.js'
+import type { Link } from './link.js'
 
 /** Hears one topic's announcements; `null` means some may have been missed (a lost connection): drop everything. */
 export type AnnouncementListener = (message: string | null) => void
@@ -22,6 +23,49 @@ export const soleProcess: Announcer = {
   async announce() {},
   async listen() {},
   async close() {},
+}
+
+/** What a worker asks the primary process to relay, and what the primary tells the other workers. */
+export const ANNOUNCE = 'announce'
+export const ANNOUNCEMENT = 'announcement'
+
+export interface RelayedAnnouncement {
+  topic: string
+  message: string
+}
+
+/**
+ * Announcements between the worker processes of one `svc serve` without Redis: the primary process relays each to
+ * every other worker, and answers once they all have heard it (or could not), so that the change is known to every
+ * worker before the request that made it is answered.
+ */
+export class ClusterAnnouncer implements Announcer {
+  private readonly listeners = new Map<string, AnnouncementListener[]>()
+
+  constructor(
+    private readonly primary: Link,
+    private readonly log?: Pick<Log, 'warn'>,
+  ) {
+    primary.serve<RelayedAnnouncement>(ANNOUNCEMENT, ({ topic, message }) => {
+      for (const listener of this.listeners.get(topic) ?? []) listener(message)
+    })
+  }
+
+  async announce(topic: string, message: string) {
+    try {
+      await this.primary.request(ANNOUNCE, { topic, message } satisfies RelayedAnnouncement)
+    } catch (error) {
+      this.log?.warn({ err: error }, `could not announce a change (${topic})`)
+    }
+  }
+
+  async listen(topic: string, listener: AnnouncementListener) {
+    this.listeners.set(topic, [...(this.listeners.get(topic) ?? []), listener])
+  }
+
+  async close() {
+    this.listeners.clear()
+  }
 }
 
 /** Announcements through Redis publish/subscribe, shared by every node of the deployment. */

@@ -93,11 +93,17 @@ type SqliteFile = import('better-sqlite3').Database
 /**
  * Kysely prepares every query anew; preparing is the larger part of a simple query's cost on SQLite.
  * Statements are reused by SQL text (least recently used dropped first).
+ *
+ * Every transaction begins IMMEDIATE (Kysely's driver sends a plain `begin`): several processes may write to the
+ * file, and a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
+ * process wrote in between, whatever busy_timeout says. An immediate one takes the write lock at its start,
+ * waiting for it as busy_timeout allows, so transactions of every process run one after the other.
  */
 function withStatementCache(file: SqliteFile): SqliteFile {
   const statements = new Map<string, ReturnType<SqliteFile['prepare']>>()
   const prepare = file.prepare.bind(file)
-  file.prepare = ((source: string) => {
+  file.prepare = ((text: string) => {
+    const source = text === 'begin' ? 'begin immediate' : text
     let statement = statements.get(source)
     if (statement) {
       statements.delete(source)

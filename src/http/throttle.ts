@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis'
 import type { Caller } from '../core/caller.js'
 import type { Log } from '../core/context.js'
+import type { Link } from '../core/link.js'
 import { Throttled } from '../core/errors.js'
 import type { Settings } from '../core/settings.js'
 
@@ -37,6 +38,33 @@ export class MemoryCounter implements WindowCounter {
   async close() {
     this.windows.clear()
   }
+}
+
+/** What a worker process asks the primary to count. */
+export const COUNT = 'count'
+
+export interface CountRequest {
+  key: string
+  windowStartSeconds: number
+  periodSeconds: number
+}
+
+/** The primary process serves COUNT questions of its workers from one MemoryCounter, so limits hold across them. */
+export function serveCounts(worker: Link, counter: MemoryCounter) {
+  worker.serve<CountRequest>(COUNT, ({ key, windowStartSeconds, periodSeconds }) =>
+    counter.increment(key, windowStartSeconds, periodSeconds),
+  )
+}
+
+/** Counters kept by the primary process for all the workers of one `svc serve` without Redis (see serveCounts). */
+export class PrimaryCounter implements WindowCounter {
+  constructor(private readonly primary: Link) {}
+
+  async increment(key: string, windowStartSeconds: number, periodSeconds: number): Promise<number> {
+    return Number(await this.primary.request(COUNT, { key, windowStartSeconds, periodSeconds } satisfies CountRequest))
+  }
+
+  async close() {}
 }
 
 /** Counters in Redis, shared by every node; a key lives one second past its window, as Rack::Attack's do. */

@@ -23,7 +23,8 @@ function isPostgres(db: Db): boolean {
 
 /**
  * Claims the oldest due job of the given kinds, or one whose worker's lease ran out, in one statement.
- * PostgreSQL skips rows other workers are claiming; SQLite has a single writer, so the statement alone is atomic.
+ * PostgreSQL skips rows other workers are claiming; SQLite has a single writer, so the statement alone is atomic, also
+ * between the worker processes of one `svc serve` (the statement holds the file's write lock from its start).
  */
 export async function claimJob(db: Db, claim: { kinds: string[]; workerId: string; now: Date; leaseUntil: Date }): Promise<JobRow | null> {
   if (claim.kinds.length === 0) return null

@@ -34,7 +34,10 @@ const silent: Log = { info() {}, warn() {}, error() {}, debug() {} }
 /** The workers polling in this process, so that work enqueued here starts without waiting for the next poll. */
 const pollingWorkers = new Set<JobWorker>()
 
-/** Ends the idle wait of this process's workers; call after committing jobs that should start now. Other nodes still poll. */
+/**
+ * Ends the idle wait of this process's workers; call after committing jobs that should start now. Every worker process
+ * of `svc serve` runs a worker, so the job starts in the process that enqueued it; other nodes still poll.
+ */
 export function wakeJobWorkers(): void {
   for (const worker of pollingWorkers) worker.wakeUp()
 }

@@ -29,7 +29,7 @@ export function runSvc(args: string[], env: Record<string, string>): Promise<Svc
 
 /**
  * Environment naming a fresh database for a run of svc, dropped after the test that asks for it; `open` reads it
- * from the test. The database is empty unless `migrated`, then it holds every migration as `svc migrate` leaves it.
+ * from the test; it serves from one process (SVC_WORKERS=1). The database is empty unless `migrated`, then it holds every migration as `svc migrate` leaves it.
  */
 export async function freshInstanceEnv(options: { migrated?: boolean } = {}) {
   const fresh = await freshDatabase(options)
@@ -40,6 +40,8 @@ export async function freshInstanceEnv(options: { migrated?: boolean } = {}) {
     SVC_ROOT_PASSWORD: 'root-password-for-tests',
     SVC_LOG_LEVEL: 'silent',
     SVC_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
+    // One process, as before workers existed; tests of several ask for them.
+    SVC_WORKERS: '1',
     ...(fresh.databaseUrl ? { SVC_DATABASE_URL: fresh.databaseUrl } : {}),
   }
   return { env, open: () => openDatabase({ databaseUrl: fresh.databaseUrl, dataDir: fresh.dataDir }) }

@@ -1,0 +1,202 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { freePort, freshInstanceEnv, startSvc, waitUntilReady } from './testing/cli.js'
+
+const TOKEN = 'svcpat-workers-test-token-01'
+
+interface Answer {
+  status: number
+  body: any
+}
+
+/** One request over a connection of its own, so that cluster hands each to the next worker. */
+function fresh(port: number, method: string, path: string, options: { body?: unknown; requestId?: string } = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          'private-token': TOKEN,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+        },
+      },
+      (response) => {
+        let text = ''
+        response.on('data', (chunk) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text.startsWith('{') ? JSON.parse(text) : text }))
+      },
+    )
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+/** The live (not zombie) processes whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  const children: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue
+    }
+    // pid (comm) state ppid …: comm may hold spaces, so fields are counted from its closing parenthesis.
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (Number(parent) === pid && state !== 'Z') children.push(Number(entry))
+  }
+  return children.sort((a, b) => a - b)
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')
+  } catch {
+    return false
+  }
+}
+
+interface Started {
+  child: ChildProcessWithoutNullStreams
+  port: number
+  workers: number[]
+  /** Every JSON log line written so far, by every process. */
+  logs(): Record<string, unknown>[]
+}
+
+/** `svc serve` with SVC_WORKERS=2, ready once both workers listen. */
+async function startWorkers(env: Record<string, string>, port: number): Promise<Started> {
+  const child = startSvc({ ...env, SVC_PORT: String(port), SVC_ROOT_TOKEN: TOKEN, SVC_WORKERS: '2', SVC_LOG_LEVEL: 'info' })
+  // A failed test leaves nothing behind: the workers follow their primary.
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  const logs = () =>
+    output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  await waitUntilReady(`http://127.0.0.1:${port}`, child)
+  await expect
+    .poll(() => logs().filter((line) => line.msg === `Server listening at http://127.0.0.1:${port}`).length, { timeout: 20_000 })
+    .toBe(2)
+  const workers = childrenOf(child.pid!)
+  return { child, port, workers, logs }
+}
+
+function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)))
+}
+
+describe('svc serve with SVC_WORKERS=2', () => {
+  test('two worker processes answer; settings changes and rate limits hold across them; SIGTERM stops every process', async () => {
+    const { env } = await freshInstanceEnv()
+    const svc = await startWorkers(env, await freePort())
+    expect(svc.workers).toHaveLength(2)
+
+    // Fresh connections go to the workers in turn: both answer.
+    for (let n = 0; n < 6; n++) expect((await fresh(svc.port, 'GET', '/api/v4/version', { requestId: `probe-${n}` })).status).toBe(200)
+    const answeredBy = new Set(
+      svc
+        .logs()
+        .filter((line) => String(line.reqId).startsWith('probe-'))
+        .map((line) => line.pid),
+    )
+    expect([...answeredBy].sort()).toEqual(svc.workers)
+
+    // Both workers hold the settings now; a change made through one is seen at once through every connection.
+    for (let n = 0; n < 4; n++)
+      expect((await fresh(svc.port, 'GET', '/api/v4/application/settings')).body.throttle_authenticated_api_enabled).toBe(false)
+    const changed = await fresh(svc.port, 'PUT', '/api/v4/application/settings', {
+      body: {
+        throttle_authenticated_api_enabled: true,
+        throttle_authenticated_api_requests_per_period: 10,
+        throttle_authenticated_api_period_in_seconds: 86400,
+      },
+    })
+    expect(changed.status).toBe(200)
+    for (let n = 0; n < 4; n++) {
+      const seen = await fresh(svc.port, 'GET', '/api/v4/application/settings')
+      expect(seen.status).toBe(200)
+      expect([seen.body.throttle_authenticated_api_enabled, seen.body.throttle_authenticated_api_requests_per_period]).toEqual([true, 10])
+    }
+    // The limit counts the requests of every worker together: 4 above and 6 here pass, the rest are refused.
+    const statuses: number[] = []
+    for (let n = 0; n < 12; n++) statuses.push((await fresh(svc.port, 'GET', '/api/v4/version')).status)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429])
+
+    const code = exited(svc.child)
+    svc.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+    expect(svc.workers.filter(alive)).toEqual([])
+    const stopped = svc.logs().filter((line) => line.msg === 'stopped')
+    expect(stopped.map((line) => line.pid).sort()).toEqual([...svc.workers, svc.child.pid].sort())
+    expect(svc.logs().at(-1)).toMatchObject({ pid: svc.child.pid, msg: 'stopped' })
+  })
+
+  test('a worker that dies is replaced; when the primary is killed the workers go, and svc starts again on the same port', async () => {
+    const { env } = await freshInstanceEnv()
+    const port = await freePort()
+    const first = await startWorkers(env, port)
+    process.kill(first.workers[0], 'SIGKILL')
+    await expect.poll(() => childrenOf(first.child.pid!).filter((pid) => !first.workers.includes(pid)).length, { timeout: 20_000 }).toBe(1)
+    expect(first.logs().find((line) => line.msg === 'a worker died; replacing it')).toMatchObject({
+      pid: first.child.pid,
+      worker: first.workers[0],
+      signal: 'SIGKILL',
+    })
+    const workers = childrenOf(first.child.pid!)
+    expect(workers).toHaveLength(2)
+    await expect
+      .poll(() => first.logs().filter((line) => line.msg === `Server listening at http://127.0.0.1:${port}`).length, { timeout: 20_000 })
+      .toBe(3)
+    for (let n = 0; n < 4; n++) expect((await fresh(port, 'GET', '/api/v4/version')).status).toBe(200)
+
+    first.child.kill('SIGKILL')
+    await expect.poll(() => workers.filter(alive), { timeout: 5000 }).toEqual([])
+
+    const second = await startWorkers(env, port)
+    expect((await fresh(port, 'GET', '/api/v4/version')).status).toBe(200)
+    const code = exited(second.child)
+    second.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+  })
+
+  test('issues created and updated at once through both workers: unique consecutive iids, no failure', async () => {
+    const { env } = await freshInstanceEnv()
+    const svc = await startWorkers(env, await freePort())
+    const project = await fresh(svc.port, 'POST', '/api/v4/projects', { body: { name: 'Busy' } })
+    expect(project.status).toBe(201)
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        fresh(svc.port, 'POST', `/api/v4/projects/${project.body.id}/issues`, { body: { title: `Issue ${n}` } }),
+      ),
+    )
+    expect(created.map((answer) => answer.status)).toEqual(Array(40).fill(201))
+    expect(created.map((answer) => answer.body.iid as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, n) => n + 1))
+    // An update reads before it writes, in one transaction: each begins by taking the write lock, so none fails.
+    const updated = await Promise.all(
+      created.map((answer) =>
+        fresh(svc.port, 'PUT', `/api/v4/projects/${project.body.id}/issues/${answer.body.iid}`, {
+          body: { title: 'Renamed', description: 'Read, then written' },
+        }),
+      ),
+    )
+    expect(updated.map((answer) => answer.status)).toEqual(Array(40).fill(200))
+    const code = exited(svc.child)
+    svc.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+  })
+})
