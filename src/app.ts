@@ -41,7 +41,7 @@ import { registerResourceTokenRoutes } from './features/resource-tokens/routes.j
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
-import { oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
+import { createTokenQueue, oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
 import { registerOpenIdRoutes } from './features/oauth/openid.js'
 import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
@@ -137,11 +137,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const counter: WindowCounter = deps.redis ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc') : new MemoryCounter()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config)
   const metrics = new Metrics()
-  // Webhook alerts and collected errors are committed in groups, one queue per instance, drained on close.
+  // Webhook alerts, collected errors and OAuth tokens are committed in groups, one queue per instance, drained on close.
   const alertIntake = createAlertIntake(database.db, fastify.log, clock)
   const errorCollector = createErrorCollector(database.db, fastify.log, clock)
+  const oauthTokens = createTokenQueue(database.db, fastify.log, clock)
   fastify.addHook('onClose', async () => {
-    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain()])
+    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain(), oauthTokens.drain()])
   })
 
   fastify.addHook('onRoute', (route) => {
@@ -258,7 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })
-  registerOAuthRoutes(fastify, plain)
+  registerOAuthRoutes(fastify, plain, oauthTokens)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)
   registerGitHttpRoutes(fastify, plain)

@@ -24,3 +24,4 @@ export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {
 }
 
 export { revokeAuthorization, revokeOwnToken } from './authorized.js'
+export { createTokenQueue, type TokenQueue } from './token-queue.js'
