@@ -19,9 +19,7 @@ export interface IssuedToken {
 }
 
 /** Doorkeeper's `:hex` generator (GL doorkeeper.rb `access_token_generator`): 32 random bytes as 64 lower-case hex digits. */
-function generateTokenValue(): string {
-  return randomBytes(32).toString('hex')
-}
+const TOKEN_BYTES = 32
 
 export interface NewAccessToken {
   applicationId: number | null
@@ -41,8 +39,10 @@ export interface NewAccessToken {
  * values once committed; null when what it would use up was used already.
  */
 export async function createAccessToken(tokens: TokenQueue, input: NewAccessToken): Promise<IssuedToken | null> {
-  const accessToken = generateTokenValue()
-  const refreshToken = input.withRefreshToken ? generateTokenValue() : null
+  // One draw for both values: each is its own 32 random bytes.
+  const random = randomBytes(2 * TOKEN_BYTES)
+  const accessToken = random.toString('hex', 0, TOKEN_BYTES)
+  const refreshToken = input.withRefreshToken ? random.toString('hex', TOKEN_BYTES) : null
   const at = input.at.toISOString()
   const row = {
     application_id: input.applicationId,

@@ -46,7 +46,7 @@ export async function refreshAccessToken(
 ): Promise<IssuedToken> {
   const value = stringParam(params, 'refresh_token')
   if (value === null) throw missingParameter('refresh_token')
-  const token = await findAccessTokenByRefreshDigest(ctx.db, digestToken(value))
+  const [token] = await findAccessTokenByRefreshDigest(ctx.db, digestToken(value))
   if (!token || token.revoked_at !== null) throw new OAuthError('invalid_grant')
 
   const application = credentials ? await authenticateClient(ctx.db, credentials) : null
