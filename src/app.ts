@@ -43,7 +43,7 @@ import { registerResourceTokenRoutes } from './features/resource-tokens/routes.j
 import { registerUserRoutes } from './features/users/routes.js'
 import { registerApplicationPages } from './features/applications/pages.js'
 import { registerApplicationRoutes } from './features/applications/routes.js'
-import { OAUTH_TOKEN_TABLES, oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
+import { createTokenQueue, OAUTH_TOKEN_TABLES, oauthLookups, revokeAuthorization, revokeOwnToken } from './features/oauth/index.js'
 import { registerOpenIdRoutes } from './features/oauth/openid.js'
 import { registerAuthorizePages } from './features/oauth/pages/authorize.js'
 import { registerOAuthRoutes } from './features/oauth/routes.js'
@@ -144,11 +144,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await credentials.listen()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config, credentials)
   const metrics = new Metrics()
-  // Webhook alerts and collected errors are committed in groups, one queue per instance, drained on close.
+  // Webhook alerts, collected errors and OAuth tokens are committed in groups, one queue per instance, drained on close.
   const alertIntake = createAlertIntake(database.db, fastify.log, clock)
   const errorCollector = createErrorCollector(database.db, fastify.log, clock)
+  const oauthTokens = createTokenQueue(database.db, fastify.log, clock)
   fastify.addHook('onClose', async () => {
-    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain()])
+    await Promise.all([alertIntake.queue.drain(), errorCollector.queue.drain(), oauthTokens.drain()])
   })
 
   fastify.addHook('onRoute', (route) => {
@@ -267,7 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })
-  registerOAuthRoutes(fastify, plain)
+  registerOAuthRoutes(fastify, plain, oauthTokens)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)
   registerGitHttpRoutes(fastify, plain)

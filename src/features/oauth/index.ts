@@ -27,3 +27,4 @@ export const oauthLookups: Pick<CredentialLookups, 'findOAuthToken'> = {
 }
 
 export { revokeAuthorization, revokeOwnToken } from './authorized.js'
+export { createTokenQueue, type TokenQueue } from './token-queue.js'

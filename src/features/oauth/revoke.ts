@@ -20,7 +20,7 @@ export async function revokeToken(ctx: Context, value: string | null, credential
   if (value === null) return 'revoked'
   const digest = digestToken(value)
   const [byAccessToken] = await findAccessTokenByDigest(ctx.db, digest)
-  const token = byAccessToken ?? (await findAccessTokenByRefreshDigest(ctx.db, digest))
+  const token = byAccessToken ?? (await findAccessTokenByRefreshDigest(ctx.db, digest))[0]
   if (!token) return 'revoked'
   if (token.application_id !== null) {
     const issuer = await findApplicationById(ctx.db, token.application_id)

@@ -7,6 +7,7 @@ import { presentTokenInfo, presentTokenResponse } from './present.js'
 import { revokeToken } from './revoke.js'
 import { issueToken } from './service.js'
 import { describeToken } from './token-info.js'
+import type { TokenQueue } from './token-queue.js'
 
 /** Doorkeeper renders its JSON with a charset. */
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -19,7 +20,7 @@ function sendJson(reply: FastifyReply, status: number, body: unknown) {
 }
 
 /** POST /oauth/token, POST /oauth/revoke, GET /oauth/token/info, with CORS. */
-export function registerOAuthRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
+export function registerOAuthRoutes(app: FastifyInstance, deps: PlainRouteDeps, tokens: TokenQueue) {
   registerCrossOriginRoute(app, OAUTH_TOKEN_CORS, {
     method: 'POST',
     url: '/oauth/token',
@@ -27,7 +28,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: PlainRouteDeps) 
       const ctx = await deps.context(request)
       await deps.throttleProtectedPath(request, ctx)
       const params = mergedParams(request)
-      const issued = await issueToken(ctx, params, readClientCredentials(request.headers.authorization, params))
+      const issued = await issueToken(ctx, tokens, params, readClientCredentials(request.headers.authorization, params))
       // RFC 6749 §5.1: a token response is never cached.
       reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
       return sendJson(reply, 200, presentTokenResponse(issued))

@@ -16,19 +16,62 @@ export function findGrantByDigest(db: Db, digest: string) {
   return db.selectFrom('oauth_access_grants').selectAll().where('code_digest', '=', digest).executeTakeFirst()
 }
 
+const markGrantUsed = preparedQuery((db: Db, id: number, at: string) =>
+  db.updateTable('oauth_access_grants').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).returning('id'),
+)
+
 /** Marks a code used; false when it already was (two exchanges racing: only one wins). */
 export async function revokeGrant(db: Db, id: number, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_access_grants')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+  return (await markGrantUsed(db, id, at)).length > 0
 }
 
+// Prepared with every column, so that one statement serves every token the token endpoint issues.
+const insertTokenRow = preparedQuery(
+  (
+    db: Db,
+    applicationId: number | null,
+    resourceOwnerId: number,
+    tokenDigest: string,
+    refreshTokenDigest: string | null,
+    scopes: string,
+    expiresIn: number | null,
+    grantId: number | null,
+    previousTokenId: number | null,
+    createdAt: string,
+    revokedAt: string | null,
+  ) =>
+    db
+      .insertInto('oauth_access_tokens')
+      .values({
+        application_id: applicationId,
+        resource_owner_id: resourceOwnerId,
+        token_digest: tokenDigest,
+        refresh_token_digest: refreshTokenDigest,
+        scopes,
+        expires_in: expiresIn,
+        grant_id: grantId,
+        previous_token_id: previousTokenId,
+        created_at: createdAt,
+        revoked_at: revokedAt,
+      })
+      .returningAll(),
+)
+
 export async function insertAccessToken(db: Db, row: NewOAuthTokenRow): Promise<OAuthTokenRow> {
-  return db.insertInto('oauth_access_tokens').values(row).returningAll().executeTakeFirstOrThrow()
+  const [inserted] = await insertTokenRow(
+    db,
+    row.application_id ?? null,
+    row.resource_owner_id,
+    row.token_digest,
+    row.refresh_token_digest ?? null,
+    row.scopes,
+    row.expires_in ?? null,
+    row.grant_id ?? null,
+    row.previous_token_id ?? null,
+    row.created_at,
+    row.revoked_at ?? null,
+  )
+  return inserted
 }
 
 /** The token an API request presents, looked up on every OAuth-authenticated request. */
@@ -36,23 +79,22 @@ export const findAccessTokenByDigest = preparedQuery((db: Db, digest: string) =>
   db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest),
 )
 
-export function findAccessTokenByRefreshDigest(db: Db, digest: string) {
-  return db.selectFrom('oauth_access_tokens').selectAll().where('refresh_token_digest', '=', digest).executeTakeFirst()
-}
+/** The token a refresh presents, looked up on every refresh. */
+export const findAccessTokenByRefreshDigest = preparedQuery((db: Db, digest: string) =>
+  db.selectFrom('oauth_access_tokens').selectAll().where('refresh_token_digest', '=', digest),
+)
 
 export function findGrantById(db: Db, id: number) {
   return db.selectFrom('oauth_access_grants').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+const markTokenRevoked = preparedQuery((db: Db, id: number, at: string) =>
+  db.updateTable('oauth_access_tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).returning('id'),
+)
+
 /** Revokes one token (its access and refresh halves); false when it already was. */
 export async function revokeAccessToken(db: Db, id: number, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_access_tokens')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) > 0
+  return (await markTokenRevoked(db, id, at)).length > 0
 }
 
 /** Revokes every token issued for a code, first or refreshed: the answer to a code used twice. */

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from '../../core/context.js'
 import { digestToken } from '../../core/secrets.js'
-import type { Db } from '../../db/index.js'
 import type { OAuthTokenRow } from '../../db/schema.js'
 import { findUserForAuthentication } from '../users/index.js'
 import { createIdToken } from './id-token.js'
 import { formatScopes } from '../../core/scopes.js'
-import { insertAccessToken } from './store.js'
+import type { TokenQueue, TokenWrite } from './token-queue.js'
 
 /** GitLab's access token lifetime (spec: Limits, "Access token lifetime"; GL doorkeeper.rb `access_token_expires_in 2.hours`). */
 export const ACCESS_TOKEN_EXPIRES_IN = 7200
@@ -20,9 +19,7 @@ export interface IssuedToken {
 }
 
 /** Doorkeeper's `:hex` generator (GL doorkeeper.rb `access_token_generator`): 32 random bytes as 64 lower-case hex digits. */
-function generateTokenValue(): string {
-  return randomBytes(32).toString('hex')
-}
+const TOKEN_BYTES = 32
 
 export interface NewAccessToken {
   applicationId: number | null
@@ -33,13 +30,21 @@ export interface NewAccessToken {
   expiresIn: number | null
   withRefreshToken: boolean
   at: Date
+  /** The authorization code or the token this one replaces, used up as it is stored. */
+  consumes: TokenWrite['consumes']
 }
 
-/** Stores a new token (only digests of its values) and returns it with the values. */
-export async function createAccessToken(db: Db, input: NewAccessToken): Promise<IssuedToken> {
-  const accessToken = generateTokenValue()
-  const refreshToken = input.withRefreshToken ? generateTokenValue() : null
-  const row = await insertAccessToken(db, {
+/**
+ * Stores a new token (only digests of its values) with the other pending requests' tokens and returns it with the
+ * values once committed; null when what it would use up was used already.
+ */
+export async function createAccessToken(tokens: TokenQueue, input: NewAccessToken): Promise<IssuedToken | null> {
+  // One draw for both values: each is its own 32 random bytes.
+  const random = randomBytes(2 * TOKEN_BYTES)
+  const accessToken = random.toString('hex', 0, TOKEN_BYTES)
+  const refreshToken = input.withRefreshToken ? random.toString('hex', TOKEN_BYTES) : null
+  const at = input.at.toISOString()
+  const row = {
     application_id: input.applicationId,
     resource_owner_id: input.userId,
     token_digest: digestToken(accessToken),
@@ -48,9 +53,11 @@ export async function createAccessToken(db: Db, input: NewAccessToken): Promise<
     expires_in: input.expiresIn,
     grant_id: input.grantId,
     previous_token_id: input.previousTokenId,
-    created_at: input.at.toISOString(),
-  })
-  return { row, accessToken, refreshToken, idToken: null }
+    created_at: at,
+  }
+  const outcome = await tokens.submit({ row, consumes: input.consumes, at })
+  if (outcome.status === 'failed') throw new Error('the token could not be stored')
+  return outcome.status === 'used' ? null : { row: outcome.row, accessToken, refreshToken, idToken: null }
 }
 
 /** The moment a token stops working, or null when it never does. */

@@ -6,7 +6,8 @@ import type { OAuthGrantRow } from '../../../db/schema.js'
 import { authenticateClient, type ClientCredentials } from '../client-authentication.js'
 import { missingParameter, stringParam, type OAuthParams } from '../params.js'
 import { parseScopes } from '../../../core/scopes.js'
-import { findGrantByDigest, revokeGrant, revokeTokensOfGrant } from '../store.js'
+import { findGrantByDigest, revokeTokensOfGrant } from '../store.js'
+import type { TokenQueue } from '../token-queue.js'
 import { ACCESS_TOKEN_EXPIRES_IN, createAccessToken, withIdToken, type IssuedToken } from '../token.js'
 
 function isGrantExpired(grant: OAuthGrantRow, now: Date): boolean {
@@ -36,6 +37,7 @@ function isCodeVerifierValid(grant: OAuthGrantRow, verifier: string | null): boo
  */
 export async function exchangeAuthorizationCode(
   ctx: Context,
+  tokens: TokenQueue,
   params: OAuthParams,
   credentials: ClientCredentials | null,
 ): Promise<IssuedToken> {
@@ -59,19 +61,17 @@ export async function exchangeAuthorizationCode(
   if (!isCodeVerifierValid(grant, verifier)) throw new OAuthError('invalid_grant')
 
   const scopes = parseScopes(grant.scopes)
-  const issued = await ctx.db.transaction().execute(async (trx) => {
-    // Two exchanges of one code racing: the one that marks it used wins.
-    if (!(await revokeGrant(trx, grant.id, now.toISOString()))) return null
-    return createAccessToken(trx, {
-      applicationId: application.id,
-      userId: grant.resource_owner_id,
-      scopes,
-      grantId: grant.id,
-      previousTokenId: null,
-      expiresIn: ACCESS_TOKEN_EXPIRES_IN,
-      withRefreshToken: true,
-      at: now,
-    })
+  // Two exchanges of one code racing: the one that marks it used wins.
+  const issued = await createAccessToken(tokens, {
+    applicationId: application.id,
+    userId: grant.resource_owner_id,
+    scopes,
+    grantId: grant.id,
+    previousTokenId: null,
+    expiresIn: ACCESS_TOKEN_EXPIRES_IN,
+    withRefreshToken: true,
+    at: now,
+    consumes: { grantId: grant.id },
   })
   if (!issued) {
     await revokeTokensOfGrant(ctx.db, grant.id, now.toISOString())

@@ -8,6 +8,7 @@ import { authenticateClient, type ClientCredentials } from '../client-authentica
 import { presentParam, stringParam, type OAuthParams } from '../params.js'
 import { DEFAULT_SCOPE, OAUTH_SCOPES, parseScopes } from '../../../core/scopes.js'
 import { ACCESS_TOKEN_EXPIRES_IN, createAccessToken, withIdToken, type IssuedToken } from '../token.js'
+import type { TokenQueue } from '../token-queue.js'
 
 /**
  * GL doorkeeper.rb `resource_owner_from_credentials`: the user named by username or e-mail, unless they have
@@ -44,14 +45,19 @@ function requestedScopes(params: OAuthParams, application: Application | null): 
  * order: the user's credentials are read first, then the client, the user, the scopes. Every refusal of the user
  * is the same invalid_grant. The response carries no refresh token (spec: Token response).
  */
-export async function grantPasswordToken(ctx: Context, params: OAuthParams, credentials: ClientCredentials | null): Promise<IssuedToken> {
+export async function grantPasswordToken(
+  ctx: Context,
+  tokens: TokenQueue,
+  params: OAuthParams,
+  credentials: ClientCredentials | null,
+): Promise<IssuedToken> {
   const user = await findResourceOwner(ctx, stringParam(params, 'username'), stringParam(params, 'password'))
   const application = await authenticateClient(ctx.db, credentials)
   if (!isClientValid(ctx, application, credentials)) throw new OAuthError('invalid_client')
   if (!user) throw new OAuthError('invalid_grant')
   const scopes = requestedScopes(params, application)
 
-  const issued = await createAccessToken(ctx.db, {
+  const issued = await createAccessToken(tokens, {
     applicationId: application?.id ?? null,
     userId: user.id,
     scopes,
@@ -60,6 +66,8 @@ export async function grantPasswordToken(ctx: Context, params: OAuthParams, cred
     expiresIn: ACCESS_TOKEN_EXPIRES_IN,
     withRefreshToken: false,
     at: ctx.now(),
+    consumes: null,
   })
-  return withIdToken(ctx, issued, { clientId: application?.uid ?? null, nonce: stringParam(params, 'nonce'), scopes })
+  // Nothing is used up, so nothing can have been used already.
+  return withIdToken(ctx, issued!, { clientId: application?.uid ?? null, nonce: stringParam(params, 'nonce'), scopes })
 }

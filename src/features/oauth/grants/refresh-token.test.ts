@@ -140,11 +140,37 @@ describe('refresh_token rotation', () => {
     }
   })
 
-  test('two refreshes with one token at once: exactly one succeeds', async () => {
+  test('two refreshes with one token at once: exactly one succeeds, and its new pair works', async () => {
     const pair = await tokenPair()
     const responses = await Promise.all([1, 2, 3].map(() => refresh(pair.refreshToken)))
-    expect(responses.filter((response) => response.status === 200)).toHaveLength(1)
+    const succeeded = responses.filter((response) => response.status === 200)
+    expect(succeeded).toHaveLength(1)
     for (const response of responses.filter((r) => r.status !== 200)) expectOAuthError(response, 400, 'invalid_grant')
+    const old = await server.database.db
+      .selectFrom('oauth_access_tokens')
+      .select('id')
+      .where('token_digest', '=', digestToken(pair.accessToken))
+      .executeTakeFirstOrThrow()
+    const replacements = await server.database.db
+      .selectFrom('oauth_access_tokens')
+      .select('id')
+      .where('previous_token_id', '=', old.id)
+      .execute()
+    expect(replacements).toHaveLength(1)
+    expect((await getUser(succeeded[0].body.access_token)).status).toBe(200)
+    expect((await refresh(succeeded[0].body.refresh_token)).status).toBe(200)
+  })
+
+  test('many chains refreshed at once all succeed, twice over', async () => {
+    const pairs = await Promise.all(Array.from({ length: 12 }, () => tokenPair()))
+    const first = await Promise.all(pairs.map((pair) => refresh(pair.refreshToken)))
+    expect(first.map((response) => response.status)).toEqual(pairs.map(() => 200))
+    const second = await Promise.all(first.map((response) => refresh(response.body.refresh_token)))
+    expect(second.map((response) => response.status)).toEqual(pairs.map(() => 200))
+    const accessTokens = new Set([...first, ...second].map((response) => response.body.access_token))
+    expect(accessTokens.size).toBe(24)
+    for (const response of second) expect((await getUser(response.body.access_token)).status).toBe(200)
+    for (const response of first) expect((await getUser(response.body.access_token)).status).toBe(401)
   })
 
   test('a public client refreshes with its client_id alone', async () => {

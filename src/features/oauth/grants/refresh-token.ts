@@ -5,7 +5,8 @@ import type { OAuthTokenRow } from '../../../db/schema.js'
 import { authenticateClient, type ClientCredentials } from '../client-authentication.js'
 import { missingParameter, presentParam, stringParam, type OAuthParams } from '../params.js'
 import { parseScopes } from '../../../core/scopes.js'
-import { findAccessTokenByRefreshDigest, findGrantById, revokeAccessToken } from '../store.js'
+import { findAccessTokenByRefreshDigest, findGrantById } from '../store.js'
+import type { TokenQueue } from '../token-queue.js'
 import { createAccessToken, withIdToken, type IssuedToken } from '../token.js'
 
 /**
@@ -37,10 +38,15 @@ async function checkRedirectUri(ctx: Context, params: OAuthParams, token: OAuthT
  * and refresh tokens are revoked now and a new pair issued for the same code and lifetime (spec: States and
  * transitions, "replaced"); using an old refresh token again is invalid_grant.
  */
-export async function refreshAccessToken(ctx: Context, params: OAuthParams, credentials: ClientCredentials | null): Promise<IssuedToken> {
+export async function refreshAccessToken(
+  ctx: Context,
+  tokens: TokenQueue,
+  params: OAuthParams,
+  credentials: ClientCredentials | null,
+): Promise<IssuedToken> {
   const value = stringParam(params, 'refresh_token')
   if (value === null) throw missingParameter('refresh_token')
-  const token = await findAccessTokenByRefreshDigest(ctx.db, digestToken(value))
+  const [token] = await findAccessTokenByRefreshDigest(ctx.db, digestToken(value))
   if (!token || token.revoked_at !== null) throw new OAuthError('invalid_grant')
 
   const application = credentials ? await authenticateClient(ctx.db, credentials) : null
@@ -50,20 +56,17 @@ export async function refreshAccessToken(ctx: Context, params: OAuthParams, cred
   await checkRedirectUri(ctx, params, token)
   const scopes = refreshedScopes(params, token)
 
-  const now = ctx.now()
-  const issued = await ctx.db.transaction().execute(async (trx) => {
-    // Two refreshes with one token racing: the one that revokes it wins.
-    if (!(await revokeAccessToken(trx, token.id, now.toISOString()))) return null
-    return createAccessToken(trx, {
-      applicationId: token.application_id,
-      userId: token.resource_owner_id,
-      scopes,
-      grantId: token.grant_id,
-      previousTokenId: token.id,
-      expiresIn: token.expires_in,
-      withRefreshToken: true,
-      at: now,
-    })
+  // Two refreshes with one token racing: the one that revokes it wins.
+  const issued = await createAccessToken(tokens, {
+    applicationId: token.application_id,
+    userId: token.resource_owner_id,
+    scopes,
+    grantId: token.grant_id,
+    previousTokenId: token.id,
+    expiresIn: token.expires_in,
+    withRefreshToken: true,
+    at: ctx.now(),
+    consumes: { tokenId: token.id },
   })
   if (!issued) throw new OAuthError('invalid_grant')
   // The ID token's audience is the token's application, which is the authenticated client when there is one.
