@@ -27,25 +27,22 @@ function readRows<Row>(statement: Statement, values: unknown[]): Row[] {
  * plain value (it is given placeholders and must not branch on them).
  */
 export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...args: Args) => Compilable<Row>) {
-  const compiled = new Map<boolean, { sql: string; parameters: readonly unknown[]; slots: (number | null)[] }>()
+  const compiled = new Map<boolean, { sql: string; parameters: readonly unknown[]; slots: (number | null)[]; read: boolean }>()
   return async function run(db: Db, ...args: Args): Promise<Row[]> {
     const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
     let query = compiled.get(isPostgres)
     if (!query) {
       const placeholders = args.map((_, index) => `\u0000argument ${index}\u0000`)
-      const { sql, parameters } = build(db, ...(placeholders as Args)).compile()
+      const { sql, parameters, query: node } = build(db, ...(placeholders as Args)).compile()
       const slots = parameters.map((value) =>
         typeof value === 'string' && placeholders.includes(value) ? placeholders.indexOf(value) : null,
       )
-      query = { sql, parameters, slots }
+      query = { sql, parameters, slots, read: node.kind === 'SelectQueryNode' }
       compiled.set(isPostgres, query)
     }
-    const { sql, parameters, slots } = query
-    return runRows<Row>(
-      db,
-      sql,
-      slots.map((slot, index) => (slot === null ? parameters[index] : args[slot])),
-    )
+    const { sql, parameters, slots, read } = query
+    const values = slots.map((slot, index) => (slot === null ? parameters[index] : args[slot]))
+    return read ? runRows<Row>(db, sql, values) : runWrite<Row>(db, sql, values)
   }
 }
 
@@ -56,6 +53,11 @@ export function preparedQuery<Row, Args extends unknown[]>(build: (db: Db, ...ar
 async function runRows<Row>(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
   const idle = db.getExecutor().adapter instanceof PostgresAdapter ? null : idleSqliteConnection(db)
   if (idle) return idle.cache.rows(sql, values, () => readRows<Row>(idle.file.prepare(sql), values))
+  return runWrite<Row>(db, sql, values)
+}
+
+/** Through Kysely's driver, which every write must pass so that the caches hear of it (db/writes.ts). */
+async function runWrite<Row>(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
   const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values))
   return result.rows
 }
@@ -65,6 +67,6 @@ async function runRows<Row>(db: Db, sql: string, values: unknown[]): Promise<Row
  * connection with rows read as arrays, which halves the cost of wide rows; through Kysely otherwise.
  */
 export async function executeRows<Row>(db: Db, query: Compilable<Row>): Promise<Row[]> {
-  const { sql, parameters } = query.compile()
-  return runRows<Row>(db, sql, [...parameters])
+  const { sql, parameters, query: node } = query.compile()
+  return node.kind === 'SelectQueryNode' ? runRows<Row>(db, sql, [...parameters]) : runWrite<Row>(db, sql, [...parameters])
 }

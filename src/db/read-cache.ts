@@ -9,8 +9,8 @@ const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
 /**
  * Results of the hot reads on an embedded (SQLite) database, kept until a write could change them. This process's
  * writes drop the results of the tables they touch, as the driver sees them (db/writes.ts); another connection's
- * commit (another worker process, a command) changes SQLite's `data_version`, which is compared before every use and
- * then drops everything. So a kept result is always what the read would answer now. Rows are frozen: they are
+ * commit (another worker process, a command) changes SQLite's `data_version`, which is compared before use (once per
+ * turn of the event loop) and then drops everything. So a kept result is always what the read would answer now. Rows are frozen: they are
  * shared by every request that reads them.
  */
 export class ReadCache {
@@ -18,6 +18,11 @@ export class ReadCache {
   private readonly tablesBySql = new Map<string, readonly string[]>()
   private readonly dataVersion: () => number
   private seenVersion: number
+  /** Whether `data_version` was read in this turn of the event loop. */
+  private checked = false
+  private readonly uncheck = () => {
+    this.checked = false
+  }
 
   constructor(file: SqliteFile) {
     const statement = file.prepare('pragma data_version').pluck()
@@ -27,11 +32,7 @@ export class ReadCache {
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
   rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
-    const version = this.dataVersion()
-    if (version !== this.seenVersion) {
-      this.entries.clear()
-      this.seenVersion = version
-    }
+    if (!this.checked) this.check()
     const key = `${sql}\u0000${JSON.stringify(values)}`
     const hit = this.entries.get(key)
     if (hit) {
@@ -47,6 +48,20 @@ export class ReadCache {
       this.entries.set(key, { rows: rows.slice(), tables: this.tablesOf(sql) })
     }
     return rows
+  }
+
+  /**
+   * Another connection's commits show in `data_version`. Reading it once per turn of the event loop is enough: a
+   * request that arrives after such a commit is taken up in a later turn, which reads it again.
+   */
+  private check() {
+    const version = this.dataVersion()
+    if (version !== this.seenVersion) {
+      this.entries.clear()
+      this.seenVersion = version
+    }
+    this.checked = true
+    setImmediate(this.uncheck)
   }
 
   /** Drops what reads of these tables answered (called for every write this process makes). */

@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
+import { executeRows } from '../../db/prepared.js'
 import type { Database, LabelRow, NewLabelRow } from '../../db/schema.js'
 
 // Owns labels, their priorities and subscriptions, and the links that put labels on issues and merge requests
@@ -123,12 +124,14 @@ export async function deleteLabelRows(db: Db, ids: readonly number[]) {
 
 export function findPriorities(db: Db, projectId: number, labelIds: readonly number[]) {
   if (labelIds.length === 0) return Promise.resolve([])
-  return db
-    .selectFrom('label_priorities')
-    .select(['label_id', 'priority'])
-    .where('project_id', '=', projectId)
-    .where('label_id', 'in', labelIds)
-    .execute()
+  return executeRows(
+    db,
+    db
+      .selectFrom('label_priorities')
+      .select(['label_id', 'priority'])
+      .where('project_id', '=', projectId)
+      .where('label_id', 'in', labelIds),
+  )
 }
 
 export async function setPriority(db: Db, projectId: number, labelId: number, priority: number) {
@@ -146,15 +149,17 @@ export async function deletePriority(db: Db, projectId: number, labelId: number)
 /** The labels among `labelIds` the user follows everywhere (project_id null) or, when given, in `projectId`. */
 export async function findSubscribedLabelIds(db: Db, userId: number, labelIds: readonly number[], projectId: number | null) {
   if (labelIds.length === 0) return new Set<number>()
-  const rows = await db
-    .selectFrom('label_subscriptions')
-    .select('label_id')
-    .where('user_id', '=', userId)
-    .where('label_id', 'in', labelIds)
-    .where((eb) =>
-      projectId === null ? eb('project_id', 'is', null) : eb.or([eb('project_id', 'is', null), eb('project_id', '=', projectId)]),
-    )
-    .execute()
+  const rows = await executeRows(
+    db,
+    db
+      .selectFrom('label_subscriptions')
+      .select('label_id')
+      .where('user_id', '=', userId)
+      .where('label_id', 'in', labelIds)
+      .where((eb) =>
+        projectId === null ? eb('project_id', 'is', null) : eb.or([eb('project_id', 'is', null), eb('project_id', '=', projectId)]),
+      ),
+  )
   return new Set(rows.map((row) => row.label_id))
 }
 

@@ -1,0 +1,69 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import { sql, type Kysely } from 'kysely'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { openDatabase, type DatabaseHandle, type Db } from './index.js'
+import { executeRows, preparedQuery } from './prepared.js'
+
+// The cache belongs to the embedded engine: these tests open a SQLite file of their own whichever engine the suite runs.
+let dir: string
+let database: DatabaseHandle
+
+/** A table of the test's own, outside svc's schema. */
+const kv = (db: Db) => db as unknown as Kysely<{ kv: { id: number; value: string; taken: number } }>
+
+const findNote = preparedQuery((db: Db, id: number) => kv(db).selectFrom('kv').selectAll().where('id', '=', id))
+const takeNote = preparedQuery((db: Db, id: number) =>
+  kv(db).updateTable('kv').set({ taken: 1 }).where('id', '=', id).where('taken', '=', 0).returning('id'),
+)
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-read-cache-'))
+  database = await openDatabase({ databaseUrl: null, dataDir: dir })
+  await sql`create table kv (id integer primary key, value text not null, taken integer not null default 0)`.execute(database.db)
+  await sql`insert into kv (id, value) values (1, 'one'), (2, 'two')`.execute(database.db)
+})
+afterAll(async () => {
+  await database.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('a kept read answers what the table holds after this process writes it, in or out of a transaction', async () => {
+  expect(await findNote(database.db, 1)).toEqual([{ id: 1, value: 'one', taken: 0 }])
+  await kv(database.db).updateTable('kv').set({ value: 'uno' }).where('id', '=', 1).execute()
+  expect(await findNote(database.db, 1)).toEqual([{ id: 1, value: 'uno', taken: 0 }])
+  await database.db.transaction().execute(async (trx) => {
+    await sql`update kv set value = 'eins' where id = 1`.execute(trx)
+    // Inside the transaction a read sees its own change, and nothing it reads there is kept.
+    expect(await findNote(trx, 1)).toEqual([{ id: 1, value: 'eins', taken: 0 }])
+  })
+  expect(await findNote(database.db, 1)).toEqual([{ id: 1, value: 'eins', taken: 0 }])
+})
+
+test("another connection's commit is seen from the next turn of the event loop on", async () => {
+  expect(await executeRows(database.db, kv(database.db).selectFrom('kv').select('value').where('id', '=', 2))).toEqual([{ value: 'two' }])
+  const other = new SQLite(path.join(dir, 'svc.sqlite3'))
+  other.prepare("update kv set value = 'deux' where id = 2").run()
+  other.close()
+  await nextTurn()
+  expect(await executeRows(database.db, kv(database.db).selectFrom('kv').select('value').where('id', '=', 2))).toEqual([{ value: 'deux' }])
+})
+
+test('kept rows are frozen, and a changed copy of the list leaves the kept one whole', async () => {
+  const [row] = await findNote(database.db, 2)
+  expect(() => {
+    ;(row as { value: string }).value = 'changed'
+  }).toThrow(TypeError)
+  const rows = await findNote(database.db, 2)
+  rows.pop()
+  expect(await findNote(database.db, 2)).toHaveLength(1)
+})
+
+test('a write with a returning clause runs every time, never from the cache', async () => {
+  expect(await takeNote(database.db, 2)).toEqual([{ id: 2 }])
+  expect(await takeNote(database.db, 2)).toEqual([])
+  expect(await findNote(database.db, 2)).toEqual([{ id: 2, value: 'deux', taken: 1 }])
+})
