@@ -478,3 +478,23 @@ describe('the gitbeaker Issues API', () => {
     })
   })
 })
+
+describe('labels named on issues', () => {
+  test('many issues naming the same new labels at once make each label once, and every request succeeds', async () => {
+    const { project, reporter } = await fixture()
+    const issues = await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        request('POST', `/projects/${project.id}/issues`, { token: reporter.token, body: { title: `Issue ${n}` } }),
+      ),
+    )
+    const updates = await Promise.all(
+      issues.map((issue) =>
+        request('PUT', `/projects/${project.id}/issues/${issue.body.iid}`, { token: reporter.token, body: { labels: 'fresh-a,fresh-b' } }),
+      ),
+    )
+    expect(updates.map((update) => update.status)).toEqual(Array(8).fill(200))
+    expect(updates.map((update) => update.body.labels)).toEqual(Array(8).fill(['fresh-a', 'fresh-b']))
+    const labels = await request('GET', `/projects/${project.id}/labels?search=fresh`, { token: reporter.token })
+    expect(labels.body.map((label: { name: string }) => label.name)).toEqual(['fresh-a', 'fresh-b'])
+  })
+})

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { findAvailableLabelsByTitles, insertLabel, replaceLabelLinks, type LabelledType } from './store.js'
+import { findAvailableLabelsByTitles, insertProjectLabelOnce, replaceLabelLinks, type LabelledType } from './store.js'
 
 export { textColorFor } from './color.js'
 export { renderDescriptionHtml } from './text.js'
@@ -48,7 +48,9 @@ export async function findOrCreateLabelsByTitles(
   const at = options.at.toISOString()
   for (const title of unique) {
     if (known.has(title)) continue
-    found.push(await insertLabel(trx, { title, color: DEFAULT_LABEL_COLOR, project_id: project.id, created_at: at, updated_at: at }))
+    found.push(
+      await insertProjectLabelOnce(trx, { title, color: DEFAULT_LABEL_COLOR, project_id: project.id, created_at: at, updated_at: at }),
+    )
   }
   return found
 }

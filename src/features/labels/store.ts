@@ -35,6 +35,23 @@ export function insertLabel(db: Db, row: NewLabelRow): Promise<LabelRow> {
   return db.insertInto('labels').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/**
+ * A new project label, or the one a concurrent transaction has just created with the same title: PostgreSQL waits for
+ * that transaction and skips the insert, and the look-up that follows sees its label.
+ */
+export async function insertProjectLabelOnce(db: Db, row: NewLabelRow & { project_id: number }): Promise<LabelRow> {
+  const inserted = await db
+    .insertInto('labels')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['project_id', 'title']).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+  return (
+    inserted ??
+    db.selectFrom('labels').selectAll().where('project_id', '=', row.project_id).where('title', '=', row.title).executeTakeFirstOrThrow()
+  )
+}
+
 /** Which labels a request may see: those of these projects and of these groups. */
 export interface LabelScope {
   projectIds: readonly number[]
