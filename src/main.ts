@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { endOfStartup } from './startup-heap.js'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { buildApp } from './app.js'
@@ -49,6 +50,7 @@ async function serve(config: Config) {
     log,
   })
   worker.start()
+  endOfStartup()
 
   let stopping = false
   const stop = async (signal: string) => {
