@@ -107,9 +107,24 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
   const clock = deps.clock ?? (() => new Date())
-  // Every route's methods, so a known path with an unknown method gets 405 instead of 404.
-  const methodsByPath = FindMyWay()
-  const allowedAt = (path: string) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsByPath.find(m as 'GET', path))
+  // Every route's methods, so a known path with an unknown method gets 405 instead of 404. The router answering that
+  // is built on the first such request: a second router over every route costs 3 MB that most processes never use.
+  const routes: [method: string, url: string][] = []
+  let methodsByPath: ReturnType<typeof FindMyWay> | null = null
+  const allowedAt = (path: string) => {
+    if (!methodsByPath) {
+      methodsByPath = FindMyWay()
+      for (const [method, url] of routes) {
+        try {
+          methodsByPath.on(method as 'GET', url, () => {})
+        } catch {
+          // the same method and path twice (HEAD beside GET): already known
+        }
+      }
+    }
+    const router = methodsByPath
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => router.find(m as 'GET', path))
+  }
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { ...redactingLoggerOptions(config.logLevel), stream: deps.logStream },
     genReqId: (request) => {
@@ -154,13 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) {
-      try {
-        methodsByPath.on(method as 'GET', route.url, () => {})
-      } catch {
-        // the same method and path twice (HEAD beside GET): already known
-      }
-    }
+    for (const method of methods) routes.push([method, route.url])
   })
 
   const catalog = new RouteCatalog()

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './startup-heap.js'
 import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 import pino from 'pino'

@@ -9,6 +9,7 @@ import { PrimaryCounter } from './http/throttle.js'
 import { jobHandlers, periodicJobs } from './background.js'
 import { JobWorker } from './jobs/index.js'
 import { buildContext } from './build-context.js'
+import { endOfStartup } from './startup-heap.js'
 
 /**
  * Serves HTTP and runs a job worker over a prepared database until SIGTERM or SIGINT, then finishes the requests in
@@ -32,6 +33,7 @@ export async function serve(config: Config, log: Log, database: DatabaseHandle, 
     log,
   })
   worker.start()
+  endOfStartup()
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import buildSerializer from 'fast-json-stringify'
 import type { Context } from '../core/context.js'
 import { authorizeAdmin } from '../core/caller.js'
 import { Unauthorized } from '../core/errors.js'
@@ -77,6 +78,33 @@ function inDeclaredOrder(schema: unknown): unknown {
   return copy
 }
 
+/** The serializer's copy of each response schema, made once: many routes answer the same schema. */
+const declaredOrderCopies = new WeakMap<TSchema, unknown>()
+
+function serializerSchema(schema: TSchema): unknown {
+  let copy = declaredOrderCopies.get(schema)
+  if (copy === undefined) declaredOrderCopies.set(schema, (copy = inDeclaredOrder(schema)))
+  return copy
+}
+
+type Serializer = (payload: unknown) => string
+const serializers = new WeakMap<object, Serializer>()
+
+/**
+ * Fastify's serializer compiler, made lazy and shared: a schema's serializer is generated when a route first answers
+ * with it, and once for every route that does. Generating all of them at start took most of the process's memory.
+ */
+function compileOnFirstUse({ schema }: { schema: object }): Serializer {
+  let serialize: Serializer | undefined
+  return (payload) => {
+    if (!serialize) {
+      serialize = serializers.get(schema)
+      if (!serialize) serializers.set(schema, (serialize = buildSerializer(schema)))
+    }
+    return serialize(payload)
+  }
+}
+
 /** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */
 export function mergedParams(request: FastifyRequest): Record<string, unknown> {
   const body = request.body
@@ -103,8 +131,9 @@ export class ApiRouter {
       url: `/api/v4${url}`,
       config: { api: { params: schema, authenticated, scopes, response: options.response } },
       schema: options.response
-        ? { response: Object.fromEntries(Object.entries(options.response).map(([status, body]) => [status, inDeclaredOrder(body)])) }
+        ? { response: Object.fromEntries(Object.entries(options.response).map(([status, body]) => [status, serializerSchema(body)])) }
         : undefined,
+      serializerCompiler: compileOnFirstUse,
       async handler(request, reply) {
         const raw = mergedParams(request)
         request.ctx = await buildContext(request, raw, scopes)

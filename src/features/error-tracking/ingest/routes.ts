@@ -20,7 +20,7 @@ function acceptedType(header: string | undefined): boolean {
 function answerOf(result: CollectorOutcome): { status: number; body: { message: string } | null } {
   switch (result.outcome) {
     // GitLab answers 200 with nothing of use in the body ("Collector should never return any information back"; some
-    // SDKs need 200, not 204). The tracker itself answers `{"id":…}`, which no SDK reads.
+    // SDKs need 200, not 204). The tracker itself answers `{"id":...}`, which no SDK reads.
     case 'stored':
       return { status: 200, body: null }
     case 'project-not-found':
