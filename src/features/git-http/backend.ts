@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 import { gitEnvironment } from '../repositories/index.js'
@@ -26,6 +26,65 @@ export interface BackendResponse {
   exited: Promise<boolean>
 }
 
+/** How long a backend asked to end (SIGTERM) may take before it is killed. */
+const TERMINATE_GRACE_MS = 5_000
+/** How long a closing server lets backends whose request has arrived finish before it ends them. */
+const CLOSE_GRACE_MS = 10_000
+
+/** Every backend of this process: however it exits, none is left behind (git passes SIGTERM on to the service it runs). */
+const everyBackend = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of everyBackend) child.kill('SIGTERM')
+})
+
+/** Ends a backend with SIGTERM, and with SIGKILL should it still run after the grace period. */
+function terminate(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null || child.killed) return
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), TERMINATE_GRACE_MS).unref()
+  child.once('exit', () => clearTimeout(timer))
+}
+
+/** The backends one server runs, with their request bodies, so that closing the server ends them. */
+export class RunningBackends {
+  private readonly running = new Map<ChildProcess, { body: Readable | null; gone: Promise<void> }>()
+
+  add(child: ChildProcess, body: Readable | null): void {
+    // A backend that failed to start never exits: its error ends it here.
+    const gone = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve())
+      child.once('error', () => resolve())
+    })
+    this.running.set(child, { body, gone })
+    everyBackend.add(child)
+    void gone.then(() => {
+      this.running.delete(child)
+      everyBackend.delete(child)
+    })
+  }
+
+  /**
+   * Drops the requests still arriving, which ends their backends and lets their connections close; gives the others
+   * CLOSE_GRACE_MS to finish, then ends them. Settles once all are gone.
+   */
+  async close(): Promise<void> {
+    const running = [...this.running.values()]
+    for (const { body } of running) if (body && !body.readableEnded) body.destroy()
+    const timer = setTimeout(() => {
+      for (const child of this.running.keys()) terminate(child)
+    }, CLOSE_GRACE_MS)
+    await Promise.all(running.map(({ gone }) => gone))
+    clearTimeout(timer)
+  }
+}
+
+/** The request's body ended before all of it arrived: its caller went away. */
+export class RequestAbandoned extends Error {
+  constructor() {
+    super('the git client went away before its request arrived')
+  }
+}
+
 function headerValue(headers: BackendRequest['headers'], name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value.join(', ') : value
@@ -36,7 +95,8 @@ function headerValue(headers: BackendRequest['headers'], name: string): string |
  * and its output is split into the CGI header block and the body, which is passed on as the backend writes it.
  * A gzip-encoded request body is the backend's to inflate (HTTP_CONTENT_ENCODING), as git sends large fetches.
  */
-export function runHttpBackend(request: BackendRequest): Promise<BackendResponse> {
+export function runHttpBackend(request: BackendRequest, backends: RunningBackends): Promise<BackendResponse> {
+  if (request.body?.destroyed && !request.body.readableEnded) return Promise.reject(new RequestAbandoned())
   const env: Record<string, string> = {
     ...gitEnvironment(),
     GIT_PROJECT_ROOT: path.dirname(request.directory),
@@ -65,10 +125,21 @@ export function runHttpBackend(request: BackendRequest): Promise<BackendResponse
     child.on('close', (code) => resolve(code === 0))
     child.on('error', () => resolve(false))
   })
+  backends.add(child, request.body)
   child.stderr.resume()
   child.stdin.on('error', () => {})
-  if (request.body) request.body.pipe(child.stdin)
-  else child.stdin.end()
+  let abandoned = false
+  if (request.body) {
+    const body = request.body
+    // git http-backend spins forever on a body shorter than CONTENT_LENGTH, and waits forever on one never finished:
+    // a body that closes before it has all arrived (its caller went away) ends the backend.
+    body.once('close', () => {
+      if (body.readableEnded) return
+      abandoned = true
+      terminate(child)
+    })
+    body.pipe(child.stdin)
+  } else child.stdin.end()
 
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0)
@@ -95,7 +166,7 @@ export function runHttpBackend(request: BackendRequest): Promise<BackendResponse
       child.stdout.pipe(body)
       resolve({ status, headers, body, exited })
     }
-    const onEnd = () => reject(new Error('git http-backend ended without headers'))
+    const onEnd = () => reject(abandoned ? new RequestAbandoned() : new Error('git http-backend ended without headers'))
     child.stdout.on('data', onData)
     child.stdout.on('end', onEnd)
     child.on('error', reject)

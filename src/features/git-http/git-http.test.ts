@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -8,6 +9,7 @@ import { addTestMember, createTestGroup, createTestProject, createTestToken, cre
 import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { projectRepositoryDirectory } from '../repositories/index.js'
 import { changeSettings, createTestApplication, createTestGrant, REDIRECT_URI } from '../oauth/token-fixtures.js'
 
 let server: TestServer
@@ -487,5 +489,183 @@ describe('a caller that goes away', () => {
         ref_count: null,
       },
     ])
+  })
+
+  /** The processes this test process runs, at any depth, that work on `directory` (parallel tests leave theirs alone). */
+  function gitProcessesOf(directory: string): string[] {
+    const found: string[] = []
+    const visit = (pid: string) => {
+      const children: string[] = []
+      try {
+        for (const task of fs.readdirSync(`/proc/${pid}/task`))
+          children.push(...fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean))
+      } catch {
+        return // the process has just exited
+      }
+      for (const child of children) {
+        try {
+          const environ = fs.readFileSync(`/proc/${child}/environ`, 'latin1').split('\0')
+          const cwd = fs.readlinkSync(`/proc/${child}/cwd`)
+          if (cwd === directory || environ.some((entry) => entry.startsWith(`PATH_TRANSLATED=${directory}/`)))
+            found.push(`${child} ${fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()}`)
+        } catch {
+          // the process has just exited
+        }
+        visit(child)
+      }
+    }
+    visit(String(process.pid))
+    return found
+  }
+
+  async function waitFor<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
+    let value = read()
+    for (let attempt = 0; attempt < 50 && !done(value); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      value = read()
+    }
+    return value
+  }
+
+  /** Sends the head of a POST announcing `length` bytes, then part of its body, and keeps the socket open. */
+  async function sendShortBody(
+    serverUrl: string,
+    urlPath: string,
+    headers: Record<string, string>,
+    length: number,
+    part: string,
+  ): Promise<net.Socket> {
+    const { port } = new URL(serverUrl)
+    const socket = net.connect(Number(port), '127.0.0.1')
+    socket.on('error', () => {})
+    await new Promise((resolve) => socket.once('connect', resolve))
+    const lines = Object.entries({ host: `127.0.0.1:${port}`, ...headers, 'content-length': String(length) }).map(
+      ([k, v]) => `${k}: ${v}\r\n`,
+    )
+    socket.write(`POST ${urlPath} HTTP/1.1\r\n${lines.join('')}\r\n${part}`)
+    return socket
+  }
+
+  async function repositoryOfProject(id: number): Promise<string> {
+    const row = await server.database.db
+      .selectFrom('projects')
+      .select(['id', 'repository_storage'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    return projectRepositoryDirectory(server.config, row)
+  }
+
+  const command = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`
+
+  test('a push whose body ends short of its length ends its backend, and the next push lands', async () => {
+    const developer = await createTestUser(server.database.db)
+    const project = await createProject({ name: 'Cut short', visibility: 'private', initialize_with_readme: true })
+    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 30 })
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const directory = await repositoryOfProject(project.id)
+    const { dir } = await clone(project.path_with_namespace, 'dev', token)
+    const old = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+
+    const socket = await sendShortBody(
+      server.url,
+      `/${project.path_with_namespace}.git/git-receive-pack`,
+      { 'content-type': 'application/x-git-receive-pack-request', ...basic('dev', token) },
+      156,
+      command(`${old} ${'1'.repeat(40)} refs/heads/main\0report-status\n`),
+    )
+    expect(
+      (
+        await waitFor(
+          () => gitProcessesOf(directory),
+          (found) => found.length > 0,
+        )
+      ).length,
+    ).toBeGreaterThan(0)
+    socket.destroy()
+    expect(
+      await waitFor(
+        () => gitProcessesOf(directory),
+        (found) => found.length === 0,
+      ),
+    ).toEqual([])
+
+    fs.writeFileSync(path.join(dir, 'after.txt'), 'after\n')
+    await gitOk(dir, 'add', 'after.txt')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'After the cut')
+    await gitOk(dir, 'push', '--quiet', 'origin', 'main')
+    expect((await gitOk(dir, 'ls-remote', 'origin', 'refs/heads/main')).split('\t')[0]).toBe((await gitOk(dir, 'rev-parse', 'HEAD')).trim())
+  })
+
+  test('a fetch whose body ends short of its length ends its backend, and the next clone works', async () => {
+    const project = await createProject({ name: 'Fetch cut short', visibility: 'public', initialize_with_readme: true })
+    const directory = await repositoryOfProject(project.id)
+    const { dir } = await clone(project.path_with_namespace)
+    const head = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+
+    const socket = await sendShortBody(
+      server.url,
+      `/${project.path_with_namespace}.git/git-upload-pack`,
+      { 'content-type': 'application/x-git-upload-pack-request' },
+      156,
+      command(`want ${head}\n`),
+    )
+    expect(
+      (
+        await waitFor(
+          () => gitProcessesOf(directory),
+          (found) => found.length > 0,
+        )
+      ).length,
+    ).toBeGreaterThan(0)
+    socket.destroy()
+    expect(
+      await waitFor(
+        () => gitProcessesOf(directory),
+        (found) => found.length === 0,
+      ),
+    ).toEqual([])
+
+    const again = await clone(project.path_with_namespace)
+    expect(again.run.code, again.run.stderr).toBe(0)
+    expect((await gitOk(again.dir, 'rev-parse', 'HEAD')).trim()).toBe(head)
+  })
+
+  test('closing the server ends the backends of requests still arriving', async () => {
+    const other = await startTestServer()
+    let closed = false
+    try {
+      const res = await client(other.url)('POST', '/api/v4/projects', {
+        token: other.rootToken,
+        body: { name: 'Closing', visibility: 'public', initialize_with_readme: true },
+      })
+      expect(res.status, res.text).toBe(201)
+      const row = await other.database.db
+        .selectFrom('projects')
+        .select(['id', 'repository_storage'])
+        .where('id', '=', res.body.id)
+        .executeTakeFirstOrThrow()
+      const directory = projectRepositoryDirectory(other.config, row)
+      const socket = await sendShortBody(
+        other.url,
+        `/${res.body.path_with_namespace}.git/git-upload-pack`,
+        { 'content-type': 'application/x-git-upload-pack-request' },
+        156,
+        command(`want ${'1'.repeat(40)}\n`),
+      )
+      expect(
+        (
+          await waitFor(
+            () => gitProcessesOf(directory),
+            (found) => found.length > 0,
+          )
+        ).length,
+      ).toBeGreaterThan(0)
+      await other.close()
+      closed = true
+      socket.destroy()
+      expect(gitProcessesOf(directory)).toEqual([])
+    } finally {
+      if (!closed) await other.close()
+    }
   })
 })

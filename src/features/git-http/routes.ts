@@ -4,7 +4,17 @@ import type { PlainRouteDeps } from '../../http/route.js'
 import { findMovedProjectLocation } from '../projects/index.js'
 import { redirectBody } from '../sessions/index.js'
 import { beginRepositoryPush, isProjectRepositoryReadOnly } from '../storage-moves/index.js'
-import { authorizeGit, READ_ONLY_REFUSAL, readRefs, recordPushes, repositoryOf, runHttpBackend, type GitRefusal } from './service.js'
+import {
+  authorizeGit,
+  READ_ONLY_REFUSAL,
+  readRefs,
+  recordPushes,
+  repositoryOf,
+  RequestAbandoned,
+  runHttpBackend,
+  RunningBackends,
+  type GitRefusal,
+} from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
 const MAX_NAMESPACE_DEPTH = 20
@@ -43,6 +53,9 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'],
       (_request, payload, done) => done(null, payload),
     )
+    // No backend outlives the server: closing it ends those still running.
+    const backends = new RunningBackends()
+    scope.addHook('preClose', async () => backends.close())
 
     async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
       const ctx = await deps.context(request)
@@ -70,18 +83,23 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
         }
         before = pushing ? await readRefs(directory) : null
         const queryAt = (request.raw.url ?? '').indexOf('?')
-        backend = await runHttpBackend({
-          directory,
-          method: request.method,
-          pathInfo,
-          query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
-          headers: request.headers,
-          remoteUser: access.user?.username ?? null,
-          remoteAddr: request.ip,
-          body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
-        })
+        backend = await runHttpBackend(
+          {
+            directory,
+            method: request.method,
+            pathInfo,
+            query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
+            headers: request.headers,
+            remoteUser: access.user?.username ?? null,
+            remoteAddr: request.ip,
+            body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+          },
+          backends,
+        )
       } catch (error) {
         await endPush?.()
+        // Nobody reads this answer; it says whose fault the request's end was, for the log.
+        if (error instanceof RequestAbandoned) return reply.code(400).type('text/plain; charset=utf-8').send(error.message)
         throw error
       }
       if (endPush) void backend.exited.finally(endPush)

@@ -13,7 +13,7 @@ import { tokenLookups } from '../tokens/index.js'
 import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
 
 export { readRefs, recordPushes } from './pushes.js'
-export { runHttpBackend } from './backend.js'
+export { RequestAbandoned, runHttpBackend, RunningBackends } from './backend.js'
 
 /** Where the project's bare repository is. */
 export function repositoryOf(ctx: Context, project: ProjectRow): string {
