@@ -93,7 +93,8 @@ export async function startLoadTarget() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-load-'))
   const gitDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-load-git-'))
   const token = `bench-${randomBytes(16).toString('hex')}`
-  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token })
+  // svc as it ships: one worker process per core, unless LOAD_WORKERS says otherwise (an empty value is svc's default).
+  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: token, SVC_WORKERS: process.env.LOAD_WORKERS ?? '' })
   const port = Number(env.SVC_PORT)
   let svc = null
   const close = async () => {

@@ -10,7 +10,7 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, URLSearchParams } from 'node:url'
-import { format, freePort, memory, root, startSvc, stop, svcEnv } from './common.mjs'
+import { format, freePort, root, startSvc, stop, svcEnv, treeMemory } from './common.mjs'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 // One refresh chain per connection: rotation revokes each refresh token once used, so a chain is sequential.
@@ -211,7 +211,12 @@ function printTable(rows) {
 export async function benchOAuth() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-oauth-'))
   const rootToken = `bench-${randomBytes(16).toString('hex')}`
-  const env = await svcEnv(dataDir, { SVC_ROOT_TOKEN: rootToken, SVC_ROOT_PASSWORD: ROOT_PASSWORD })
+  // svc as it ships (one worker process per core) unless OAUTH_WORKERS says otherwise; oidc-provider is one process.
+  const env = await svcEnv(dataDir, {
+    SVC_ROOT_TOKEN: rootToken,
+    SVC_ROOT_PASSWORD: ROOT_PASSWORD,
+    SVC_WORKERS: process.env.OAUTH_WORKERS ?? '',
+  })
   const port = Number(env.SVC_PORT)
   let svc = null
   let provider = null
@@ -245,7 +250,7 @@ export async function benchOAuth() {
         'svc p99 ms',
         'op p50 ms',
         'op p99 ms',
-        'svc peak RSS MB',
+        'svc RSS MB (all processes)',
       ],
     ]
     for (const scenario of scenarios) {
@@ -274,7 +279,7 @@ export async function benchOAuth() {
         format(measured.p99, 1),
         format(baseline.p50, 1),
         format(baseline.p99, 1),
-        format(memory(svc.pid, 'VmHWM'), 1),
+        format(treeMemory(svc.pid).total, 1),
       ])
     }
     printTable(rows)

@@ -154,7 +154,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const counter: WindowCounter = deps.redis
     ? new RedisCounter(deps.redis, deps.redisNamespace ?? 'svc')
     : (deps.counter ?? new MemoryCounter())
-  const credentials = new CredentialCache(new Set([...ACCESS_TOKEN_TABLES, ...OAUTH_TOKEN_TABLES]), announcer)
+  const credentials = new CredentialCache(new Set([...ACCESS_TOKEN_TABLES, ...OAUTH_TOKEN_TABLES]), announcer, () =>
+    database.noticeForeignCommits(),
+  )
   database.writes.on((tables, committed) => credentials.written(tables, committed))
   await credentials.listen()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config, credentials)

@@ -12,7 +12,12 @@ interface Answer {
 }
 
 /** One request over a connection of its own, so that cluster hands each to the next worker. */
-function fresh(port: number, method: string, path: string, options: { body?: unknown; requestId?: string } = {}): Promise<Answer> {
+function fresh(
+  port: number,
+  method: string,
+  path: string,
+  options: { body?: unknown; requestId?: string; token?: string } = {},
+): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body)
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -23,7 +28,7 @@ function fresh(port: number, method: string, path: string, options: { body?: unk
         path,
         agent: false,
         headers: {
-          'private-token': TOKEN,
+          'private-token': options.token ?? TOKEN,
           ...(body ? { 'content-type': 'application/json' } : {}),
           ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
         },
@@ -195,6 +200,31 @@ describe('svc serve with SVC_WORKERS=2', () => {
       ),
     )
     expect(updated.map((answer) => answer.status)).toEqual(Array(40).fill(200))
+    const code = exited(svc.child)
+    svc.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+  })
+
+  test('what one worker changes, every worker answers at once: a revoked token, a renamed project', async () => {
+    const { env } = await freshInstanceEnv()
+    const svc = await startWorkers(env, await freePort())
+    const created = await fresh(svc.port, 'POST', '/api/v4/users/1/personal_access_tokens', { body: { name: 'kept', scopes: ['api'] } })
+    expect(created.status).toBe(201)
+    const project = await fresh(svc.port, 'POST', '/api/v4/projects', { body: { name: 'Before' } })
+    // Every worker finds the token and reads the project, and keeps both.
+    for (let n = 0; n < 6; n++) {
+      expect((await fresh(svc.port, 'GET', '/api/v4/user', { token: created.body.token })).status).toBe(200)
+      expect((await fresh(svc.port, 'GET', `/api/v4/projects/${project.body.id}`)).body.name).toBe('Before')
+    }
+    expect((await fresh(svc.port, 'DELETE', `/api/v4/personal_access_tokens/${created.body.id}`)).status).toBe(204)
+    expect((await fresh(svc.port, 'PUT', `/api/v4/projects/${project.body.id}`, { body: { name: 'After' } })).status).toBe(200)
+    for (let n = 0; n < 4; n++) {
+      expect(await fresh(svc.port, 'GET', '/api/v4/user', { token: created.body.token })).toEqual({
+        status: 401,
+        body: { error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' },
+      })
+      expect((await fresh(svc.port, 'GET', `/api/v4/projects/${project.body.id}`)).body.name).toBe('After')
+    }
     const code = exited(svc.child)
     svc.child.kill('SIGTERM')
     expect(await code).toBe(0)

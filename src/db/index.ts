@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   engine: Engine
   /** Every write made through `db`, for caches that must drop what changed. */
   writes: WriteWatch
+  /** Tells `writes` of commits made by other connections since this turn of the event loop began (embedded only). */
+  noticeForeignCommits(): void
   close(): Promise<void>
 }
 
@@ -55,7 +57,7 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     pool.on('error', () => {})
     const writes = new WriteWatch()
     const db = new Kysely<Database>({ dialect: writes.dialect(new PostgresDialect({ pool })) })
-    return { db, engine: 'postgres', writes, close: () => db.destroy() }
+    return { db, engine: 'postgres', writes, noticeForeignCommits() {}, close: () => db.destroy() }
   }
   const { default: SQLite } = await import('better-sqlite3')
   fs.mkdirSync(options.dataDir, { recursive: true })
@@ -67,10 +69,10 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('busy_timeout = 5000')
   const writes = new WriteWatch()
   const db = new Kysely<Database>({ dialect: writes.dialect(new SqliteDialect({ database: withStatementCache(file) })) })
-  const cache = new ReadCache(file)
-  writes.on((tables) => cache.written(tables))
+  const cache = new ReadCache(file, () => writes.emit(null, true))
+  writes.on((tables) => tables && cache.written(tables))
   sqliteFiles.set(db, { file, cache })
-  return { db, engine: 'sqlite', writes, close: () => db.destroy() }
+  return { db, engine: 'sqlite', writes, noticeForeignCommits: () => cache.noticeForeignCommits(), close: () => db.destroy() }
 }
 
 const sqliteFiles = new WeakMap<Db, { file: SqliteFile; cache: ReadCache }>()

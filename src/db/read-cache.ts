@@ -10,8 +10,8 @@ const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
  * Results of the hot reads on an embedded (SQLite) database, kept until a write could change them. This process's
  * writes drop the results of the tables they touch, as the driver sees them (db/writes.ts); another connection's
  * commit (another worker process, a command) changes SQLite's `data_version`, which is compared before use (once per
- * turn of the event loop) and then drops everything. So a kept result is always what the read would answer now. Rows are frozen: they are
- * shared by every request that reads them.
+ * turn of the event loop) and then drops everything. So a kept result is always what the read would answer now.
+ * Rows are frozen: they are shared by every request that reads them.
  */
 export class ReadCache {
   private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
@@ -24,7 +24,11 @@ export class ReadCache {
     this.checked = false
   }
 
-  constructor(file: SqliteFile) {
+  constructor(
+    file: SqliteFile,
+    /** Told when another connection's commit is noticed: whatever else this process keeps may be stale too. */
+    private readonly onForeignCommit: () => void,
+  ) {
     const statement = file.prepare('pragma data_version').pluck()
     this.dataVersion = () => statement.get() as number
     this.seenVersion = this.dataVersion()
@@ -32,7 +36,7 @@ export class ReadCache {
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
   rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
-    if (!this.checked) this.check()
+    this.noticeForeignCommits()
     const key = `${sql}\u0000${JSON.stringify(values)}`
     const hit = this.entries.get(key)
     if (hit) {
@@ -54,14 +58,15 @@ export class ReadCache {
    * Another connection's commits show in `data_version`. Reading it once per turn of the event loop is enough: a
    * request that arrives after such a commit is taken up in a later turn, which reads it again.
    */
-  private check() {
-    const version = this.dataVersion()
-    if (version !== this.seenVersion) {
-      this.entries.clear()
-      this.seenVersion = version
-    }
+  noticeForeignCommits() {
+    if (this.checked) return
     this.checked = true
     setImmediate(this.uncheck)
+    const version = this.dataVersion()
+    if (version === this.seenVersion) return
+    this.seenVersion = version
+    this.entries.clear()
+    this.onForeignCommit()
   }
 
   /** Drops what reads of these tables answered (called for every write this process makes). */

@@ -2,9 +2,10 @@ import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, T
 
 /**
  * Hears which tables a statement wrote: once as the statement runs (`committed` false: the change may still be
- * rolled back, but whoever caches must stop storing what it reads now) and once the change is committed.
+ * rolled back, but whoever caches must stop storing what it reads now) and once the change is committed. `tables` is
+ * null when another connection (another process) committed something: any table may have changed.
  */
-export type WriteListener = (tables: ReadonlySet<string>, committed: boolean) => void
+export type WriteListener = (tables: ReadonlySet<string> | null, committed: boolean) => void
 
 const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
 
@@ -27,7 +28,7 @@ export class WriteWatch {
     this.listeners.push(listener)
   }
 
-  emit(tables: ReadonlySet<string>, committed: boolean) {
+  emit(tables: ReadonlySet<string> | null, committed: boolean) {
     for (const listener of this.listeners) listener(tables, committed)
   }
 

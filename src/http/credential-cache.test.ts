@@ -70,7 +70,7 @@ describe('a token kept by the node that serves it', () => {
 })
 
 describe('a token kept by another node', () => {
-  test(`stops working there at once through Redis, else within ${CREDENTIAL_TTL_MS} ms`, async () => {
+  test(`stops working there at once over one SQLite file or through Redis, else within ${CREDENTIAL_TTL_MS} ms`, async () => {
     const other = await startTestServer({}, { sharing: server })
     const requestOther = client(other.url)
     try {
@@ -80,7 +80,9 @@ describe('a token kept by another node', () => {
       expect((await requestOther('GET', '/api/v4/user', { token: token.value })).status).toBe(200)
       expect((await requestOther('GET', '/api/v4/user', { token: token.value })).status).toBe(200)
       expect((await request('DELETE', `/api/v4/personal_access_tokens/${token.row.id}`, { token: server.rootToken })).status).toBe(204)
-      if (other.redis) {
+      if (other.database.engine === 'sqlite') {
+        // Over one SQLite file the other node notices the commit before its next look-up.
+      } else if (other.redis) {
         // The revocation was announced; give the message a moment to arrive.
         await expect.poll(async () => (await requestOther('GET', '/api/v4/user', { token: token.value })).status).toBe(401)
       } else {

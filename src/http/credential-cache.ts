@@ -2,8 +2,9 @@ import type { Announcer } from '../core/announcer.js'
 import type { FoundToken } from './authenticate.js'
 
 /**
- * How long a process trusts a token it looked up. A change committed by this process drops its copies at once, and
- * one committed by another process or node is announced; this bounds staleness only when an announcement is lost.
+ * How long a process trusts a token it looked up. A change committed by this process drops its copies at once; one
+ * committed by another process over the same SQLite file is noticed before the next look-up; one committed by
+ * another node is announced. This bounds staleness only when an announcement is lost.
  */
 export const CREDENTIAL_TTL_MS = 5_000
 /** Tokens kept at most; past it the cache starts over, so memory stays bounded whatever the tokens presented. */
@@ -24,9 +25,12 @@ export class CredentialCache {
     /** The tables the look-ups read: a write to any of them drops every kept token. */
     private readonly tables: ReadonlySet<string>,
     private readonly announcer: Announcer,
+    /** Makes the database report other processes' commits (db/read-cache.ts), which drop everything here. */
+    private readonly noticeForeignCommits: () => void = () => {},
   ) {}
 
   async get(key: string, now: Date, load: () => Promise<FoundToken | null>): Promise<FoundToken | null> {
+    this.noticeForeignCommits()
     const hit = this.entries.get(key)
     if (hit && hit.until > now.getTime()) return hit.token
     const generation = this.generation
@@ -39,7 +43,8 @@ export class CredentialCache {
   }
 
   /** Called for every write through the database handle (see db/writes.ts). */
-  written(tables: ReadonlySet<string>, committed: boolean) {
+  written(tables: ReadonlySet<string> | null, committed: boolean) {
+    if (tables === null) return this.forget()
     if (![...tables].some((table) => this.tables.has(table))) return
     this.forget()
     if (committed) void this.announcer.announce(TOPIC, '')
