@@ -669,3 +669,36 @@ describe('a caller that goes away', () => {
     }
   })
 })
+
+describe('ref advertisements', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
+
+  test('a kept advertisement answers until the refs change, and every caller is still asked who they are', async () => {
+    const project = await createProject({ name: 'Advertised', visibility: 'private', initialize_with_readme: true })
+    const auth = basic(owner.username, ownerToken)
+    await settle()
+    const first = await infoRefs(project.path_with_namespace, 'git-upload-pack', auth)
+    const second = await infoRefs(project.path_with_namespace, 'git-upload-pack', auth)
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(second.headers['content-type']).toBe('application/x-git-upload-pack-advertisement')
+    expect(second.text).toBe(first.text)
+    expect(second.text).toContain('refs/heads/main')
+
+    // The kept answer is for callers who may have it: others are refused as before.
+    const anonymous = await infoRefs(project.path_with_namespace, 'git-upload-pack')
+    expect(anonymous.status).toBe(401)
+
+    // A push changes the refs: the next advertisement shows them, for fetches and for pushes alike.
+    const work = (await clone(project.path_with_namespace, owner.username, ownerToken)).dir
+    await gitOk(work, 'push', 'origin', 'HEAD:refs/heads/advertised')
+    for (const service of ['git-upload-pack', 'git-receive-pack']) {
+      const after = await infoRefs(project.path_with_namespace, service, auth)
+      expect(after.text).toContain('refs/heads/advertised')
+    }
+    await gitOk(work, 'push', 'origin', ':refs/heads/advertised')
+    const afterDelete = await infoRefs(project.path_with_namespace, 'git-upload-pack', auth)
+    expect(afterDelete.text).not.toContain('refs/heads/advertised')
+    expect((await git(work, 'ls-remote', 'origin')).stdout).not.toContain('refs/heads/advertised')
+  })
+})

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { PassThrough, type Readable } from 'node:stream'
 import type { PlainRouteDeps } from '../../http/route.js'
+import { AdvertisementCache, type Advertisement } from './advertisements.js'
 import { findMovedProjectLocation } from '../projects/index.js'
 import { redirectBody } from '../sessions/index.js'
 import { beginRepositoryPush, isProjectRepositoryReadOnly } from '../storage-moves/index.js'
@@ -36,6 +37,12 @@ const REFUSAL_STATUS: Record<GitRefusal['reason'], 401 | 403 | 404> = {
   'read-only': 403,
 }
 
+function sendAdvertisement(reply: FastifyReply, advertisement: Advertisement) {
+  reply.code(advertisement.status)
+  for (const [name, value] of advertisement.headers) reply.header(name, value)
+  return reply.send(advertisement.body)
+}
+
 function refuse(reply: FastifyReply, refusal: GitRefusal) {
   // GL GitHttpClientController#send_challenges: git prompts for credentials on this challenge.
   if (refusal.reason === 'unauthenticated') reply.header('www-authenticate', 'Basic realm="GitLab"')
@@ -56,6 +63,7 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
     // No backend outlives the server: closing it ends those still running.
     const backends = new RunningBackends()
     scope.addHook('preClose', async () => backends.close())
+    const advertisements = new AdvertisementCache()
 
     async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
       const ctx = await deps.context(request)
@@ -71,6 +79,9 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       const { project } = access.loaded
       const directory = repositoryOf(ctx, project)
       const pushing = pathInfo === '/git-receive-pack'
+      // What a clone, fetch or push reads first: the refs and capabilities, the same until the refs change.
+      const advertising = pathInfo === '/info/refs' && (service === 'git-upload-pack' || service === 'git-receive-pack')
+      let advertisementKey = ''
       // A push marks itself running, then asks again whether the repository is writable: a storage move made it
       // read-only before, and this push stops here, or after, and the move waits for the marked push to end.
       const endPush = pushing ? await beginRepositoryPush(directory) : null
@@ -83,12 +94,18 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
         }
         before = pushing ? await readRefs(directory) : null
         const queryAt = (request.raw.url ?? '').indexOf('?')
+        const query = queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1)
+        if (advertising) {
+          advertisementKey = `${query}\u0000${String(request.headers['git-protocol'] ?? '')}`
+          const kept = advertisements.find(directory, advertisementKey)
+          if (kept) return sendAdvertisement(reply, kept)
+        }
         backend = await runHttpBackend(
           {
             directory,
             method: request.method,
             pathInfo,
-            query: queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1),
+            query,
             headers: request.headers,
             remoteUser: access.user?.username ?? null,
             remoteAddr: request.ip,
@@ -103,6 +120,7 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
         throw error
       }
       if (endPush) void backend.exited.finally(endPush)
+      if (advertising) return sendAdvertisement(reply, await advertisements.keep(directory, advertisementKey, backend))
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
       // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.
