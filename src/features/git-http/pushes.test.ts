@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
+import { readRepositoryState } from '../repositories/index.js'
 import { readRefs } from './pushes.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-read-refs-'))
@@ -39,4 +40,16 @@ test('the refs read from packed-refs and loose files are what git for-each-ref l
   const read = await readRefs(path.join(dir, '.git'))
   expect([...read]).toEqual([...forEachRef()])
   expect(read.size).toBe(6)
+})
+
+test('the repository state read from those refs is what git reads, README included', async () => {
+  fs.writeFileSync(path.join(dir, 'README.md'), '# Hello\n')
+  git('add', 'README.md')
+  git('commit', '--quiet', '-m', 'readme')
+  const gitDir = path.join(dir, '.git')
+  const fromGit = await readRepositoryState(gitDir)
+  expect(fromGit).toEqual({ emptyRepo: false, defaultBranch: 'main', readmePath: 'README.md' })
+  expect(await readRepositoryState(gitDir, await readRefs(gitDir))).toEqual(fromGit)
+  git('symbolic-ref', 'HEAD', 'refs/heads/missing')
+  expect(await readRepositoryState(gitDir, await readRefs(gitDir))).toEqual(await readRepositoryState(gitDir))
 })

@@ -58,8 +58,10 @@ async function describe(directory: string, ref: string, from: string | undefined
     count = 1
   } else if (to !== undefined) {
     // A new branch counts the commits no ref had before; an updated one those since its old tip (GL Git::BranchHooksService).
+    // A branch made at a commit another ref already names brings none: no need to ask git.
+    const known = from === undefined && [...before.values()].includes(to)
     const exclude = from === undefined ? ['--not', ...before.values()] : ['--not', from]
-    count = Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
+    count = known ? 0 : Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
   }
   const title =
     to !== undefined && count > 0 ? commitTitle(await git(['log', '-1', '--format=%B', `${to}^{commit}`], { gitDir: directory })) : null
@@ -96,5 +98,8 @@ export async function recordPushes(
       for (const payload of payloads) await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
     })
   }
-  await refreshRepositoryState(ctx.db, ctx.config, project)
+  await refreshRepositoryState(ctx.db, ctx.config, project, {
+    branches: after,
+    recorded: { emptyRepo: project.empty_repo === 1, defaultBranch: project.default_branch ?? '', readmePath: project.readme_path },
+  })
 }

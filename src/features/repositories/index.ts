@@ -182,8 +182,25 @@ async function looseRootBlobs(directory: string, commitOid: string): Promise<str
   return names
 }
 
-/** What the project entity shows of a repository, read from the repository itself. */
-export async function readRepositoryState(directory: string): Promise<RepositoryState> {
+/**
+ * What the project entity shows of a repository, read from the repository itself. With `branches` (every ref under
+ * refs/heads/ and its object id, as a push has just read them) no git runs unless HEAD is detached or the README of
+ * its commit is not known yet.
+ */
+export async function readRepositoryState(directory: string, branches?: ReadonlyMap<string, string>): Promise<RepositoryState> {
+  const symbolic = branches
+    ? /^ref: refs\/heads\/(.+)\n?$/.exec(await fs.readFile(path.join(directory, 'HEAD'), 'utf8').catch(() => ''))
+    : null
+  if (!branches || !symbolic) return readRepositoryStateWithGit(directory)
+  const head = symbolic[1]
+  const branchNames = [...branches.keys()].filter((name) => name.startsWith('refs/heads/'))
+  if (branchNames.length === 0) return { emptyRepo: true, defaultBranch: head, readmePath: null }
+  const commit = branches.get(`refs/heads/${head}`)
+  if (commit === undefined) return { emptyRepo: false, defaultBranch: head, readmePath: null }
+  return { emptyRepo: false, defaultBranch: head, readmePath: await readmeAt(directory, commit) }
+}
+
+async function readRepositoryStateWithGit(directory: string): Promise<RepositoryState> {
   const head = (await git(['symbolic-ref', '--short', 'HEAD'], { gitDir: directory })).trim()
   const anyBranch = (await git(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], { gitDir: directory })).trim()
   if (anyBranch === '') return { emptyRepo: true, defaultBranch: head, readmePath: null }
@@ -192,24 +209,49 @@ export async function readRepositoryState(directory: string): Promise<Repository
   return { emptyRepo: false, defaultBranch: head, readmePath: await readmeAt(directory, `refs/heads/${head}`) }
 }
 
+/** READMEs of commits already read, by object id (a commit's tree never changes); bounded, the oldest go first. */
+const READMES_KEPT = 1_000
+const readmesByCommit = new Map<string, string | null>()
+
 /** The README GitLab would link in the root tree of a commit (a ref, or an object id): at most one git process. */
 export async function readmeAt(directory: string, commit: string): Promise<string | null> {
-  const loose = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(commit) ? await looseRootBlobs(directory, commit).catch(() => null) : null
-  if (loose) return readmeOf(loose)
-  // Blobs only: a directory named README is no README.
-  const entries = (await git(['ls-tree', '-z', commit], { gitDir: directory })).split('\0').filter(Boolean)
-  const blobs = entries.filter((entry) => / blob /.test(entry.split('\t')[0])).map((entry) => entry.slice(entry.indexOf('\t') + 1))
-  return readmeOf(blobs)
+  const isObjectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(commit)
+  if (isObjectId && readmesByCommit.has(commit)) return readmesByCommit.get(commit) ?? null
+  const loose = isObjectId ? await looseRootBlobs(directory, commit).catch(() => null) : null
+  let readme: string | null
+  if (loose) readme = readmeOf(loose)
+  else {
+    // Blobs only: a directory named README is no README.
+    const entries = (await git(['ls-tree', '-z', commit], { gitDir: directory })).split('\0').filter(Boolean)
+    const blobs = entries.filter((entry) => / blob /.test(entry.split('\t')[0])).map((entry) => entry.slice(entry.indexOf('\t') + 1))
+    readme = readmeOf(blobs)
+  }
+  if (isObjectId) {
+    if (readmesByCommit.size >= READMES_KEPT) readmesByCommit.delete(readmesByCommit.keys().next().value as string)
+    readmesByCommit.set(commit, readme)
+  }
+  return readme
 }
 
-/** Reads the repository and records on the project what its entity shows (empty_repo, default_branch, readme_url); call after the repository changes. */
+/**
+ * Reads the repository and records on the project what its entity shows (empty_repo, default_branch, readme_url);
+ * call after the repository changes. With `recorded` (what the project showed before) an unchanged state writes
+ * nothing; `branches` spares running git (see readRepositoryState).
+ */
 export async function refreshRepositoryState(
   db: Db,
   config: Config,
   project: { id: number; repository_storage: string },
+  options: { branches?: ReadonlyMap<string, string>; recorded?: RepositoryState } = {},
 ): Promise<RepositoryState> {
-  const state = await readRepositoryState(projectRepositoryDirectory(config, project))
-  await updateRepositoryState(db, project.id, state)
+  const state = await readRepositoryState(projectRepositoryDirectory(config, project), options.branches)
+  const { recorded } = options
+  const unchanged =
+    recorded &&
+    recorded.emptyRepo === state.emptyRepo &&
+    recorded.defaultBranch === state.defaultBranch &&
+    recorded.readmePath === state.readmePath
+  if (!unchanged) await updateRepositoryState(db, project.id, state)
   return state
 }
 
