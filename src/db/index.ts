@@ -68,8 +68,8 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('foreign_keys = ON')
   file.pragma('busy_timeout = 5000')
   const writes = new WriteWatch()
-  const db = new Kysely<Database>({ dialect: writes.dialect(new SqliteDialect({ database: withStatementCache(file) })) })
-  const cache = new ReadCache(file, () => writes.emit(null, true))
+  const cache = new ReadCache(withStatementCache(file), () => writes.emit(null, true))
+  const db = new Kysely<Database>({ dialect: writes.dialect(new SqliteDialect({ database: file }), () => cache) })
   writes.on((tables) => tables && cache.written(tables))
   sqliteFiles.set(db, { file, cache })
   return { db, engine: 'sqlite', writes, noticeForeignCommits: () => cache.noticeForeignCommits(), close: () => db.destroy() }

@@ -36,16 +36,34 @@ export class ReadCache {
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
   rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
+    const key = this.keyOf(sql, values)
+    return (this.hit(key) as Row[] | null) ?? this.keep(key, sql, read())
+  }
+
+  /**
+   * The same for a read through Kysely's driver, which runs the statement at once and answers a turn later: the
+   * connection is held meanwhile, so no write of this process comes between the read and its keeping.
+   */
+  async rowsLater<Row>(sql: string, values: readonly unknown[], read: () => Promise<Row[]>): Promise<Row[]> {
+    const key = this.keyOf(sql, values)
+    return (this.hit(key) as Row[] | null) ?? this.keep(key, sql, await read())
+  }
+
+  private keyOf(sql: string, values: readonly unknown[]) {
     this.noticeForeignCommits()
-    const key = `${sql}\u0000${JSON.stringify(values)}`
+    return `${sql}\u0000${JSON.stringify(values)}`
+  }
+
+  private hit(key: string): unknown[] | null {
     const hit = this.entries.get(key)
-    if (hit) {
-      // Most recently used last: the first key is the one to drop.
-      this.entries.delete(key)
-      this.entries.set(key, hit)
-      return hit.rows.slice() as Row[]
-    }
-    const rows = read()
+    if (!hit) return null
+    // Most recently used last: the first key is the one to drop.
+    this.entries.delete(key)
+    this.entries.set(key, hit)
+    return hit.rows.slice()
+  }
+
+  private keep<Row>(key: string, sql: string, rows: Row[]): Row[] {
     if (rows.length <= MAX_ROWS) {
       for (const row of rows) Object.freeze(row)
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string)

@@ -1,4 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely'
+import type { ReadCache } from './read-cache.js'
 
 /**
  * Hears which tables a statement wrote: once as the statement runs (`committed` false: the change may still be
@@ -32,10 +33,10 @@ export class WriteWatch {
     for (const listener of this.listeners) listener(tables, committed)
   }
 
-  /** `dialect` with its connections watched. */
-  dialect(dialect: Dialect): Dialect {
+  /** `dialect` with its connections watched; with `reads`, reads outside transactions are kept there. */
+  dialect(dialect: Dialect, reads?: () => ReadCache): Dialect {
     return {
-      createDriver: () => new WatchedDriver(dialect.createDriver(), this),
+      createDriver: () => new WatchedDriver(dialect.createDriver(), this, reads),
       createQueryCompiler: () => dialect.createQueryCompiler(),
       createAdapter: () => dialect.createAdapter(),
       createIntrospector: (db) => dialect.createIntrospector(db),
@@ -50,11 +51,16 @@ class WatchedConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
     private readonly watch: WriteWatch,
+    private readonly reads: (() => ReadCache) | undefined,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const tables = writtenTables(query)
-    if (!tables) return this.inner.executeQuery<R>(query)
+    if (!tables) {
+      const cache = query.query.kind === 'SelectQueryNode' && this.written === null ? this.reads?.() : undefined
+      if (!cache) return this.inner.executeQuery<R>(query)
+      return { rows: await cache.rowsLater(query.sql, query.parameters, async () => (await this.inner.executeQuery<R>(query)).rows) }
+    }
     this.watch.emit(tables, false)
     const result = await this.inner.executeQuery<R>(query)
     if (this.written) for (const table of tables) this.written.add(table)
@@ -73,6 +79,7 @@ class WatchedDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly watch: WriteWatch,
+    private readonly reads: (() => ReadCache) | undefined,
   ) {}
 
   init() {
@@ -83,7 +90,7 @@ class WatchedDriver implements Driver {
     const connection = await this.inner.acquireConnection()
     let watched = this.connections.get(connection)
     if (!watched) {
-      watched = new WatchedConnection(connection, this.watch)
+      watched = new WatchedConnection(connection, this.watch, this.reads)
       this.connections.set(connection, watched)
     }
     return watched
