@@ -67,3 +67,31 @@ test('a write with a returning clause runs every time, never from the cache', as
   expect(await takeNote(database.db, 2)).toEqual([])
   expect(await findNote(database.db, 2)).toEqual([{ id: 2, value: 'deux', taken: 1 }])
 })
+
+test('a write drops what SQLite changed with it: rows of cascading foreign keys and of triggers', async () => {
+  await sql`create table parent (id integer primary key)`.execute(database.db)
+  await sql`create table child (id integer primary key, parent_id integer references parent (id) on delete cascade)`.execute(database.db)
+  await sql`create table tally (n integer not null)`.execute(database.db)
+  await sql`insert into tally (n) values (0)`.execute(database.db)
+  await sql`create trigger count_parents after insert on parent begin update tally set n = n + 1; end`.execute(database.db)
+  await sql`insert into parent (id) values (1)`.execute(database.db)
+  await sql`insert into child (id, parent_id) values (1, 1)`.execute(database.db)
+  const children = () =>
+    kv(database.db)
+      .selectFrom('child' as 'kv')
+      .select('id')
+      .execute()
+  const tally = () =>
+    executeRows(
+      database.db,
+      kv(database.db)
+        .selectFrom('tally' as 'kv')
+        .selectAll(),
+    )
+  expect(await children()).toEqual([{ id: 1 }])
+  expect(await tally()).toEqual([{ n: 1 }])
+  await sql`delete from "parent" where id = 1`.execute(database.db)
+  await sql`insert into "parent" (id) values (2)`.execute(database.db)
+  expect(await children()).toEqual([])
+  expect(await tally()).toEqual([{ n: 2 }])
+})

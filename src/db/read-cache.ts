@@ -5,6 +5,34 @@ const MAX_ENTRIES = 2_000
 /** Larger results are read anew every time, so memory stays bounded. */
 const MAX_ROWS = 200
 const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
+const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
+
+/**
+ * For each table, the tables SQLite itself changes when it is written: those whose foreign keys cascade from it
+ * (on delete or update: cascade, set null, set default) and those its triggers write. A statement names only its own.
+ */
+function dependentTables(file: SqliteFile): Map<string, string[]> {
+  const dependents = new Map<string, Set<string>>()
+  const add = (table: string, dependent: string) => {
+    const key = table.toLowerCase()
+    dependents.set(key, (dependents.get(key) ?? new Set()).add(dependent.toLowerCase()))
+  }
+  const tables = file.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]
+  for (const table of tables) {
+    const keys = file.pragma(`foreign_key_list("${table.replace(/"/g, '""')}")`) as {
+      table: string
+      on_delete: string
+      on_update: string
+    }[]
+    for (const key of keys) if (key.on_delete !== 'NO ACTION' || key.on_update !== 'NO ACTION') add(key.table, table)
+  }
+  const triggers = file.prepare("select tbl_name, sql from sqlite_master where type = 'trigger'").all() as {
+    tbl_name: string
+    sql: string
+  }[]
+  for (const trigger of triggers) for (const match of trigger.sql.matchAll(WRITTEN_TABLE)) add(trigger.tbl_name, match[1])
+  return new Map([...dependents].map(([table, set]) => [table, [...set]]))
+}
 
 /**
  * Results of the hot reads on an embedded (SQLite) database, kept until a write could change them. This process's
@@ -24,8 +52,12 @@ export class ReadCache {
     this.checked = false
   }
 
+  /** Tables a write to a table changes besides it: through cascading foreign keys and triggers (see dependentTables). */
+  private dependents = new Map<string, string[]>()
+  private dependentsOfSchema = -1
+
   constructor(
-    file: SqliteFile,
+    private readonly file: SqliteFile,
     /** Told when another connection's commit is noticed: whatever else this process keeps may be stale too. */
     private readonly onForeignCommit: () => void,
   ) {
@@ -87,9 +119,27 @@ export class ReadCache {
     this.onForeignCommit()
   }
 
-  /** Drops what reads of these tables answered (called for every write this process makes). */
+  /** Drops what reads of these tables, and of the tables they cascade to, answered (called for every write this process makes). */
   written(tables: ReadonlySet<string>) {
-    for (const [key, entry] of this.entries) if (entry.tables.some((table) => tables.has(table))) this.entries.delete(key)
+    const changed = this.withDependents(tables)
+    for (const [key, entry] of this.entries) if (entry.tables.some((table) => changed.has(table))) this.entries.delete(key)
+  }
+
+  private withDependents(tables: ReadonlySet<string>): Set<string> {
+    const schema = this.file.pragma('schema_version', { simple: true }) as number
+    if (schema !== this.dependentsOfSchema) {
+      this.dependents = dependentTables(this.file)
+      this.dependentsOfSchema = schema
+    }
+    const changed = new Set(tables)
+    const pending = [...tables]
+    for (let table = pending.pop(); table !== undefined; table = pending.pop()) {
+      for (const dependent of this.dependents.get(table) ?? []) {
+        if (!changed.has(dependent)) pending.push(dependent)
+        changed.add(dependent)
+      }
+    }
+    return changed
   }
 
   private tablesOf(sql: string): readonly string[] {
