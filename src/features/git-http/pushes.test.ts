@@ -53,3 +53,10 @@ test('the repository state read from those refs is what git reads, README includ
   git('symbolic-ref', 'HEAD', 'refs/heads/missing')
   expect(await readRepositoryState(gitDir, await readRefs(gitDir))).toEqual(await readRepositoryState(gitDir))
 })
+
+test('with many loose refs the refs are still what git for-each-ref lists', async () => {
+  for (let n = 0; n < 70; n++) git('branch', `many/${n}`, 'main')
+  const read = await readRefs(path.join(dir, '.git'))
+  expect([...read]).toEqual([...forEachRef()])
+  expect(read.size).toBeGreaterThan(70)
+})

@@ -8,13 +8,17 @@ import { git, refreshRepositoryState } from '../repositories/index.js'
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 const REF_PREFIXES = ['refs/heads/', 'refs/tags/']
+/** Beyond this many loose ref files one git process reads them faster than a file read each. */
+const MAX_LOOSE_REFS_READ = 64
 
 /**
  * Every branch and tag of a repository: full ref name → object id, as `git for-each-ref refs/heads/ refs/tags/`
- * answers, read from the files git keeps them in (packed-refs, and loose refs, which win) rather than by running git:
- * a push reads them twice, and starting git costs milliseconds.
+ * answers. A push reads them twice, and starting git costs milliseconds: while there are few loose refs they are read
+ * from the files git keeps them in (packed-refs, and loose refs, which win).
  */
 export async function readRefs(directory: string): Promise<Map<string, string>> {
+  const loose = await looseRefFiles(directory)
+  if (loose === null) return readRefsWithGit(directory)
   const refs = new Map<string, string>()
   const packed = await fs.readFile(path.join(directory, 'packed-refs'), 'utf8').catch(() => '')
   for (const line of packed.split('\n')) {
@@ -22,25 +26,41 @@ export async function readRefs(directory: string): Promise<Map<string, string>> 
     if (name && OBJECT_ID.test(id) && REF_PREFIXES.some((prefix) => name.startsWith(prefix))) refs.set(name, id)
   }
   const symbolic = new Map<string, string>()
-  const walk = async (relative: string) => {
-    const entries = await fs.readdir(path.join(directory, relative), { withFileTypes: true }).catch(() => [])
-    for (const entry of entries) {
-      const name = `${relative}/${entry.name}`
-      if (entry.isDirectory()) await walk(name)
-      else if (!entry.name.endsWith('.lock')) {
-        const content = (await fs.readFile(path.join(directory, name), 'utf8').catch(() => '')).trim()
-        if (OBJECT_ID.test(content)) refs.set(name, content)
-        else if (content.startsWith('ref: ')) symbolic.set(name, content.slice(5))
-      }
-    }
+  for (const name of loose) {
+    const content = (await fs.readFile(path.join(directory, name), 'utf8').catch(() => '')).trim()
+    if (OBJECT_ID.test(content)) refs.set(name, content)
+    else if (content.startsWith('ref: ')) symbolic.set(name, content.slice(5))
   }
-  await walk('refs/heads')
-  await walk('refs/tags')
   for (const [name, target] of symbolic) {
     const id = refs.get(target)
     if (id) refs.set(name, id)
   }
   return new Map([...refs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/** The loose ref files under refs/heads and refs/tags, or null when there are more than MAX_LOOSE_REFS_READ. */
+async function looseRefFiles(directory: string): Promise<string[] | null> {
+  const files: string[] = []
+  const pending = ['refs/heads', 'refs/tags']
+  for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
+    const entries = await fs.readdir(path.join(directory, relative), { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (entry.isDirectory()) pending.push(`${relative}/${entry.name}`)
+      else if (!entry.name.endsWith('.lock')) files.push(`${relative}/${entry.name}`)
+    }
+    if (files.length > MAX_LOOSE_REFS_READ) return null
+  }
+  return files
+}
+
+async function readRefsWithGit(directory: string): Promise<Map<string, string>> {
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], { gitDir: directory })
+  const refs = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space))
+  }
+  return refs
 }
 
 /** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters as Rails' `truncate` does. */
