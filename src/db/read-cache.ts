@@ -1,8 +1,9 @@
 import type { Database as SqliteFile } from 'better-sqlite3'
 
-/** Query results kept at most; the least recently used goes first. */
+/** Query results kept at most, and rows in all of them; the least recently used go first, so memory stays bounded. */
 const MAX_ENTRIES = 2_000
-/** Larger results are read anew every time, so memory stays bounded. */
+const MAX_KEPT_ROWS = 10_000
+/** Larger results are read anew every time. */
 const MAX_ROWS = 200
 const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
 const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
@@ -43,6 +44,7 @@ function dependentTables(file: SqliteFile): Map<string, string[]> {
  */
 export class ReadCache {
   private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
+  private keptRows = 0
   private readonly tablesBySql = new Map<string, readonly string[]>()
   private readonly dataVersion: () => number
   private seenVersion: number
@@ -98,10 +100,24 @@ export class ReadCache {
   private keep<Row>(key: string, sql: string, rows: Row[]): Row[] {
     if (rows.length <= MAX_ROWS) {
       for (const row of rows) Object.freeze(row)
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string)
+      while (this.entries.size >= MAX_ENTRIES || (this.entries.size > 0 && this.keptRows + rows.length > MAX_KEPT_ROWS))
+        this.drop(this.entries.keys().next().value as string)
       this.entries.set(key, { rows: rows.slice(), tables: this.tablesOf(sql) })
+      this.keptRows += rows.length
     }
     return rows
+  }
+
+  private drop(key: string) {
+    const entry = this.entries.get(key)
+    if (!entry) return
+    this.entries.delete(key)
+    this.keptRows -= entry.rows.length
+  }
+
+  private dropAll() {
+    this.entries.clear()
+    this.keptRows = 0
   }
 
   /**
@@ -115,14 +131,14 @@ export class ReadCache {
     const version = this.dataVersion()
     if (version === this.seenVersion) return
     this.seenVersion = version
-    this.entries.clear()
+    this.dropAll()
     this.onForeignCommit()
   }
 
   /** Drops what reads of these tables, and of the tables they cascade to, answered (called for every write this process makes). */
   written(tables: ReadonlySet<string>) {
     const changed = this.withDependents(tables)
-    for (const [key, entry] of this.entries) if (entry.tables.some((table) => changed.has(table))) this.entries.delete(key)
+    for (const [key, entry] of this.entries) if (entry.tables.some((table) => changed.has(table))) this.drop(key)
   }
 
   private withDependents(tables: ReadonlySet<string>): Set<string> {
