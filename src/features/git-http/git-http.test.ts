@@ -701,4 +701,16 @@ describe('ref advertisements', () => {
     expect(afterDelete.text).not.toContain('refs/heads/advertised')
     expect((await git(work, 'ls-remote', 'origin')).stdout).not.toContain('refs/heads/advertised')
   })
+
+  test('a push that leaves many loose refs packs them; every branch is still there', async () => {
+    const project = await createProject({ name: 'Many refs', visibility: 'private', initialize_with_readme: true })
+    const work = (await clone(project.path_with_namespace, owner.username, ownerToken)).dir
+    const refspecs = Array.from({ length: 70 }, (_, n) => `HEAD:refs/heads/many-${n}`)
+    await gitOk(work, 'push', 'origin', ...refspecs)
+    const directory = projectRepositoryDirectory(server.config, { id: project.id, repository_storage: 'default' })
+    expect(fs.readdirSync(path.join(directory, 'refs/heads'))).toEqual([])
+    expect(fs.readFileSync(path.join(directory, 'packed-refs'), 'utf8')).toContain('refs/heads/many-69')
+    const listed = (await git(work, 'ls-remote', '--heads', 'origin')).stdout.trim().split('\n')
+    expect(listed).toHaveLength(71)
+  })
 })

@@ -122,4 +122,15 @@ export async function recordPushes(
     branches: after,
     recorded: { emptyRepo: project.empty_repo === 1, defaultBranch: project.default_branch ?? '', readmePath: project.readme_path },
   })
+  await packRefsWhenMany(directory)
+}
+
+/**
+ * Housekeeping after a push, as GitLab's packs refs: once the loose ref files outnumber what a push reads one by one,
+ * they go into packed-refs, which git and svc read at once. Another push packing them meanwhile makes this one fail,
+ * harmlessly.
+ */
+async function packRefsWhenMany(directory: string) {
+  if ((await looseRefFiles(directory)) !== null) return
+  await git(['pack-refs', '--all', '--prune'], { gitDir: directory }).catch(() => undefined)
 }
