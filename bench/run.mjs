@@ -16,7 +16,7 @@ import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
 import { benchLoad } from './load.mjs'
 import { benchSoak } from './soak.mjs'
-import { benchAllCores } from './pipeline.mjs'
+import { benchAllCores, benchPipeline } from './pipeline.mjs'
 
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -221,7 +221,8 @@ async function main() {
   } catch (error) {
     console.log(`load bench could not finish: ${error instanceof Error ? error.message : String(error)}`)
   }
-  // svc with one worker process per core against one process, nothing pinned (bench/pipeline.mjs).
+  // The request pipeline on one core against the bare server, then every core against one (bench/pipeline.mjs).
+  await benchPipeline()
   await benchAllCores()
   if (svcStderr.size) console.log(`\nsvc stderr:\n${[...svcStderr].map((line) => `  ${line}`).join('\n')}`)
 }
