@@ -1,4 +1,5 @@
 import type { Database as SqliteFile } from 'better-sqlite3'
+import { tablesWrittenBy } from './writes.js'
 
 /** Query results kept at most, and rows in all of them; the least recently used go first, so memory stays bounded. */
 const MAX_ENTRIES = 2_000
@@ -6,7 +7,6 @@ const MAX_KEPT_ROWS = 10_000
 /** Larger results are read anew every time. */
 const MAX_ROWS = 200
 const READ_TABLE = /\b(?:from|join)\s+"(\w+)"/gi
-const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
 
 /**
  * For each table, the tables SQLite itself changes when it is written: those whose foreign keys cascade from it
@@ -31,7 +31,7 @@ function dependentTables(file: SqliteFile): Map<string, string[]> {
     tbl_name: string
     sql: string
   }[]
-  for (const trigger of triggers) for (const match of trigger.sql.matchAll(WRITTEN_TABLE)) add(trigger.tbl_name, match[1])
+  for (const trigger of triggers) for (const table of tablesWrittenBy(trigger.sql)) add(trigger.tbl_name, table)
   return new Map([...dependents].map(([table, set]) => [table, [...set]]))
 }
 

@@ -10,12 +10,16 @@ export type WriteListener = (tables: ReadonlySet<string> | null, committed: bool
 
 const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
 
-/** The tables a statement writes, or null when it writes none (a select, `begin`, a pragma). */
+/** The tables SQL text writes (a statement, or a trigger's body), lower-cased; none for a select, `begin`, a pragma. */
+export function tablesWrittenBy(sql: string): Set<string> {
+  return new Set([...sql.matchAll(WRITTEN_TABLE)].map((match) => match[1].toLowerCase()))
+}
+
+/** The tables a statement writes, or null when it writes none. */
 function writtenTables(query: CompiledQuery): Set<string> | null {
   if (query.query.kind === 'SelectQueryNode') return null
-  let tables: Set<string> | null = null
-  for (const match of query.sql.matchAll(WRITTEN_TABLE)) (tables ??= new Set()).add(match[1].toLowerCase())
-  return tables
+  const tables = tablesWrittenBy(query.sql)
+  return tables.size > 0 ? tables : null
 }
 
 /**
