@@ -1,5 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
+import buildSerializer from 'fast-json-stringify'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { serializerSchema } from './route.js'
 import { freshInstanceEnv, runSvc } from '../testing/cli.js'
 import { client } from '../testing/http.js'
 import { startTestServer, type TestServer } from '../testing/server.js'
@@ -70,6 +72,28 @@ describe('OpenAPI document', () => {
     const documented = documentedRoutes(document)
     expect(registered.filter((route) => !documented.includes(route))).toEqual([])
     expect([...documented].filter((route) => !registered.includes(route))).toEqual([])
+  })
+
+  test("every route's response schema builds a serializer, as its first answer will", async () => {
+    // Serializers are built when a route first answers (src/http/route.ts); a broken schema fails here, not in production.
+    const document = server.app.openapi() as { paths: Record<string, Record<string, { responses: Record<string, any> }>> }
+    const failures: string[] = []
+    let built = 0
+    for (const [path, operations] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(operations))
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const schema = response.content?.['application/json']?.schema
+          // The document's shared error body is no route's own schema.
+          if (!schema || schema.$ref) continue
+          try {
+            buildSerializer(serializerSchema(schema) as object)
+            built += 1
+          } catch (error) {
+            failures.push(`${method.toUpperCase()} ${path} ${status}: ${(error as Error).message}`)
+          }
+        }
+    expect(failures).toEqual([])
+    expect(built).toBeGreaterThan(100)
   })
 
   test('a route has its path and query parameters, request body, responses and credentials', async () => {

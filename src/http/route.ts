@@ -78,10 +78,10 @@ function inDeclaredOrder(schema: unknown): unknown {
   return copy
 }
 
-/** The serializer's copy of each response schema, made once: many routes answer the same schema. */
+/** The serializer's copy of a response schema (fields in declared order), made once: many routes answer the same schema. */
 const declaredOrderCopies = new WeakMap<TSchema, unknown>()
 
-function serializerSchema(schema: TSchema): unknown {
+export function serializerSchema(schema: TSchema): unknown {
   let copy = declaredOrderCopies.get(schema)
   if (copy === undefined) declaredOrderCopies.set(schema, (copy = inDeclaredOrder(schema)))
   return copy
