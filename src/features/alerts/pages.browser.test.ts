@@ -140,6 +140,10 @@ describe('the alert pages in a browser', () => {
 
       await page.goto(server.url + list)
       expect(await page.textContent('#alert_1 .alert-status')).toBe('Acknowledged')
+
+      // On a phone the list scrolls inside its own box; the page itself stays as wide as the screen.
+      await page.setViewportSize({ width: 390, height: 844 })
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(390)
     } finally {
       await page.context().close()
     }

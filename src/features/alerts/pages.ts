@@ -350,7 +350,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
     ${
       alerts.length === 0
         ? html`<p class="no-alerts">No alerts to display.</p>`
-        : html`<table class="alerts">
+        : html`<div class="table-box"><table class="alerts">
           <thead>
             <tr>
               <th>Severity</th>
@@ -373,7 +373,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
               </tr>`,
             )}
           </tbody>
-        </table>`
+        </table></div>`
     }
     ${pager(view, ALERTS_PER_PAGE, total, 'alerts')}`
   return w.render({ title: 'Alerts' }, body)
