@@ -546,6 +546,25 @@ describe('a caller that goes away', () => {
     return socket
   }
 
+  /** Once the request's backend runs in `directory`, drops the connection; then no git process is left there. */
+  async function dropAndExpectNoBackend(directory: string, socket: net.Socket) {
+    expect(
+      (
+        await waitFor(
+          () => gitProcessesOf(directory),
+          (found) => found.length > 0,
+        )
+      ).length,
+    ).toBeGreaterThan(0)
+    socket.destroy()
+    expect(
+      await waitFor(
+        () => gitProcessesOf(directory),
+        (found) => found.length === 0,
+      ),
+    ).toEqual([])
+  }
+
   async function repositoryOfProject(id: number): Promise<string> {
     const row = await server.database.db
       .selectFrom('projects')
@@ -573,21 +592,7 @@ describe('a caller that goes away', () => {
       156,
       command(`${old} ${'1'.repeat(40)} refs/heads/main\0report-status\n`),
     )
-    expect(
-      (
-        await waitFor(
-          () => gitProcessesOf(directory),
-          (found) => found.length > 0,
-        )
-      ).length,
-    ).toBeGreaterThan(0)
-    socket.destroy()
-    expect(
-      await waitFor(
-        () => gitProcessesOf(directory),
-        (found) => found.length === 0,
-      ),
-    ).toEqual([])
+    await dropAndExpectNoBackend(directory, socket)
 
     fs.writeFileSync(path.join(dir, 'after.txt'), 'after\n')
     await gitOk(dir, 'add', 'after.txt')
@@ -609,21 +614,7 @@ describe('a caller that goes away', () => {
       156,
       command(`want ${head}\n`),
     )
-    expect(
-      (
-        await waitFor(
-          () => gitProcessesOf(directory),
-          (found) => found.length > 0,
-        )
-      ).length,
-    ).toBeGreaterThan(0)
-    socket.destroy()
-    expect(
-      await waitFor(
-        () => gitProcessesOf(directory),
-        (found) => found.length === 0,
-      ),
-    ).toEqual([])
+    await dropAndExpectNoBackend(directory, socket)
 
     const again = await clone(project.path_with_namespace)
     expect(again.run.code, again.run.stderr).toBe(0)
