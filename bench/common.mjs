@@ -212,3 +212,25 @@ export function recording(response) {
   }
   return { status: response.status, headers, body: Buffer.from(response.body).toString('base64') }
 }
+
+/**
+ * `count` public projects in a group `team`, written straight into an open better-sqlite3 database of a migrated svc
+ * (inside the caller's transaction); answers their ids in order.
+ */
+export function seedTeamProjects(db, count, at) {
+  const group = db
+    .prepare(
+      "insert into namespaces (kind, name, path, full_path, full_name, visibility_level, created_at, updated_at) values ('group', 'Team', 'team', 'team', 'Team', 20, ?, ?)",
+    )
+    .run(at, at).lastInsertRowid
+  db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${group}/`, group)
+  const project = db.prepare(
+    "insert into projects (namespace_id, name, path, full_path, full_name, description, visibility_level, creator_id, last_activity_at, created_at, updated_at) values (?, ?, ?, ?, ?, 'A project', 20, 1, ?, ?, ?)",
+  )
+  const ids = []
+  for (let n = 1; n <= count; n++)
+    ids.push(
+      Number(project.run(group, `Project ${n}`, `project-${n}`, `team/project-${n}`, `Team / Project ${n}`, at, at, at).lastInsertRowid),
+    )
+  return ids
+}

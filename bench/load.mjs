@@ -11,7 +11,7 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { api, format, percentile, printTable, processTree, root, startSvc, stop, svcEnv, treeMemory } from './common.mjs'
+import { api, format, percentile, printTable, processTree, root, seedTeamProjects, startSvc, stop, svcEnv, treeMemory } from './common.mjs'
 
 const PROJECTS = 400
 const LABELS = 20
@@ -52,19 +52,7 @@ function seed(dataDir) {
   const ids = []
   const pool = []
   db.transaction(() => {
-    const group = db
-      .prepare(
-        "insert into namespaces (kind, name, path, full_path, full_name, visibility_level, created_at, updated_at) values ('group', 'Team', 'team', 'team', 'Team', 20, ?, ?)",
-      )
-      .run(at, at).lastInsertRowid
-    db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${group}/`, group)
-    const project = db.prepare(
-      "insert into projects (namespace_id, name, path, full_path, full_name, description, visibility_level, creator_id, last_activity_at, created_at, updated_at) values (?, ?, ?, ?, ?, 'A project', 20, 1, ?, ?, ?)",
-    )
-    for (let n = 1; n <= PROJECTS; n++)
-      ids.push(
-        Number(project.run(group, `Project ${n}`, `project-${n}`, `team/project-${n}`, `Team / Project ${n}`, at, at, at).lastInsertRowid),
-      )
+    ids.push(...seedTeamProjects(db, PROJECTS, at))
     const label = db.prepare('insert into labels (title, color, description, project_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)')
     for (let n = 0; n < LABELS; n++) label.run(`label-${n}`, '#336699', `Label ${n}`, ids[0], at, at)
     for (let n = 0; n < POOL; n++) pool.push(Number(label.run(`pool-${n}`, '#993366', null, ids[1], at, at).lastInsertRowid))

@@ -8,7 +8,21 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { cpuMillis, format, memory, printTable, recording, request, root, sleep, startBare, startSvc, stop, svcEnv } from './common.mjs'
+import {
+  cpuMillis,
+  format,
+  memory,
+  printTable,
+  recording,
+  request,
+  root,
+  seedTeamProjects,
+  sleep,
+  startBare,
+  startSvc,
+  stop,
+  svcEnv,
+} from './common.mjs'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -28,26 +42,14 @@ export const pipelineScenarios = (projectId) => [
   { name: `GET /api/v4/projects?per_page=20 (${PROJECTS})`, path: '/api/v4/projects?per_page=20', target: 0.1 },
 ]
 
-/** `count` public projects under root's namespace, the first with LABELS labels. */
+/** PROJECTS public projects in the group `team`, the first with LABELS labels; answers the first's id. */
 function seed(dataDir) {
   const Database = createRequire(import.meta.url)(path.join(root, 'node_modules/better-sqlite3'))
   const db = new Database(path.join(dataDir, 'svc.sqlite3'))
   const at = new Date().toISOString()
   let first
   db.transaction(() => {
-    const group = db
-      .prepare(
-        "insert into namespaces (kind, name, path, full_path, full_name, visibility_level, created_at, updated_at) values ('group', 'Team', 'team', 'team', 'Team', 20, ?, ?)",
-      )
-      .run(at, at).lastInsertRowid
-    db.prepare('update namespaces set traversal_ids = ? where id = ?').run(`${group}/`, group)
-    const project = db.prepare(
-      "insert into projects (namespace_id, name, path, full_path, full_name, description, visibility_level, creator_id, last_activity_at, created_at, updated_at) values (?, ?, ?, ?, ?, 'A project', 20, 1, ?, ?, ?)",
-    )
-    for (let n = 1; n <= PROJECTS; n++) {
-      const id = project.run(group, `Project ${n}`, `project-${n}`, `team/project-${n}`, `Team / Project ${n}`, at, at, at).lastInsertRowid
-      first ??= id
-    }
+    first = seedTeamProjects(db, PROJECTS, at)[0]
     const label = db.prepare('insert into labels (title, color, description, project_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)')
     for (let n = 0; n < LABELS; n++) label.run(`label-${n}`, '#336699', `Label ${n}`, first, at, at)
   })()
