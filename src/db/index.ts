@@ -5,6 +5,7 @@ import type pg from 'pg'
 import type { Database } from './schema.js'
 import { ReadCache } from './read-cache.js'
 import { WriteWatch } from './writes.js'
+import { withRowsOfOneShape } from './rows.js'
 
 export type Db = Kysely<Database>
 export type Engine = 'sqlite' | 'postgres'
@@ -94,7 +95,7 @@ type SqliteFile = import('better-sqlite3').Database
 
 /**
  * Kysely prepares every query anew; preparing is the larger part of a simple query's cost on SQLite.
- * Statements are reused by SQL text (least recently used dropped first).
+ * Statements are reused by SQL text (least recently used dropped first), and answer rows of one shape (db/rows.ts).
  *
  * Every transaction begins IMMEDIATE (Kysely's driver sends a plain `begin`): several processes may write to the
  * file, and a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
@@ -110,7 +111,7 @@ function withStatementCache(file: SqliteFile): SqliteFile {
     if (statement) {
       statements.delete(source)
     } else {
-      statement = prepare(source)
+      statement = withRowsOfOneShape(prepare(source))
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
     }
     statements.set(source, statement)

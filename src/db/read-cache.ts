@@ -18,7 +18,7 @@ function dependentTables(file: SqliteFile): Map<string, string[]> {
     const key = table.toLowerCase()
     dependents.set(key, (dependents.get(key) ?? new Set()).add(dependent.toLowerCase()))
   }
-  const tables = file.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]
+  const tables = (file.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name)
   for (const table of tables) {
     const keys = file.pragma(`foreign_key_list("${table.replace(/"/g, '""')}")`) as {
       table: string
@@ -63,8 +63,8 @@ export class ReadCache {
     /** Told when another connection's commit is noticed: whatever else this process keeps may be stale too. */
     private readonly onForeignCommit: () => void,
   ) {
-    const statement = file.prepare('pragma data_version').pluck()
-    this.dataVersion = () => statement.get() as number
+    const statement = file.prepare('pragma data_version')
+    this.dataVersion = () => (statement.get() as { data_version: number }).data_version
     this.seenVersion = this.dataVersion()
   }
 

@@ -3,7 +3,7 @@ import type { Caller, User } from '../../core/caller.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
 import { presentUserBasic } from '../users/index.js'
-import { FEATURE_LEVEL_PARAMS, type BasicProjectJson, type NamespaceBasicJson, type ProjectJson } from './schemas.js'
+import { type BasicProjectJson, type NamespaceBasicJson, type ProjectJson } from './schemas.js'
 import {
   canAdminIssues,
   canAdminProject,
@@ -194,8 +194,25 @@ export function presentProject(view: ProjectView, options: ProjectPresentOptions
   // No incoming e-mail is configured, so Service Desk has no address.
   if (canAdminIssues(access)) json.service_desk_address = null
   json.can_create_merge_request_in = canCreateMergeRequestIn(access, project)
-  const levels = project as unknown as Record<string, number>
-  for (const name of FEATURE_LEVEL_PARAMS) json[name] = featureAccessName(levels[name])
+  // One named store each (FEATURE_LEVEL_PARAMS): stores by computed name turn an object this wide into a slow dictionary.
+  json.issues_access_level = featureAccessName(project.issues_access_level)
+  json.repository_access_level = featureAccessName(project.repository_access_level)
+  json.merge_requests_access_level = featureAccessName(project.merge_requests_access_level)
+  json.forking_access_level = featureAccessName(project.forking_access_level)
+  json.wiki_access_level = featureAccessName(project.wiki_access_level)
+  json.builds_access_level = featureAccessName(project.builds_access_level)
+  json.snippets_access_level = featureAccessName(project.snippets_access_level)
+  json.pages_access_level = featureAccessName(project.pages_access_level)
+  json.analytics_access_level = featureAccessName(project.analytics_access_level)
+  json.container_registry_access_level = featureAccessName(project.container_registry_access_level)
+  json.security_and_compliance_access_level = featureAccessName(project.security_and_compliance_access_level)
+  json.releases_access_level = featureAccessName(project.releases_access_level)
+  json.environments_access_level = featureAccessName(project.environments_access_level)
+  json.feature_flags_access_level = featureAccessName(project.feature_flags_access_level)
+  json.infrastructure_access_level = featureAccessName(project.infrastructure_access_level)
+  json.monitor_access_level = featureAccessName(project.monitor_access_level)
+  json.model_experiments_access_level = featureAccessName(project.model_experiments_access_level)
+  json.model_registry_access_level = featureAccessName(project.model_registry_access_level)
   json.emails_disabled = !flag(project.emails_enabled)
   json.emails_enabled = flag(project.emails_enabled)
   json.shared_runners_enabled = flag(project.shared_runners_enabled)
