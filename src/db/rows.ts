@@ -32,7 +32,7 @@ function rowBuilder(names: string[]): RowBuilder {
  * Makes a reading statement answer rows of one shape (see rowBuilder): it reads cells as arrays, and `all` and `get`
  * build the objects. A statement so changed must not be switched to pluck or raw mode by its users.
  */
-export function withRowsOfOneShape(statement: Statement): Statement {
+export function withRowsOfOneShape<S extends Statement>(statement: S): S {
   if (!statement.reader) return statement
   const build = rowBuilder(statement.columns().map((column) => column.name))
   statement.raw(true)

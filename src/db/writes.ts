@@ -37,10 +37,13 @@ export class WriteWatch {
     for (const listener of this.listeners) listener(tables, committed)
   }
 
-  /** `dialect` with its connections watched; with `reads`, reads outside transactions are kept there. */
-  dialect(dialect: Dialect, reads?: () => ReadCache): Dialect {
+  /**
+   * `dialect` with its connections watched. With `reads`, reads outside transactions are kept there; with `durable`,
+   * a write is answered only once it resolves (db/durability.ts), the connection being free for others meanwhile.
+   */
+  dialect(dialect: Dialect, hooks: DriverHooks = {}): Dialect {
     return {
-      createDriver: () => new WatchedDriver(dialect.createDriver(), this, reads),
+      createDriver: () => new WatchedDriver(dialect.createDriver(), this, hooks),
       createQueryCompiler: () => dialect.createQueryCompiler(),
       createAdapter: () => dialect.createAdapter(),
       createIntrospector: (db) => dialect.createIntrospector(db),
@@ -48,9 +51,16 @@ export class WriteWatch {
   }
 }
 
+interface DriverHooks {
+  reads?: () => ReadCache
+  durable?: () => Promise<void>
+}
+
 class WatchedConnection implements DatabaseConnection {
   /** Tables written in the open transaction; null outside one. */
   written: Set<string> | null = null
+  /** A write was committed since the connection was acquired: its release waits until it is durable. */
+  committed = false
 
   constructor(
     readonly inner: DatabaseConnection,
@@ -68,7 +78,10 @@ class WatchedConnection implements DatabaseConnection {
     this.watch.emit(tables, false)
     const result = await this.inner.executeQuery<R>(query)
     if (this.written) for (const table of tables) this.written.add(table)
-    else this.watch.emit(tables, true)
+    else {
+      this.committed = true
+      this.watch.emit(tables, true)
+    }
     return result
   }
 
@@ -83,7 +96,7 @@ class WatchedDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly watch: WriteWatch,
-    private readonly reads: (() => ReadCache) | undefined,
+    private readonly hooks: DriverHooks,
   ) {}
 
   init() {
@@ -94,7 +107,7 @@ class WatchedDriver implements Driver {
     const connection = await this.inner.acquireConnection()
     let watched = this.connections.get(connection)
     if (!watched) {
-      watched = new WatchedConnection(connection, this.watch, this.reads)
+      watched = new WatchedConnection(connection, this.watch, this.hooks.reads)
       this.connections.set(connection, watched)
     }
     return watched
@@ -111,7 +124,10 @@ class WatchedDriver implements Driver {
     const written = watched.written
     watched.written = null
     await this.inner.commitTransaction(watched.inner)
-    if (written && written.size > 0) this.watch.emit(written, true)
+    if (written && written.size > 0) {
+      watched.committed = true
+      this.watch.emit(written, true)
+    }
   }
 
   async rollbackTransaction(connection: DatabaseConnection) {
@@ -120,8 +136,12 @@ class WatchedDriver implements Driver {
     await this.inner.rollbackTransaction(watched.inner)
   }
 
-  releaseConnection(connection: DatabaseConnection) {
-    return this.inner.releaseConnection((connection as WatchedConnection).inner)
+  async releaseConnection(connection: DatabaseConnection) {
+    const watched = connection as WatchedConnection
+    const committed = watched.committed
+    watched.committed = false
+    await this.inner.releaseConnection(watched.inner)
+    if (committed && this.hooks.durable) await this.hooks.durable()
   }
 
   destroy() {
