@@ -90,19 +90,20 @@ export function serializerSchema(schema: TSchema): unknown {
 type Serializer = (payload: unknown) => string
 const serializers = new WeakMap<object, Serializer>()
 
+/** The serializer of a response schema, generated on first use and shared by every route and entity that answers it. */
+export function serializerOf(schema: object): Serializer {
+  let serialize = serializers.get(schema)
+  if (!serialize) serializers.set(schema, (serialize = buildSerializer(schema)))
+  return serialize
+}
+
 /**
  * Fastify's serializer compiler, made lazy and shared: a schema's serializer is generated when a route first answers
  * with it, and once for every route that does. Generating all of them at start took most of the process's memory.
  */
 function compileOnFirstUse({ schema }: { schema: object }): Serializer {
   let serialize: Serializer | undefined
-  return (payload) => {
-    if (!serialize) {
-      serialize = serializers.get(schema)
-      if (!serialize) serializers.set(schema, (serialize = buildSerializer(schema)))
-    }
-    return serialize(payload)
-  }
+  return (payload) => (serialize ??= serializerOf(schema))(payload)
 }
 
 /** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */

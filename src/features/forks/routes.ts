@@ -2,7 +2,7 @@ import type { ApiRouter } from '../../http/route.js'
 import {
   listInputOf,
   presentProject,
-  presentProjectList,
+  sendProjectList,
   projectPresentOptions,
   ProjectJson,
   ProjectListResponse,
@@ -39,7 +39,7 @@ export function registerForkRoutes(api: ApiRouter): void {
       const loaded = await findProject(ctx, input.id)
       const list = await listForks(ctx, loaded, listInputOf(ctx, input, { kind: 'forks', projectId: loaded.project.id }, true))
       setListHeaders(request, reply, ctx, list)
-      return presentProjectList(ctx, list, input)
+      return sendProjectList(reply, ctx, list, input)
     },
   )
 

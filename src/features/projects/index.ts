@@ -7,7 +7,7 @@ import { listGroupDetailProjects } from './list.js'
 export { canCreateProjectIn, createProject, type ForkCreation } from './create.js'
 export { listProjects, type ListProjectsInput, type ProjectListResult } from './list.js'
 export { viewOfLoaded } from './views.js'
-export { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
+export { listInputOf, sendProjectList, setListHeaders } from './list-params.js'
 export { presentBasicProject, presentProject, type ProjectView } from './present.js'
 export { BasicProjectJson, FEATURE_LEVEL_PARAMS, ListProjectsParams, ProjectJson, ProjectListResponse, VISIBILITIES } from './schemas.js'
 

@@ -3,7 +3,8 @@ import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import { projectPresentOptions } from './index.js'
-import { presentBasicProject, presentProjectWithAccess } from './present.js'
+import { projectWithAccessJson } from './fragments.js'
+import { presentBasicProject } from './present.js'
 import type { ListProjectsParams } from './schemas.js'
 import type { ListProjectsInput, ProjectListResult, ProjectListScope } from './list.js'
 
@@ -58,8 +59,12 @@ export function setListHeaders(request: FastifyRequest, reply: FastifyReply, ctx
   else setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, list.next ? { [list.next.param]: list.next.value } : null)
 }
 
-/** GL `present_projects`: ProjectWithAccess, or BasicProjectDetails for `simple` and anonymous callers. */
-export function presentProjectList(
+/**
+ * GL `present_projects`: ProjectWithAccess, or BasicProjectDetails for `simple` and anonymous callers. The first are
+ * sent as JSON text, kept per project (fragments.ts).
+ */
+export function sendProjectList(
+  reply: FastifyReply,
   ctx: Context,
   list: ProjectListResult,
   input: { simple: boolean; statistics: boolean; with_custom_attributes: boolean },
@@ -68,8 +73,9 @@ export function presentProjectList(
     statistics: input.statistics,
     withCustomAttributes: input.with_custom_attributes && isAdmin(ctx.caller),
   })
-  if (input.simple || !ctx.caller.user) return list.views.map((view) => presentBasicProject(view, options))
-  return list.views.map((view) =>
-    presentProjectWithAccess(view, options, list.permissions.get(view.project.id) ?? { projectLevel: null, groupLevel: null }),
+  if (input.simple || !ctx.caller.user) return reply.send(list.views.map((view) => presentBasicProject(view, options)))
+  const entities = list.views.map((view) =>
+    projectWithAccessJson(view, options, list.permissions.get(view.project.id) ?? { projectLevel: null, groupLevel: null }),
   )
+  return reply.type('application/json').send(`[${entities.join(',')}]`)
 }

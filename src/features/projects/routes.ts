@@ -6,8 +6,9 @@ import type { ApiRouter } from '../../http/route.js'
 import { findUserByIdOrUsername, presentUserBasic, type PresentOptions } from '../users/index.js'
 import { createInputOf, updateInputOf } from './attributes.js'
 import { projectPresentOptions } from './index.js'
-import { listInputOf, presentProjectList, setListHeaders } from './list-params.js'
-import { presentBasicProject, presentProject, presentProjectDetails, presentProjectWithAccess } from './present.js'
+import { listInputOf, sendProjectList, setListHeaders } from './list-params.js'
+import { projectWithAccessJson } from './fragments.js'
+import { presentBasicProject, presentProject, presentProjectDetails } from './present.js'
 import {
   CreateProjectParams,
   CreateUserProjectParams,
@@ -50,7 +51,7 @@ export function registerProjectRoutes(api: ApiRouter) {
       const { ctx, input } = request
       const list = await listProjects(ctx, { ...listInputOf(ctx, input, { kind: 'all' }, true), pairUpdatedAt: true })
       setListHeaders(request, reply, ctx, list)
-      return presentProjectList(ctx, list, input)
+      return sendProjectList(reply, ctx, list, input)
     },
   )
 
@@ -63,7 +64,7 @@ export function registerProjectRoutes(api: ApiRouter) {
       if (!user) throw new NotFound('User')
       const list = await listProjects(ctx, listInputOf(ctx, input, { kind: 'user', user }, true))
       setListHeaders(request, reply, ctx, list)
-      return presentProjectList(ctx, list, input)
+      return sendProjectList(reply, ctx, list, input)
     },
   )
 
@@ -109,7 +110,7 @@ export function registerProjectRoutes(api: ApiRouter) {
     return reply.code(201).send(presentProject(view, projectPresentOptions(ctx)))
   })
 
-  api.get(PROJECT, { params: ShowProjectParams, authenticated: false, response: { 200: ProjectResponse } }, async (request) => {
+  api.get(PROJECT, { params: ShowProjectParams, authenticated: false, response: { 200: ProjectResponse } }, async (request, reply) => {
     const { ctx, input } = request
     const loaded = await findProject(ctx, input.id)
     const view = await viewOfLoaded(ctx, loaded)
@@ -119,7 +120,8 @@ export function registerProjectRoutes(api: ApiRouter) {
     })
     // GL projects.rb: ProjectWithAccess for signed-in callers (roles over the whole group tree), ProjectDetails otherwise.
     if (!ctx.caller.user) return presentProjectDetails(view, options)
-    return presentProjectWithAccess(view, options, { projectLevel: loaded.access.projectLevel, groupLevel: loaded.access.groupLevel })
+    const permissions = { projectLevel: loaded.access.projectLevel, groupLevel: loaded.access.groupLevel }
+    return reply.type('application/json').send(projectWithAccessJson(view, options, permissions))
   })
 
   api.put(PROJECT, { params: UpdateProjectParams, response: { 200: ProjectResponse } }, async (request) => {

@@ -5,7 +5,7 @@ import { findUserById, findUserByUsername, updateUserRow } from './store.js'
 export { findUserByLogin, findUserForAuthentication, findUsersByIds } from './store.js'
 export { lockUser, recordFailedSignIn, recordSignIn, resetFailedSignIns, unlockUser } from './sign-in.js'
 
-export { presentUserBasic, type PresentOptions } from './present.js'
+export { isLocked, presentUserBasic, type PresentOptions } from './present.js'
 
 export { UserBasicJson } from './schemas.js'
 

@@ -32,7 +32,7 @@ export function commitEmailOf(user: User, externalUrl: string): string {
   return user.commit_email ?? user.email
 }
 
-function isLocked(user: User, now: Date): boolean {
+export function isLocked(user: User, now: Date): boolean {
   return user.locked_at !== null && now.getTime() - Date.parse(user.locked_at) < UNLOCK_AFTER_MS
 }
 

@@ -1,0 +1,65 @@
+import type { Access } from '../../core/access.js'
+import type { User } from '../../core/caller.js'
+import { serializerOf, serializerSchema } from '../../http/route.js'
+import { isLocked } from '../users/index.js'
+import { presentProjectWithAccess, type Permissions, type ProjectPresentOptions, type ProjectView } from './present.js'
+import { ProjectResponse } from './schemas.js'
+
+// A project's entity is about 4 KB of JSON; presenting and serializing twenty of them was most of a list's cost. So
+// the serialized entity is kept with the project's row, for rows of SQLite's read cache (db/read-cache.ts): those are
+// frozen, shared by requests until a write to their table replaces them, so a changed project, namespace or user is
+// a new object. Everything else the entity shows is in the entry's key. Rows read afresh (PostgreSQL) are not kept.
+
+/** Entries kept per row: the same project seen by a few callers, or with and without statistics. */
+const MAX_ENTRIES_PER_ROW = 4
+
+const kept = new WeakMap<object, Map<string, string>>()
+const numbers = new WeakMap<object, number>()
+let lastNumber = 0
+
+/** A number for the object itself, not its contents: a changed row is another object, with another number. */
+function identity(value: object | null): number {
+  if (value === null) return 0
+  let number = numbers.get(value)
+  if (number === undefined) numbers.set(value, (number = ++lastNumber))
+  return number
+}
+
+function accessKey(access: Access & { projectLevel: number | null; groupLevel: number | null }): string {
+  const { caller, tier, visibilityLevel, level, descendantAccess, projectLevel, groupLevel } = access
+  return `${identity(caller.user)} ${tier} ${visibilityLevel} ${level} ${descendantAccess} ${projectLevel} ${groupLevel}`
+}
+
+function ownerKey(owner: User | null, now: Date): string {
+  return owner ? `${identity(owner)} ${isLocked(owner, now)}` : '-'
+}
+
+function viewKey(view: ProjectView, now: Date): string {
+  return `${identity(view.project)} ${identity(view.namespace)} ${ownerKey(view.owner, now)} ${view.forksCount} ${accessKey(view.access)}`
+}
+
+/** Everything presentProjectWithAccess reads besides the row: keep this in step with it. */
+function keyOf(view: ProjectView, options: ProjectPresentOptions, permissions: Permissions): string {
+  const { viewer, externalUrl, now, statistics, withCustomAttributes } = options
+  return [
+    viewKey(view, now),
+    view.forkedFrom ? viewKey(view.forkedFrom, now) : '-',
+    `${identity(viewer.user)} ${externalUrl} ${statistics} ${withCustomAttributes}`,
+    `${permissions.projectLevel} ${permissions.groupLevel}`,
+  ].join('|')
+}
+
+/** GL Entities::ProjectWithAccess as JSON text: kept for rows of the read cache, made afresh otherwise. */
+export function projectWithAccessJson(view: ProjectView, options: ProjectPresentOptions, permissions: Permissions): string {
+  const serialize = serializerOf(serializerSchema(ProjectResponse) as object)
+  if (!Object.isFrozen(view.project)) return serialize(presentProjectWithAccess(view, options, permissions))
+  const key = keyOf(view, options, permissions)
+  let entries = kept.get(view.project)
+  const found = entries?.get(key)
+  if (found !== undefined) return found
+  const json = serialize(presentProjectWithAccess(view, options, permissions))
+  if (!entries) kept.set(view.project, (entries = new Map()))
+  if (entries.size >= MAX_ENTRIES_PER_ROW) entries.delete(entries.keys().next().value as string)
+  entries.set(key, json)
+  return json
+}
