@@ -6,14 +6,14 @@ import { presentProjectWithAccess, type Permissions, type ProjectPresentOptions,
 import { ProjectResponse } from './schemas.js'
 
 // A project's entity is about 4 KB of JSON; presenting and serializing twenty of them was most of a list's cost. So
-// the serialized entity is kept with the project's row, for rows of SQLite's read cache (db/read-cache.ts): those are
+// the entity is kept with the project's row, as UTF-8 bytes ready to send, for rows of SQLite's read cache (db/read-cache.ts): those are
 // frozen, shared by requests until a write to their table replaces them, so a changed project, namespace or user is
 // a new object. Everything else the entity shows is in the entry's key. Rows read afresh (PostgreSQL) are not kept.
 
 /** Entries kept per row: the same project seen by a few callers, or with and without statistics. */
 const MAX_ENTRIES_PER_ROW = 4
 
-const kept = new WeakMap<object, Map<string, string>>()
+const kept = new WeakMap<object, Map<string, Buffer>>()
 const numbers = new WeakMap<object, number>()
 let lastNumber = 0
 
@@ -49,17 +49,29 @@ function keyOf(view: ProjectView, options: ProjectPresentOptions, permissions: P
   ].join('|')
 }
 
-/** GL Entities::ProjectWithAccess as JSON text: kept for rows of the read cache, made afresh otherwise. */
-export function projectWithAccessJson(view: ProjectView, options: ProjectPresentOptions, permissions: Permissions): string {
+/** GL Entities::ProjectWithAccess as JSON: kept for rows of the read cache, made afresh otherwise. */
+export function projectWithAccessJson(view: ProjectView, options: ProjectPresentOptions, permissions: Permissions): Buffer {
   const serialize = serializerOf(serializerSchema(ProjectResponse) as object)
-  if (!Object.isFrozen(view.project)) return serialize(presentProjectWithAccess(view, options, permissions))
+  if (!Object.isFrozen(view.project)) return Buffer.from(serialize(presentProjectWithAccess(view, options, permissions)))
   const key = keyOf(view, options, permissions)
   let entries = kept.get(view.project)
   const found = entries?.get(key)
   if (found !== undefined) return found
-  const json = serialize(presentProjectWithAccess(view, options, permissions))
+  const json = Buffer.from(serialize(presentProjectWithAccess(view, options, permissions)))
   if (!entries) kept.set(view.project, (entries = new Map()))
   if (entries.size >= MAX_ENTRIES_PER_ROW) entries.delete(entries.keys().next().value as string)
   entries.set(key, json)
   return json
+}
+
+const OPEN = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE = Buffer.from(']')
+
+/** A JSON array of entities given as JSON. */
+export function jsonArray(entities: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [OPEN]
+  entities.forEach((entity, index) => (index === 0 ? parts.push(entity) : parts.push(COMMA, entity)))
+  parts.push(CLOSE)
+  return Buffer.concat(parts)
 }

@@ -3,7 +3,7 @@ import { isAdmin } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../http/pagination.js'
 import { projectPresentOptions } from './index.js'
-import { projectWithAccessJson } from './fragments.js'
+import { jsonArray, projectWithAccessJson } from './fragments.js'
 import { presentBasicProject } from './present.js'
 import type { ListProjectsParams } from './schemas.js'
 import type { ListProjectsInput, ProjectListResult, ProjectListScope } from './list.js'
@@ -61,7 +61,7 @@ export function setListHeaders(request: FastifyRequest, reply: FastifyReply, ctx
 
 /**
  * GL `present_projects`: ProjectWithAccess, or BasicProjectDetails for `simple` and anonymous callers. The first are
- * sent as JSON text, kept per project (fragments.ts).
+ * sent as JSON bytes kept per project (fragments.ts).
  */
 export function sendProjectList(
   reply: FastifyReply,
@@ -77,5 +77,5 @@ export function sendProjectList(
   const entities = list.views.map((view) =>
     projectWithAccessJson(view, options, list.permissions.get(view.project.id) ?? { projectLevel: null, groupLevel: null }),
   )
-  return reply.type('application/json').send(`[${entities.join(',')}]`)
+  return reply.type('application/json').send(jsonArray(entities))
 }
