@@ -69,11 +69,15 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   // off the event loop, rather than in SQLite's commit (FULL).
   file.pragma('synchronous = NORMAL')
   file.pragma('foreign_keys = ON')
-  file.pragma('busy_timeout = 5000')
+  file.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   const writes = new WriteWatch()
   const cache = new ReadCache(withStatementCache(file), () => writes.emit(null, true))
   const walSync = new WalSync(`${file.name}-wal`)
-  const dialect = writes.dialect(new SqliteDialect({ database: file }), { reads: () => cache, durable: () => walSync.durable() })
+  const dialect = writes.dialect(new SqliteDialect({ database: file }), {
+    reads: () => cache,
+    durable: () => walSync.durable(),
+    writeLock: (attempt) => withWriteLock(file, attempt),
+  })
   const db = new Kysely<Database>({ dialect })
   writes.on((tables) => tables && cache.written(tables))
   sqliteFiles.set(db, { file, cache })
@@ -82,6 +86,37 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
     walSync.close()
   }
   return { db, engine: 'sqlite', writes, noticeForeignCommits: () => cache.noticeForeignCommits(), close }
+}
+
+/** How long a statement waits for SQLite's write lock, or a read for a recovering WAL, before failing. */
+const BUSY_TIMEOUT_MS = 5000
+
+/**
+ * Runs `attempt`, a statement that takes the write lock, waiting for the lock without blocking the event loop: SQLite
+ * waits for a lock another process holds by sleeping in the calling thread (busy_timeout), which here would stall
+ * every request of the process. So the statement is tried with no wait, and tried again after a pause while another
+ * process holds the lock, until BUSY_TIMEOUT_MS have passed. `attempt` runs its statement synchronously.
+ */
+async function withWriteLock<T>(file: SqliteFile, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS
+  for (let pause = 0; ; pause = Math.min(pause + 1, 10)) {
+    file.pragma('busy_timeout = 0')
+    let running: Promise<T>
+    try {
+      running = attempt()
+    } catch (error) {
+      running = Promise.reject(error)
+    } finally {
+      file.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    }
+    try {
+      return await running
+    } catch (error) {
+      const busy = String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')
+      if (!busy || Date.now() >= deadline) throw error
+    }
+    await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)))
+  }
 }
 
 const sqliteFiles = new WeakMap<Db, { file: SqliteFile; cache: ReadCache }>()
@@ -108,7 +143,7 @@ type SqliteFile = import('better-sqlite3').Database
  * Every transaction begins IMMEDIATE (Kysely's driver sends a plain `begin`): several processes may write to the
  * file, and a deferred transaction that reads and then writes fails at once with SQLITE_BUSY when another
  * process wrote in between, whatever busy_timeout says. An immediate one takes the write lock at its start,
- * waiting for it as busy_timeout allows, so transactions of every process run one after the other.
+ * waiting for it (withWriteLock), so transactions of every process run one after the other.
  */
 function withStatementCache(file: SqliteFile): SqliteFile {
   const statements = new Map<string, ReturnType<SqliteFile['prepare']>>()

@@ -54,6 +54,8 @@ export class WriteWatch {
 interface DriverHooks {
   reads?: () => ReadCache
   durable?: () => Promise<void>
+  /** Runs a statement that takes the write lock (`begin`, a write outside a transaction), waiting for the lock. */
+  writeLock?: <T>(attempt: () => Promise<T>) => Promise<T>
 }
 
 class WatchedConnection implements DatabaseConnection {
@@ -65,18 +67,21 @@ class WatchedConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
     private readonly watch: WriteWatch,
-    private readonly reads: (() => ReadCache) | undefined,
+    private readonly hooks: DriverHooks,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const tables = writtenTables(query)
     if (!tables) {
-      const cache = query.query.kind === 'SelectQueryNode' && this.written === null ? this.reads?.() : undefined
+      const cache = query.query.kind === 'SelectQueryNode' && this.written === null ? this.hooks.reads?.() : undefined
       if (!cache) return this.inner.executeQuery<R>(query)
       return { rows: await cache.rowsLater(query.sql, query.parameters, async () => (await this.inner.executeQuery<R>(query)).rows) }
     }
     this.watch.emit(tables, false)
-    const result = await this.inner.executeQuery<R>(query)
+    const result =
+      this.written === null && this.hooks.writeLock
+        ? await this.hooks.writeLock(() => this.inner.executeQuery<R>(query))
+        : await this.inner.executeQuery<R>(query)
     if (this.written) for (const table of tables) this.written.add(table)
     else {
       this.committed = true
@@ -107,7 +112,7 @@ class WatchedDriver implements Driver {
     const connection = await this.inner.acquireConnection()
     let watched = this.connections.get(connection)
     if (!watched) {
-      watched = new WatchedConnection(connection, this.watch, this.hooks.reads)
+      watched = new WatchedConnection(connection, this.watch, this.hooks)
       this.connections.set(connection, watched)
     }
     return watched
@@ -115,7 +120,8 @@ class WatchedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
     const watched = connection as WatchedConnection
-    await this.inner.beginTransaction(watched.inner, settings)
+    const begin = () => this.inner.beginTransaction(watched.inner, settings)
+    await (this.hooks.writeLock ? this.hooks.writeLock(begin) : begin())
     watched.written = new Set()
   }
 
