@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import { executeRows } from '../../db/prepared.js'
+import { preparedQuery } from '../../db/prepared.js'
 import type { Database, LabelRow, NewLabelRow } from '../../db/schema.js'
 
 // Owns labels, their priorities and subscriptions, and the links that put labels on issues and merge requests
@@ -139,16 +139,16 @@ export async function deleteLabelRows(db: Db, ids: readonly number[]) {
   await db.deleteFrom('labels').where('id', 'in', ids).execute()
 }
 
-export function findPriorities(db: Db, projectId: number, labelIds: readonly number[]) {
-  if (labelIds.length === 0) return Promise.resolve([])
-  return executeRows(
-    db,
-    db
-      .selectFrom('label_priorities')
-      .select(['label_id', 'priority'])
-      .where('project_id', '=', projectId)
-      .where('label_id', 'in', labelIds),
-  )
+// A project's priorities and a user's subscriptions in one scope are few: they are read whole, by one query of fixed
+// shape (prepared once), and the page's labels picked from them.
+const prioritiesOfProject = preparedQuery((db: Db, projectId: number) =>
+  db.selectFrom('label_priorities').select(['label_id', 'priority']).where('project_id', '=', projectId),
+)
+
+export async function findPriorities(db: Db, projectId: number, labelIds: readonly number[]) {
+  if (labelIds.length === 0) return []
+  const wanted = new Set(labelIds)
+  return (await prioritiesOfProject(db, projectId)).filter((row) => wanted.has(row.label_id))
 }
 
 export async function setPriority(db: Db, projectId: number, labelId: number, priority: number) {
@@ -164,20 +164,19 @@ export async function deletePriority(db: Db, projectId: number, labelId: number)
 }
 
 /** The labels among `labelIds` the user follows everywhere (project_id null) or, when given, in `projectId`. */
+/** A null project matches only subscriptions to labels everywhere (`project_id = null` is never true). */
+const subscriptionsInScope = preparedQuery((db: Db, userId: number, projectId: number | null) =>
+  db
+    .selectFrom('label_subscriptions')
+    .select('label_id')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('project_id', 'is', null), eb('project_id', '=', projectId)])),
+)
+
 export async function findSubscribedLabelIds(db: Db, userId: number, labelIds: readonly number[], projectId: number | null) {
   if (labelIds.length === 0) return new Set<number>()
-  const rows = await executeRows(
-    db,
-    db
-      .selectFrom('label_subscriptions')
-      .select('label_id')
-      .where('user_id', '=', userId)
-      .where('label_id', 'in', labelIds)
-      .where((eb) =>
-        projectId === null ? eb('project_id', 'is', null) : eb.or([eb('project_id', 'is', null), eb('project_id', '=', projectId)]),
-      ),
-  )
-  return new Set(rows.map((row) => row.label_id))
+  const wanted = new Set(labelIds)
+  return new Set((await subscriptionsInScope(db, userId, projectId)).map((row) => row.label_id).filter((id) => wanted.has(id)))
 }
 
 /** Whether the user follows the label at exactly this level (a project, or everywhere when null). */
