@@ -84,21 +84,18 @@ export function serializerSchema(schema: TSchema): unknown {
 }
 
 type Serializer = (payload: unknown) => string
-const serializers = new WeakMap<object, Serializer>()
+const serializers = new WeakMap<TSchema, Serializer>()
+/** Fastify's mark of a reply without a serializer of its own. */
+const noSerializer = null as unknown as Serializer
 
 /**
- * Fastify's serializer compiler, made lazy and shared: a schema's serializer is generated when a route first answers
- * with it, and once for every route that does. Generating all of them at start took most of the process's memory.
+ * A response schema's serializer, generated when a route first answers with it and shared by every route that does.
+ * Generating all of them at start took most of the process's memory.
  */
-function compileOnFirstUse({ schema }: { schema: object }): Serializer {
-  let serialize: Serializer | undefined
-  return (payload) => {
-    if (!serialize) {
-      serialize = serializers.get(schema)
-      if (!serialize) serializers.set(schema, (serialize = buildSerializer(serializerSchema(schema as TSchema) as object)))
-    }
-    return serialize(payload)
-  }
+function serializerFor(schema: TSchema): Serializer {
+  let serialize = serializers.get(schema)
+  if (!serialize) serializers.set(schema, (serialize = buildSerializer(serializerSchema(schema) as object)))
+  return serialize
 }
 
 /** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */
@@ -122,13 +119,27 @@ export class ApiRouter {
     const scopes = options.scopes ?? []
     const authenticated = options.authenticated ?? true
     const buildContext = this.buildContext
+    const response = options.response
     this.app.route({
       method,
       url: `/api/v4${url}`,
-      config: { api: { params: schema, authenticated, scopes, response: options.response } },
-      // The route's own response map: a copy keyed by status would take a 2.5 KB array of elements per route in V8.
-      schema: options.response ? { response: options.response } : undefined,
-      serializerCompiler: compileOnFirstUse,
+      config: { api: { params: schema, authenticated, scopes, response } },
+      // The serializer is picked here rather than from a Fastify response schema: Fastify keeps its own table per route,
+      // keyed by status code, which V8 stores as an array of 2.5 KB or more (about 1.5 MB over every route).
+      preSerialization: response
+        ? (_request, reply, payload, done) => {
+            const schema = response[reply.statusCode]
+            if (schema) {
+              const serialize = serializerFor(schema)
+              // For this payload only: an error answered after it (a failed serialization) is sent as it would be.
+              reply.serializer((value) => {
+                reply.serializer(noSerializer)
+                return serialize(value)
+              })
+            }
+            done(null, payload)
+          }
+        : undefined,
       async handler(request, reply) {
         const raw = mergedParams(request)
         request.ctx = await buildContext(request, raw, scopes)
