@@ -78,32 +78,24 @@ function inDeclaredOrder(schema: unknown): unknown {
   return copy
 }
 
-/** The serializer's copy of a response schema (fields in declared order), made once: many routes answer the same schema. */
-const declaredOrderCopies = new WeakMap<TSchema, unknown>()
-
+/** The serializer's copy of a response schema (fields in declared order), made when its serializer is built. */
 export function serializerSchema(schema: TSchema): unknown {
-  let copy = declaredOrderCopies.get(schema)
-  if (copy === undefined) declaredOrderCopies.set(schema, (copy = inDeclaredOrder(schema)))
-  return copy
+  return inDeclaredOrder(schema)
 }
 
 type Serializer = (payload: unknown) => string
-const serializers = new WeakMap<object, Serializer>()
-
-/** The serializer of a response schema, generated on first use and shared by every route and entity that answers it. */
-export function serializerOf(schema: object): Serializer {
-  let serialize = serializers.get(schema)
-  if (!serialize) serializers.set(schema, (serialize = buildSerializer(schema)))
-  return serialize
-}
+const serializers = new WeakMap<TSchema, Serializer>()
+/** Fastify's mark of a reply without a serializer of its own. */
+const noSerializer = null as unknown as Serializer
 
 /**
- * Fastify's serializer compiler, made lazy and shared: a schema's serializer is generated when a route first answers
- * with it, and once for every route that does. Generating all of them at start took most of the process's memory.
+ * A response schema's serializer, generated when a route first answers with it and shared by every route (and kept
+ * entity) that does. Generating all of them at start took most of the process's memory.
  */
-function compileOnFirstUse({ schema }: { schema: object }): Serializer {
-  let serialize: Serializer | undefined
-  return (payload) => (serialize ??= serializerOf(schema))(payload)
+export function serializerFor(schema: TSchema): Serializer {
+  let serialize = serializers.get(schema)
+  if (!serialize) serializers.set(schema, (serialize = buildSerializer(serializerSchema(schema) as object)))
+  return serialize
 }
 
 /** Merges params as Rack does (body over query), then path params over both (issue: request pipeline). */
@@ -127,14 +119,27 @@ export class ApiRouter {
     const scopes = options.scopes ?? []
     const authenticated = options.authenticated ?? true
     const buildContext = this.buildContext
+    const response = options.response
     this.app.route({
       method,
       url: `/api/v4${url}`,
-      config: { api: { params: schema, authenticated, scopes, response: options.response } },
-      schema: options.response
-        ? { response: Object.fromEntries(Object.entries(options.response).map(([status, body]) => [status, serializerSchema(body)])) }
+      config: { api: { params: schema, authenticated, scopes, response } },
+      // The serializer is picked here rather than from a Fastify response schema: Fastify keeps its own table per route,
+      // keyed by status code, which V8 stores as an array of 2.5 KB or more (about 1.5 MB over every route).
+      preSerialization: response
+        ? (_request, reply, payload, done) => {
+            const schema = response[reply.statusCode]
+            if (schema) {
+              const serialize = serializerFor(schema)
+              // For this payload only: an error answered after it (a failed serialization) is sent as it would be.
+              reply.serializer((value) => {
+                reply.serializer(noSerializer)
+                return serialize(value)
+              })
+            }
+            done(null, payload)
+          }
         : undefined,
-      serializerCompiler: compileOnFirstUse,
       async handler(request, reply) {
         const raw = mergedParams(request)
         request.ctx = await buildContext(request, raw, scopes)

@@ -1,6 +1,6 @@
 import type { Access } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
-import { serializerOf, serializerSchema } from '../../http/route.js'
+import { serializerFor } from '../../http/route.js'
 import { isLocked } from '../users/index.js'
 import { presentProjectWithAccess, type Permissions, type ProjectPresentOptions, type ProjectView } from './present.js'
 import { ProjectResponse } from './schemas.js'
@@ -51,7 +51,7 @@ function keyOf(view: ProjectView, options: ProjectPresentOptions, permissions: P
 
 /** GL Entities::ProjectWithAccess as JSON: kept for rows of the read cache, made afresh otherwise. */
 export function projectWithAccessJson(view: ProjectView, options: ProjectPresentOptions, permissions: Permissions): Buffer {
-  const serialize = serializerOf(serializerSchema(ProjectResponse) as object)
+  const serialize = serializerFor(ProjectResponse)
   if (!Object.isFrozen(view.project)) return Buffer.from(serialize(presentProjectWithAccess(view, options, permissions)))
   const key = keyOf(view, options, permissions)
   let entries = kept.get(view.project)
