@@ -102,8 +102,9 @@ test('loose objects past what git gc --auto allows are packed after a push; fewe
   expect(inSeventeen()).toBe(loose)
   write(28)
   await collectGarbageWhenDue(gitDir)
-  // git gc --auto goes on in the background.
-  for (let attempt = 0; attempt < 100 && inSeventeen() > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 100))
+  // git gc --auto goes on in the background, holding gc.pid while it runs.
+  const running = () => inSeventeen() > 0 || fs.existsSync(path.join(gitDir, 'gc.pid'))
+  for (let attempt = 0; attempt < 100 && running(); attempt++) await new Promise((resolve) => setTimeout(resolve, 100))
   expect(inSeventeen()).toBe(0)
   fs.rmSync(files, { recursive: true, force: true })
 })

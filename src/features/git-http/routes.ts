@@ -83,7 +83,6 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       const pushing = pathInfo === '/git-receive-pack'
       // What a clone, fetch or push reads first: the refs and capabilities, the same until the refs change.
       const advertising = pathInfo === '/info/refs' && (service === 'git-upload-pack' || service === 'git-receive-pack')
-      let advertisementKey = ''
       // A push marks itself running, then asks again whether the repository is writable: a storage move made it
       // read-only before, and this push stops here, or after, and the move waits for the marked push to end.
       const endPush = pushing ? await beginRepositoryPush(directory) : null
@@ -94,31 +93,32 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
           await endPush()
           return refuse(reply, READ_ONLY_REFUSAL)
         }
+        const run = async () =>
+          runHttpBackend(
+            {
+              directory,
+              service: pushing || service === 'git-receive-pack' ? 'git-receive-pack' : 'git-upload-pack',
+              advertise: advertising,
+              headers: request.headers,
+              remoteUser: access.user?.username ?? null,
+              remoteAddr: request.ip,
+              body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+              // What the push starts from is read before receive-pack changes anything.
+              beforeCommands: pushing
+                ? async (section) => {
+                    start = await readPushStart(directory, section)
+                  }
+                : undefined,
+            },
+            backends,
+          )
         if (advertising) {
           const queryAt = (request.raw.url ?? '').indexOf('?')
           const query = queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1)
-          advertisementKey = `${query}\u0000${String(request.headers['git-protocol'] ?? '')}`
-          const kept = advertisements.find(directory, advertisementKey)
-          if (kept) return sendAdvertisement(reply, kept)
+          const key = `${query}\u0000${String(request.headers['git-protocol'] ?? '')}`
+          return sendAdvertisement(reply, await advertisements.answer(directory, key, run))
         }
-        backend = await runHttpBackend(
-          {
-            directory,
-            service: pushing || service === 'git-receive-pack' ? 'git-receive-pack' : 'git-upload-pack',
-            advertise: advertising,
-            headers: request.headers,
-            remoteUser: access.user?.username ?? null,
-            remoteAddr: request.ip,
-            body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
-            // What the push starts from is read before receive-pack changes anything.
-            beforeCommands: pushing
-              ? async (section) => {
-                  start = await readPushStart(directory, section)
-                }
-              : undefined,
-          },
-          backends,
-        )
+        backend = await run()
       } catch (error) {
         await endPush?.()
         // Nobody reads this answer; it says whose fault the request's end was, for the log.
@@ -127,7 +127,6 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       }
       // Once the push is over its marker goes, and the repository's objects are tidied if they are due.
       if (endPush) void backend.exited.finally(async () => endPush().then(async () => collectGarbageWhenDue(directory)))
-      if (advertising) return sendAdvertisement(reply, await advertisements.keep(directory, advertisementKey, backend))
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
       // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.
