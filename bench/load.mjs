@@ -195,7 +195,7 @@ function requestClasses(target, state) {
       name: 'git push (new branch)',
       method: 'POST',
       path: `/${target.repoPath}.git/git-receive-pack`,
-      share: 0.02,
+      share: state.pushShare,
       expect: 200,
       collect: true,
       next(call) {
@@ -305,7 +305,9 @@ function issue(run, index, due) {
 
 /** Per-load state that outlives one run: the label pool, name counters, the connection pool. */
 export function createLoad(target) {
-  const state = { tag: randomBytes(3).toString('hex'), labels: 0, pushes: 0, pushed: 0, pool: [...target.pool] }
+  // LOAD_PUSH_SHARE changes the pushes' share of R (0.02: 7 pushes/s at R = 350).
+  const pushShare = Number(process.env.LOAD_PUSH_SHARE ?? 0.02)
+  const state = { tag: randomBytes(3).toString('hex'), labels: 0, pushes: 0, pushed: 0, pool: [...target.pool], pushShare }
   return {
     target,
     state,
@@ -501,7 +503,7 @@ export async function benchLoad() {
   try {
     const load = createLoad(target)
     console.log(
-      `\nopen-loop load: R API requests/s in equal shares of 7 kinds, + sign-in page 0.1R, git pull 0.1R, git push 0.02R; ` +
+      `\nopen-loop load: R API requests/s in equal shares of 7 kinds, + sign-in page 0.1R, git pull 0.1R, git push ${load.state.pushShare}R; ` +
         `${seconds} s per rate after ${warmup} s of warm-up; ${PROJECTS} projects, administrator token; latency from each request's due time`,
     )
     console.log(`pass: p99 <= ${PASS.p99} ms, success >= ${PASS.success * 100} %, achieved >= ${PASS.achieved * 100} % of target`)

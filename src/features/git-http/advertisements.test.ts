@@ -48,3 +48,34 @@ test('an advertisement made just after a ref changed is answered but not kept', 
   writeRef('refs/heads/feature/one', 'd'.repeat(40))
   expect(cache.find(repository, 'upload')).toBeNull()
 })
+
+test('callers arriving while an advertisement is made share it, unless a ref changed since it started', async () => {
+  const cache = new AdvertisementCache()
+  await settle()
+  let made = 0
+  const waiting: (() => void)[] = []
+  const finish = () => waiting.splice(0).forEach((resolve) => resolve())
+  const slow = async () => {
+    const number = ++made
+    await new Promise<void>((resolve) => waiting.push(resolve))
+    return answer(`made ${number}`)
+  }
+  // The kept answer is dropped by a ref change; then two callers come while one is being made.
+  writeRef('refs/heads/main', 'e'.repeat(40))
+  await settle()
+  const first = cache.answer(repository, 'shared', slow)
+  const second = cache.answer(repository, 'shared', slow)
+  finish()
+  expect((await first).body.toString()).toBe('made 1')
+  expect((await second).body.toString()).toBe('made 1')
+  expect(made).toBe(1)
+
+  writeRef('refs/heads/other', 'f'.repeat(40))
+  await settle()
+  const before = cache.answer(repository, 'changing', slow)
+  writeRef('refs/heads/other', '0'.repeat(39) + '1')
+  const after = cache.answer(repository, 'changing', slow)
+  expect(made).toBe(3)
+  finish()
+  await Promise.all([before, after])
+})

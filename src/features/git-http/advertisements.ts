@@ -59,6 +59,37 @@ function stampOf(dir: string): bigint {
  */
 export class AdvertisementCache {
   private readonly entries = new Map<string, Kept>()
+  /** Advertisements being made, with the times of the ref directories when they started, if those had settled. */
+  private readonly making = new Map<string, { stamps: bigint[]; made: Promise<Advertisement> }>()
+
+  /**
+   * The advertisement for `key` in `directory`: the kept one, or the one being made for another caller when no ref has
+   * changed since it started, or a new one from `make`. Callers arriving together after a push start one git process,
+   * not one each.
+   */
+  async answer(
+    directory: string,
+    key: string,
+    make: () => Promise<{ status: number; headers: [string, string][]; body: Readable }>,
+  ): Promise<Advertisement> {
+    const kept = this.find(directory, key)
+    if (kept) return kept
+    const entryKey = `${directory}\u0000${key}`
+    const stamps = refDirectories(directory).map((dir) => stampOf(dir))
+    const running = this.making.get(entryKey)
+    if (running && running.stamps.length === stamps.length && running.stamps.every((stamp, n) => stamp === stamps[n])) return running.made
+    const made = make().then(async (response) => this.keep(directory, key, response))
+    // Only times older than a clock tick show every later change: others may hide one made since.
+    const settled = BigInt(Date.now()) * 1_000_000n - SETTLE_NS
+    if (stamps.every((stamp) => stamp >= 0n && stamp < settled)) {
+      this.making.set(entryKey, { stamps, made })
+      const done = () => {
+        if (this.making.get(entryKey)?.made === made) this.making.delete(entryKey)
+      }
+      made.then(done, done)
+    }
+    return made
+  }
 
   /** The kept advertisement for `key` in `directory`, if its refs have not changed since. */
   find(directory: string, key: string): Advertisement | null {

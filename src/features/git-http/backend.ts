@@ -1,20 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
-import { PassThrough, type Readable } from 'node:stream'
+import { PassThrough, Readable, type Writable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
 import { gitEnvironment } from '../repositories/index.js'
 
-/** A CGI request to `git http-backend` for one repository. */
+/** A smart HTTP request for one repository: its ref advertisement (`info/refs`) or the exchange itself (a POST). */
 export interface BackendRequest {
   /** The bare repository's directory. */
   directory: string
-  method: string
-  /** `/info/refs`, `/git-upload-pack` or `/git-receive-pack`. */
-  pathInfo: string
-  query: string
+  service: 'git-upload-pack' | 'git-receive-pack'
+  /** True for `info/refs`: only the refs and capabilities. */
+  advertise: boolean
   headers: Record<string, string | string[] | undefined>
   remoteUser: string | null
   remoteAddr: string
   body: Readable | null
+  /**
+   * Called with the request's first section (a push's commands, up to the first flush packet) before the service
+   * reads any of it; the service waits for the answer.
+   */
+  beforeCommands?: (section: Buffer) => Promise<void>
 }
 
 /** The backend's answer: status, headers and a body that is still streaming. */
@@ -31,7 +35,7 @@ const TERMINATE_GRACE_MS = 5_000
 /** How long a closing server lets backends whose request has arrived finish before it ends them. */
 const CLOSE_GRACE_MS = 10_000
 
-/** Every backend of this process: however it exits, none is left behind (git passes SIGTERM on to the service it runs). */
+/** Every backend of this process: however it exits, none is left behind. */
 const everyBackend = new Set<ChildProcess>()
 process.on('exit', () => {
   for (const child of everyBackend) child.kill('SIGTERM')
@@ -90,37 +94,129 @@ function headerValue(headers: BackendRequest['headers'], name: string): string |
   return Array.isArray(value) ? value.join(', ') : value
 }
 
+// git-http-backend(1) hdr_nocache: every smart HTTP answer says not to keep it.
+const NO_CACHE: [string, string][] = [
+  ['Expires', 'Fri, 01 Jan 1980 00:00:00 GMT'],
+  ['Pragma', 'no-cache'],
+  ['Cache-Control', 'no-cache, max-age=0, must-revalidate'],
+]
+
+/** pkt-line framing (gitprotocol-common(5)): four hex digits of length, the length included. */
+function packetLine(text: string): Buffer {
+  return Buffer.from(`${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`)
+}
+
+/** The highest `version=N` of a Git-Protocol header, as git's determine_protocol_version_server reads GIT_PROTOCOL. */
+function protocolVersion(protocol: string | undefined): number {
+  let version = 0
+  for (const item of (protocol ?? '').split(':')) {
+    const match = /^version=(\d+)$/.exec(item)
+    if (match) version = Math.max(version, Number(match[1]))
+  }
+  return version
+}
+
 /**
- * Runs `git http-backend` as a CGI program (git-http-backend(1)): the request goes to its standard input as it arrives,
- * and its output is split into the CGI header block and the body, which is passed on as the backend writes it.
- * A gzip-encoded request body is the backend's to inflate (HTTP_CONTENT_ENCODING), as git sends large fetches.
+ * Git options of the services svc runs. GitLab's Gitaly sets the same on receive-pack
+ * (internal/git/command_description.go): no `gc --auto` after each push, as svc schedules the repository's
+ * housekeeping itself; and no refs of alternates for the connectivity check, where the only alternate is the
+ * repository itself (a push's objects wait in a quarantine directory) and `--all` lists its refs already.
+ */
+const SERVICE_CONFIG: Record<BackendRequest['service'], string[]> = {
+  'git-upload-pack': [],
+  'git-receive-pack': ['-c', 'receive.autogc=false', '-c', 'core.alternateRefsCommand=exit 0 #'],
+}
+
+/** Beyond this much a first section is not waited for whole: its service reads it as it comes. */
+const MAX_HELD_BYTES = 16 * 1024 * 1024
+/** git-http-backend(1) http.maxRequestBuffer: the most of an upload-pack request it keeps before passing it on. */
+const MAX_REQUEST_BUFFER_BYTES = 10 * 1024 * 1024
+
+/**
+ * Feeds `source` to `target`. With `hold`, the first section (up to a flush packet) waits for `hold` first. With
+ * `whole`, nothing goes before all has arrived, as git-http-backend(1) buffers an upload-pack request: upload-pack
+ * answers as soon as it reads something it refuses, and would end before the request has.
+ */
+function feed(source: Readable, target: Writable, options: { hold?: (section: Buffer) => Promise<void>; whole: boolean }): void {
+  const { hold, whole } = options
+  if (!hold && !whole) {
+    source.pipe(target)
+    return
+  }
+  let held = Buffer.alloc(0)
+  const release = () => {
+    source.off('data', onData)
+    source.off('end', release)
+    source.pause()
+    ;(hold ?? (async () => {}))(held).then(
+      () => {
+        target.write(held)
+        if (source.readableEnded) target.end()
+        else source.pipe(target)
+      },
+      () => target.destroy(),
+    )
+  }
+  const onData = (chunk: Buffer) => {
+    held = Buffer.concat([held, chunk])
+    if (whole) {
+      if (held.length <= MAX_REQUEST_BUFFER_BYTES) return
+      // Too large to keep: the service fails, as the backend did ("request was larger than our maximum size").
+      source.off('data', onData)
+      source.off('end', release)
+      source.resume()
+      target.destroy()
+    } else if (held.length > MAX_HELD_BYTES || firstSectionEnd(held) >= 0) release()
+  }
+  source.on('data', onData)
+  source.on('end', release)
+}
+
+/** Where the first section of pkt-lines ends (after its flush packet), or -1 while it has not all arrived. */
+function firstSectionEnd(data: Buffer): number {
+  for (let at = 0; at + 4 <= data.length;) {
+    const length = Number.parseInt(data.toString('latin1', at, at + 4), 16)
+    if (!Number.isInteger(length) || (length > 0 && length < 4)) return data.length
+    if (length === 0) return at + 4
+    at += length
+  }
+  return -1
+}
+
+/**
+ * Runs the service as `git http-backend` would (git-http-backend(1)), without it: `git upload-pack` or
+ * `git receive-pack` with `--stateless-rpc`, the request going to its standard input as it arrives (inflated when
+ * gzip-encoded, as git sends large fetches), its output passed on as it is written, behind the headers the backend
+ * writes.
  */
 export function runHttpBackend(request: BackendRequest, backends: RunningBackends): Promise<BackendResponse> {
   if (request.body?.destroyed && !request.body.readableEnded) return Promise.reject(new RequestAbandoned())
+  const name = request.service.slice('git-'.length)
+  if (!request.advertise) {
+    // git-http-backend(1) check_content_type.
+    const expected = `application/x-git-${name}-request`
+    const actual = headerValue(request.headers, 'content-type') ?? ''
+    if (actual !== expected) {
+      request.body?.resume()
+      return Promise.resolve({
+        status: 415,
+        headers: NO_CACHE,
+        body: Readable.from([Buffer.from(`Expected POST with Content-Type '${expected}', but received '${actual}' instead.\n`)]),
+        exited: Promise.resolve(true),
+      })
+    }
+  }
+  const protocol = headerValue(request.headers, 'git-protocol')
+  // What git-http-backend(1) run_service gives the service.
+  const user = request.remoteUser || 'anonymous'
   const env: Record<string, string> = {
     ...gitEnvironment(),
-    GIT_PROJECT_ROOT: path.dirname(request.directory),
-    PATH_INFO: `/${path.basename(request.directory)}${request.pathInfo}`,
-    PATH_TRANSLATED: `${request.directory}${request.pathInfo}`,
-    GIT_HTTP_EXPORT_ALL: '1',
-    // Pushing is refused by the backend for anonymous callers unless enabled; access was checked before.
-    GIT_HTTP_RECEIVE_PACK: '1',
-    GATEWAY_INTERFACE: 'CGI/1.1',
-    REQUEST_METHOD: request.method,
-    QUERY_STRING: request.query,
-    REMOTE_ADDR: request.remoteAddr,
+    GIT_COMMITTER_NAME: user,
+    GIT_COMMITTER_EMAIL: `${user}@http.${request.remoteAddr || '(none)'}`,
   }
-  if (request.remoteUser) env.REMOTE_USER = request.remoteUser
-  const contentType = headerValue(request.headers, 'content-type')
-  if (contentType) env.CONTENT_TYPE = contentType
-  const contentLength = headerValue(request.headers, 'content-length')
-  if (contentLength) env.CONTENT_LENGTH = contentLength
-  const encoding = headerValue(request.headers, 'content-encoding')
-  if (encoding) env.HTTP_CONTENT_ENCODING = encoding
-  const protocol = headerValue(request.headers, 'git-protocol')
   if (protocol) env.GIT_PROTOCOL = protocol
-
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+  const args = [...SERVICE_CONFIG[request.service], name, '--stateless-rpc', ...(request.advertise ? ['--advertise-refs'] : []), '.']
+  const child = spawn('git', args, { cwd: request.directory, env, stdio: ['pipe', 'pipe', 'pipe'] })
   const exited = new Promise<boolean>((resolve) => {
     child.on('close', (code) => resolve(code === 0))
     child.on('error', () => resolve(false))
@@ -131,44 +227,40 @@ export function runHttpBackend(request: BackendRequest, backends: RunningBackend
   let abandoned = false
   if (request.body) {
     const body = request.body
-    // git http-backend spins forever on a body shorter than CONTENT_LENGTH, and waits forever on one never finished:
-    // a body that closes before it has all arrived (its caller went away) ends the backend.
+    // A body that closes before it has all arrived (its caller went away) ends the service, which would wait for it.
     body.once('close', () => {
       if (body.readableEnded) return
       abandoned = true
       terminate(child)
     })
-    body.pipe(child.stdin)
+    const encoding = headerValue(request.headers, 'content-encoding')
+    let input: Readable = body
+    if (encoding === 'gzip' || encoding === 'x-gzip') {
+      const inflate = createGunzip()
+      // A body that does not inflate ends the service's input: it fails, as the backend did ("error inflating request").
+      inflate.on('error', () => child.stdin.destroy())
+      input = body.pipe(inflate)
+    }
+    feed(input, child.stdin, { hold: request.beforeCommands, whole: request.service === 'git-upload-pack' })
   } else child.stdin.end()
 
+  const headers: [string, string][] = [
+    ...NO_CACHE,
+    ['Content-Type', `application/x-git-${name}-${request.advertise ? 'advertisement' : 'result'}`],
+  ]
   return new Promise((resolve, reject) => {
-    let head = Buffer.alloc(0)
-    const body = new PassThrough()
-    const onData = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk])
-      const end = head.indexOf('\r\n\r\n')
-      const endLf = head.indexOf('\n\n')
-      const [at, length] = end >= 0 && (endLf < 0 || end < endLf) ? [end, 4] : [endLf, 2]
-      if (at < 0) return
-      child.stdout.off('data', onData)
-      child.stdout.off('end', onEnd)
-      const headers: [string, string][] = []
-      let status = 200
-      for (const line of head.subarray(0, at).toString('latin1').split(/\r?\n/)) {
-        const colon = line.indexOf(':')
-        if (colon <= 0) continue
-        const name = line.slice(0, colon).trim()
-        const value = line.slice(colon + 1).trim()
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 500
-        else headers.push([name, value])
+    child.once('spawn', () => {
+      if (abandoned) return reject(new RequestAbandoned())
+      let body: Readable = child.stdout
+      // git-http-backend(1) get_info_refs: protocol v2 starts with the capabilities, older ones with the service.
+      if (request.advertise && protocolVersion(protocol) !== 2) {
+        const out = new PassThrough()
+        out.write(Buffer.concat([packetLine(`# service=${request.service}\n`), Buffer.from('0000')]))
+        child.stdout.pipe(out)
+        body = out
       }
-      body.write(head.subarray(at + length))
-      child.stdout.pipe(body)
-      resolve({ status, headers, body, exited })
-    }
-    const onEnd = () => reject(abandoned ? new RequestAbandoned() : new Error('git http-backend ended without headers'))
-    child.stdout.on('data', onData)
-    child.stdout.on('end', onEnd)
-    child.on('error', reject)
+      resolve({ status: 200, headers, body, exited })
+    })
+    child.once('error', reject)
   })
 }

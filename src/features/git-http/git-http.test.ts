@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -380,6 +381,77 @@ describe('pushing', () => {
     expect(res.body).toMatchObject({ empty_repo: false, default_branch: 'main', readme_url: `${project.web_url}/-/blob/main/README.md` })
     const [event] = await events(project.id)
     expect(event.push_data).toMatchObject({ commit_count: 1, action: 'created', ref: 'main', commit_title: 'First' })
+  })
+
+  test('pushes running together into one repository all land, and each is recorded once, by itself', async () => {
+    const project = await projectWithMembers('Busy')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const { dir } = await clone(project.path_with_namespace, 'dev', token)
+    const head = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    // Each creates a branch at the commit the repository has, as git sends it: commands, a flush, an empty pack.
+    const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 0])
+    const emptyPack = Buffer.concat([header, createHash('sha1').update(header).digest()])
+    const push = async (n: number) => {
+      const line = `${'0'.repeat(40)} ${head} refs/heads/busy-${n}\0 report-status\n`
+      const body = Buffer.concat([Buffer.from(`${(line.length + 4).toString(16).padStart(4, '0')}${line}0000`), emptyPack])
+      // Some arrive gzip-encoded: their commands are read once inflated.
+      const gzipped = n % 3 === 0
+      const res = await fetch(`${server.url}/${project.path_with_namespace}.git/git-receive-pack`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-git-receive-pack-request',
+          ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+          ...basic('dev', token),
+        },
+        body: gzipped ? gzipSync(body) : body,
+      })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('application/x-git-receive-pack-result')
+      expect(await res.text()).toContain(`ok refs/heads/busy-${n}\n`)
+    }
+    await Promise.all(Array.from({ length: 12 }, async (_, n) => push(n)))
+    const listed = (await gitOk(dir, 'ls-remote', '--heads', 'origin', 'busy-*')).trim().split('\n')
+    expect(listed).toHaveLength(12)
+    const recorded = (await events(project.id)).map((event) => event.push_data)
+    expect(recorded.map((data) => data.ref).sort()).toEqual(Array.from({ length: 12 }, (_, n) => `busy-${n}`).sort())
+    for (const data of recorded) expect(data).toMatchObject({ action: 'created', commit_count: 0, commit_from: null, commit_to: head })
+  })
+
+  test('a push whose command fails, or changes nothing, records nothing', async () => {
+    const project = await projectWithMembers('Refused commands')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const { dir } = await clone(project.path_with_namespace, 'dev', token)
+    const head = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    const commands = [
+      // main is not at this old value: receive-pack refuses the update.
+      `${'1'.repeat(40)} ${head} refs/heads/main\0 report-status\n`,
+      // A branch that is not there, deleted.
+      `${head} ${'0'.repeat(40)} refs/heads/missing\n`,
+    ]
+    const body = Buffer.from(`${commands.map((line) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`).join('')}0000`)
+    const res = await fetch(`${server.url}/${project.path_with_namespace}.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-receive-pack-request', ...basic('dev', token) },
+      body,
+    })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('ng refs/heads/main')
+    expect(await events(project.id)).toEqual([])
+  })
+
+  test('a request of the wrong type is refused as git http-backend refuses it', async () => {
+    const project = await projectWithMembers('Wrong type')
+    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    const res = await fetch(`${server.url}/${project.path_with_namespace}.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request', ...basic('dev', token) },
+      body: '0000',
+    })
+    expect(res.status).toBe(415)
+    expect(res.headers.get('cache-control')).toBe('no-cache, max-age=0, must-revalidate')
+    expect(await res.text()).toBe(
+      "Expected POST with Content-Type 'application/x-git-receive-pack-request', but received 'application/x-git-upload-pack-request' instead.\n",
+    )
   })
 
   test('a Reporter may not push', async () => {

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { readRepositoryState } from '../repositories/index.js'
-import { readRefs } from './pushes.js'
+import { collectGarbageWhenDue, pushedRefNames, readRefs } from './pushes.js'
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-read-refs-'))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -59,4 +60,51 @@ test('with many loose refs the refs are still what git for-each-ref lists', asyn
   const read = await readRefs(path.join(dir, '.git'))
   expect([...read]).toEqual([...forEachRef()])
   expect(read.size).toBeGreaterThan(70)
+})
+
+test('the refs a push names are read from its commands; a signed push is read otherwise', () => {
+  const line = (text: string) => `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`
+  const [a, b, zero] = ['a'.repeat(40), 'b'.repeat(40), '0'.repeat(40)]
+  const commands = `${line(`${a} ${b} refs/heads/main\0 report-status side-band-64k\n`)}${line(`${zero} ${b} refs/tags/v1\n`)}`
+  expect(pushedRefNames(Buffer.from(`${commands}${line(`${a} ${zero} refs/merge-requests/1/head\n`)}0000PACK`))).toEqual([
+    'refs/heads/main',
+    'refs/tags/v1',
+  ])
+  expect(pushedRefNames(Buffer.from(`${line(`shallow ${a}\n`)}${commands}0000`))).toEqual(['refs/heads/main', 'refs/tags/v1'])
+  expect(pushedRefNames(Buffer.from(`${line('push-cert\0 report-status\n')}${line('certificate version 0.1\n')}0000`))).toBeNull()
+  expect(pushedRefNames(Buffer.from(commands))).toBeNull()
+})
+
+test('loose objects past what git gc --auto allows are packed after a push; fewer are left alone', async () => {
+  const gitDir = path.join(dir, '.git')
+  // Packing them removes the directory too.
+  const inSeventeen = () => (fs.existsSync(path.join(gitDir, 'objects/17')) ? fs.readdirSync(path.join(gitDir, 'objects/17')).length : 0)
+  // Blobs whose ids start with 17, where git gc --auto counts the loose objects, reachable from a branch.
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gc-'))
+  const blobs: string[] = []
+  for (let n = 0; blobs.length < 28; n++) {
+    const content = `blob content ${n}\n`
+    if (createHash('sha1').update(`blob ${content.length}\0${content}`).digest('hex').startsWith('17')) {
+      fs.writeFileSync(path.join(files, String(blobs.length)), content)
+      blobs.push(String(blobs.length))
+    }
+  }
+  const write = (count: number) => {
+    const ids = git('hash-object', '-w', ...blobs.slice(0, count).map((name) => path.join(files, name)))
+      .trim()
+      .split('\n')
+    const tree = execFileSync('git', ['mktree'], { cwd: dir, input: ids.map((id, n) => `100644 blob ${id}\tf${n}\n`).join('') }).toString()
+    git('update-ref', 'refs/heads/objects', git('commit-tree', tree.trim(), '-m', 'objects').trim())
+  }
+  write(20)
+  const loose = inSeventeen()
+  await collectGarbageWhenDue(gitDir)
+  expect(inSeventeen()).toBe(loose)
+  write(28)
+  await collectGarbageWhenDue(gitDir)
+  // git gc --auto goes on in the background, holding gc.pid while it runs.
+  const running = () => inSeventeen() > 0 || fs.existsSync(path.join(gitDir, 'gc.pid'))
+  for (let attempt = 0; attempt < 100 && running(); attempt++) await new Promise((resolve) => setTimeout(resolve, 100))
+  expect(inSeventeen()).toBe(0)
+  fs.rmSync(files, { recursive: true, force: true })
 })

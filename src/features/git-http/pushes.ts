@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
@@ -13,24 +13,22 @@ const MAX_LOOSE_REFS_READ = 64
 
 /**
  * Every branch and tag of a repository: full ref name → object id, as `git for-each-ref refs/heads/ refs/tags/`
- * answers. A push reads them twice, and starting git costs milliseconds: while there are few loose refs they are read
- * from the files git keeps them in (packed-refs, and loose refs, which win).
+ * answers. Starting git costs milliseconds: while there are few loose refs they are read from the files git keeps them
+ * in, loose refs first and then packed-refs (git's order: a concurrent pack-refs moves a ref into packed-refs before it
+ * removes the loose file, so none is missed), a loose ref winning. The files are small and read at once: a push waits
+ * no turn of a busy event loop for each.
  */
 export async function readRefs(directory: string): Promise<Map<string, string>> {
-  const loose = await looseRefFiles(directory)
+  const loose = looseRefFiles(directory)
   if (loose === null) return readRefsWithGit(directory)
   const refs = new Map<string, string>()
-  const packed = await fs.readFile(path.join(directory, 'packed-refs'), 'utf8').catch(() => '')
-  for (const line of packed.split('\n')) {
-    const [id, name] = line.split(' ')
-    if (name && OBJECT_ID.test(id) && REF_PREFIXES.some((prefix) => name.startsWith(prefix))) refs.set(name, id)
-  }
   const symbolic = new Map<string, string>()
   for (const name of loose) {
-    const content = (await fs.readFile(path.join(directory, name), 'utf8').catch(() => '')).trim()
+    const content = readText(path.join(directory, name)).trim()
     if (OBJECT_ID.test(content)) refs.set(name, content)
     else if (content.startsWith('ref: ')) symbolic.set(name, content.slice(5))
   }
+  for (const [name, id] of packedRefs(directory)) if (!refs.has(name) && !symbolic.has(name)) refs.set(name, id)
   for (const [name, target] of symbolic) {
     const id = refs.get(target)
     if (id) refs.set(name, id)
@@ -38,12 +36,36 @@ export async function readRefs(directory: string): Promise<Map<string, string>> 
   return new Map([...refs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
+/** A file's text, or '' when it is not there (a ref deleted, or packed, since it was listed). */
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** The branches and tags of packed-refs. */
+function packedRefs(directory: string): Map<string, string> {
+  const refs = new Map<string, string>()
+  for (const line of readText(path.join(directory, 'packed-refs')).split('\n')) {
+    const [id, name] = line.split(' ')
+    if (name && OBJECT_ID.test(id) && REF_PREFIXES.some((prefix) => name.startsWith(prefix))) refs.set(name, id)
+  }
+  return refs
+}
+
 /** The loose ref files under refs/heads and refs/tags, or null when there are more than MAX_LOOSE_REFS_READ. */
-async function looseRefFiles(directory: string): Promise<string[] | null> {
+function looseRefFiles(directory: string): string[] | null {
   const files: string[] = []
   const pending = ['refs/heads', 'refs/tags']
   for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
-    const entries = await fs.readdir(path.join(directory, relative), { withFileTypes: true }).catch(() => [])
+    let entries: fs.Dirent[] = []
+    try {
+      entries = fs.readdirSync(path.join(directory, relative), { withFileTypes: true })
+    } catch {
+      // Not there: no refs.
+    }
     for (const entry of entries) {
       if (entry.isDirectory()) pending.push(`${relative}/${entry.name}`)
       else if (!entry.name.endsWith('.lock')) files.push(`${relative}/${entry.name}`)
@@ -51,6 +73,54 @@ async function looseRefFiles(directory: string): Promise<string[] | null> {
     if (files.length > MAX_LOOSE_REFS_READ) return null
   }
   return files
+}
+
+/**
+ * The branches and tags a push's commands name (gitprotocol-pack(5): `<old> <new> <ref>` pkt-lines up to a flush),
+ * or null when its first section is anything else (a signed push), whose changes are then found among all refs.
+ */
+export function pushedRefNames(section: Buffer): string[] | null {
+  const names = new Set<string>()
+  let at = 0
+  for (;;) {
+    if (at + 4 > section.length) return null
+    const length = Number.parseInt(section.toString('latin1', at, at + 4), 16)
+    if (length === 0) break
+    if (!Number.isInteger(length) || length < 4 || at + length > section.length) return null
+    const line = section
+      .toString('utf8', at + 4, at + length)
+      .split('\0')[0]
+      .replace(/\n$/, '')
+    at += length
+    if (line.startsWith('shallow ')) continue
+    const [from, to, name, extra] = line.split(' ')
+    if (!OBJECT_ID.test(from) || !OBJECT_ID.test(to) || !name || extra !== undefined) return null
+    if (REF_PREFIXES.some((prefix) => name.startsWith(prefix))) names.add(name)
+  }
+  return [...names]
+}
+
+/** The refs a push names, with their values before it runs; all refs when its commands could not be read. */
+export interface PushStart {
+  names: string[] | null
+  before: Map<string, string>
+}
+
+/** What a push starts from, read from its first section before receive-pack reads it. */
+export async function readPushStart(directory: string, section: Buffer): Promise<PushStart> {
+  const names = pushedRefNames(section)
+  if (names === null) return { names, before: await readRefs(directory) }
+  const before = new Map<string, string>()
+  for (const name of names) {
+    const content = readText(path.join(directory, name)).trim()
+    if (OBJECT_ID.test(content)) before.set(name, content)
+  }
+  // Loose refs first, as readRefs reads them.
+  if (before.size < names.length) {
+    const packed = packedRefs(directory)
+    for (const name of names) if (!before.has(name) && packed.has(name)) before.set(name, packed.get(name) as string)
+  }
+  return { names, before }
 }
 
 async function readRefsWithGit(directory: string): Promise<Map<string, string>> {
@@ -98,18 +168,21 @@ async function describe(directory: string, ref: string, from: string | undefined
 
 /**
  * Records one push event per branch or tag a push changed, then the repository state the project shows.
- * The changes are read by comparing the refs before and after the push rather than by parsing the commands sent:
- * only updates receive-pack actually applied are recorded, whatever the client asked for.
+ * The refs its commands name are compared before and after it: only updates receive-pack actually applied are
+ * recorded, whatever the client asked for.
  */
-export async function recordPushes(
-  ctx: Context,
-  project: ProjectRow,
-  user: User,
-  directory: string,
-  before: Map<string, string>,
-): Promise<void> {
+export async function recordPushes(ctx: Context, project: ProjectRow, user: User, directory: string, start: PushStart): Promise<void> {
   const after = await readRefs(directory)
-  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((ref) => before.get(ref) !== after.get(ref)).sort()
+  const named = start.names ?? [...new Set([...start.before.keys(), ...after.keys()])]
+  const changed = named.filter((ref) => start.before.get(ref) !== after.get(ref)).sort()
+  // The refs before this push: those after it with its own changes undone, so that a push running alongside into the
+  // same repository is recorded once, by itself.
+  const before = new Map(after)
+  for (const ref of changed) {
+    const id = start.before.get(ref)
+    if (id === undefined) before.delete(ref)
+    else before.set(ref, id)
+  }
   const payloads: PushPayload[] = []
   for (const ref of changed) payloads.push(await describe(directory, ref, before.get(ref), after.get(ref), before))
   if (payloads.length > 0) {
@@ -125,12 +198,47 @@ export async function recordPushes(
   await packRefsWhenMany(directory)
 }
 
+/** Repositories whose refs this process is packing, or whose objects it is collecting: one at a time each. */
+const packing = new Set<string>()
+const collecting = new Set<string>()
+
 /**
  * Housekeeping after a push, as GitLab's packs refs: once the loose ref files outnumber what a push reads one by one,
- * they go into packed-refs, which git and svc read at once. Another push packing them meanwhile makes this one fail,
- * harmlessly.
+ * they go into packed-refs, which git and svc read at once. One push packs them while the others go on; another
+ * process packing them meanwhile makes this one fail at once, harmlessly, rather than wait for its lock.
  */
 async function packRefsWhenMany(directory: string) {
-  if ((await looseRefFiles(directory)) !== null) return
-  await git(['pack-refs', '--all', '--prune'], { gitDir: directory }).catch(() => undefined)
+  if (packing.has(directory) || looseRefFiles(directory) !== null) return
+  packing.add(directory)
+  try {
+    await git(['-c', 'core.packedRefsTimeout=0', 'pack-refs', '--all', '--prune'], { gitDir: directory }).catch(() => undefined)
+  } finally {
+    packing.delete(directory)
+  }
+}
+
+/**
+ * `git gc --auto`'s own measures (git-gc(1)): more than gc.auto (6,700) loose objects, estimated from the 1/256 of
+ * them in objects/17, or more than gc.autoPackLimit (50) packs.
+ */
+const LOOSE_OBJECTS_IN_ONE_DIRECTORY = Math.floor((6_700 + 255) / 256)
+const PACKS = 50
+
+/**
+ * The objects' housekeeping after a push, which receive-pack no longer does in the push's time (receive.autogc is
+ * off): `git gc --auto` runs, after the answer, once the repository has what it would collect, rather than starting
+ * a process after every push to find out.
+ */
+export async function collectGarbageWhenDue(directory: string): Promise<void> {
+  if (collecting.has(directory)) return
+  const names = async (relative: string) => fs.promises.readdir(path.join(directory, relative)).catch(() => [] as string[])
+  const loose = (await names('objects/17')).filter((name) => /^[0-9a-f]{38}(?:[0-9a-f]{24})?$/.test(name)).length
+  const packs = (await names('objects/pack')).filter((name) => name.endsWith('.pack')).length
+  if (loose <= LOOSE_OBJECTS_IN_ONE_DIRECTORY && packs <= PACKS) return
+  collecting.add(directory)
+  try {
+    await git(['gc', '--auto', '--quiet'], { gitDir: directory }).catch(() => undefined)
+  } finally {
+    collecting.delete(directory)
+  }
 }

@@ -8,13 +8,15 @@ import { beginRepositoryPush, isProjectRepositoryReadOnly } from '../storage-mov
 import {
   authorizeGit,
   READ_ONLY_REFUSAL,
-  readRefs,
+  collectGarbageWhenDue,
+  readPushStart,
   recordPushes,
   repositoryOf,
   RequestAbandoned,
   runHttpBackend,
   RunningBackends,
   type GitRefusal,
+  type PushStart,
 } from './service.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED): the namespace part has at most 20 segments. */
@@ -51,7 +53,7 @@ function refuse(reply: FastifyReply, refusal: GitRefusal) {
 
 /**
  * Git's smart HTTP protocol at `/<namespace>/<project>.git/…` (GL Repositories::GitHttpController), served by
- * `git http-backend` once the caller may run the service on the project.
+ * git's own services (as `git http-backend` runs them) once the caller may run the service on the project.
  */
 export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps) {
   void app.register(async (scope) => {
@@ -81,46 +83,50 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       const pushing = pathInfo === '/git-receive-pack'
       // What a clone, fetch or push reads first: the refs and capabilities, the same until the refs change.
       const advertising = pathInfo === '/info/refs' && (service === 'git-upload-pack' || service === 'git-receive-pack')
-      let advertisementKey = ''
       // A push marks itself running, then asks again whether the repository is writable: a storage move made it
       // read-only before, and this push stops here, or after, and the move waits for the marked push to end.
       const endPush = pushing ? await beginRepositoryPush(directory) : null
-      let before: Awaited<ReturnType<typeof readRefs>> | null
+      let start: PushStart | null = null
       let backend: Awaited<ReturnType<typeof runHttpBackend>>
       try {
         if (endPush && (await isProjectRepositoryReadOnly(ctx, project.id))) {
           await endPush()
           return refuse(reply, READ_ONLY_REFUSAL)
         }
-        before = pushing ? await readRefs(directory) : null
-        const queryAt = (request.raw.url ?? '').indexOf('?')
-        const query = queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1)
+        const run = async () =>
+          runHttpBackend(
+            {
+              directory,
+              service: pushing || service === 'git-receive-pack' ? 'git-receive-pack' : 'git-upload-pack',
+              advertise: advertising,
+              headers: request.headers,
+              remoteUser: access.user?.username ?? null,
+              remoteAddr: request.ip,
+              body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+              // What the push starts from is read before receive-pack changes anything.
+              beforeCommands: pushing
+                ? async (section) => {
+                    start = await readPushStart(directory, section)
+                  }
+                : undefined,
+            },
+            backends,
+          )
         if (advertising) {
-          advertisementKey = `${query}\u0000${String(request.headers['git-protocol'] ?? '')}`
-          const kept = advertisements.find(directory, advertisementKey)
-          if (kept) return sendAdvertisement(reply, kept)
+          const queryAt = (request.raw.url ?? '').indexOf('?')
+          const query = queryAt < 0 ? '' : (request.raw.url ?? '').slice(queryAt + 1)
+          const key = `${query}\u0000${String(request.headers['git-protocol'] ?? '')}`
+          return sendAdvertisement(reply, await advertisements.answer(directory, key, run))
         }
-        backend = await runHttpBackend(
-          {
-            directory,
-            method: request.method,
-            pathInfo,
-            query,
-            headers: request.headers,
-            remoteUser: access.user?.username ?? null,
-            remoteAddr: request.ip,
-            body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
-          },
-          backends,
-        )
+        backend = await run()
       } catch (error) {
         await endPush?.()
         // Nobody reads this answer; it says whose fault the request's end was, for the log.
         if (error instanceof RequestAbandoned) return reply.code(400).type('text/plain; charset=utf-8').send(error.message)
         throw error
       }
-      if (endPush) void backend.exited.finally(endPush)
-      if (advertising) return sendAdvertisement(reply, await advertisements.keep(directory, advertisementKey, backend))
+      // Once the push is over its marker goes, and the repository's objects are tidied if they are due.
+      if (endPush) void backend.exited.finally(async () => endPush().then(async () => collectGarbageWhenDue(directory)))
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
       // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.
@@ -129,14 +135,17 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
         backend.body.unpipe()
         backend.body.resume()
       })
-      if (!before || !access.user) return reply.send(backend.body)
+      if (!pushing || !access.user) return reply.send(backend.body)
       // The push's events are recorded before the answer ends, so that git returns only once they are visible.
       const user = access.user
       const out = new PassThrough()
       backend.body.pipe(out, { end: false })
       backend.body.on('end', () => {
         void backend.exited
-          .then(async () => recordPushes(ctx, project, user, directory, before))
+          .then(async () => {
+            // A push whose commands never arrived changed nothing.
+            if (start) await recordPushes(ctx, project, user, directory, start)
+          })
           .catch((error: unknown) => request.log.error({ err: error }, 'recording a push failed'))
           .finally(() => out.end())
       })

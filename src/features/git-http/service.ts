@@ -12,7 +12,7 @@ import { authenticateWithPassword } from '../sessions/index.js'
 import { tokenLookups } from '../tokens/index.js'
 import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
 
-export { readRefs, recordPushes } from './pushes.js'
+export { collectGarbageWhenDue, readPushStart, recordPushes, type PushStart } from './pushes.js'
 export { RequestAbandoned, runHttpBackend, RunningBackends } from './backend.js'
 
 /** Where the project's bare repository is. */
