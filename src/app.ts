@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const credentials = new CredentialCache(new Set([...ACCESS_TOKEN_TABLES, ...OAUTH_TOKEN_TABLES]), announcer, () =>
     database.noticeForeignCommits(),
   )
-  database.writes.on((tables, committed) => credentials.written(tables, committed))
+  database.writes.on((tables, committed, foreign) => credentials.written(tables, committed, foreign))
   await credentials.listen()
   const authenticator = new Authenticator({ ...tokenLookups, ...oauthLookups, ...sessionLookups }, config, credentials)
   const metrics = new Metrics()

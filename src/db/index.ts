@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type pg from 'pg'
 import type { Database } from './schema.js'
-import { ReadCache } from './read-cache.js'
+import { createWriteJournal, journalEntry, ReadCache } from './read-cache.js'
 import { WriteWatch } from './writes.js'
 import { withRowsOfOneShape } from './rows.js'
 import { WalSync } from './durability.js'
@@ -71,15 +71,20 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
   file.pragma('foreign_keys = ON')
   file.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   const writes = new WriteWatch()
-  const cache = new ReadCache(withStatementCache(file), () => writes.emit(null, true))
+  createWriteJournal(file)
+  const cache = new ReadCache(withStatementCache(file), (tables) => writes.emit(tables, true, true))
   const walSync = new WalSync(`${file.name}-wal`)
   const dialect = writes.dialect(new SqliteDialect({ database: file }), {
     reads: () => cache,
     durable: () => walSync.durable(),
     writeLock: (attempt) => withWriteLock(file, attempt),
+    journal: (tables) => {
+      const { sql, parameters } = journalEntry(tables)
+      return CompiledQuery.raw(sql, parameters)
+    },
   })
   const db = new Kysely<Database>({ dialect })
-  writes.on((tables) => tables && cache.written(tables))
+  writes.on((tables, _committed, foreign) => tables && !foreign && cache.written(tables))
   sqliteFiles.set(db, { file, cache })
   const close = async () => {
     await db.destroy()
@@ -100,14 +105,15 @@ const BUSY_TIMEOUT_MS = 5000
 async function withWriteLock<T>(file: SqliteFile, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + BUSY_TIMEOUT_MS
   for (let pause = 0; ; pause = Math.min(pause + 1, 10)) {
-    file.pragma('busy_timeout = 0')
+    // Prepared once (file.prepare keeps statements): file.pragma would prepare it anew each time.
+    file.prepare('pragma busy_timeout = 0').get()
     let running: Promise<T>
     try {
       running = attempt()
     } catch (error) {
       running = Promise.reject(error)
     } finally {
-      file.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      file.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`).get()
     }
     try {
       return await running

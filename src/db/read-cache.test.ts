@@ -95,3 +95,34 @@ test('a write drops what SQLite changed with it: rows of cascading foreign keys 
   expect(await children()).toEqual([])
   expect(await tally()).toEqual([{ n: 2 }])
 })
+
+test("another svc connection's commit drops only what reads of the tables it wrote answered", async () => {
+  await sql`create table other (id integer primary key, value text not null)`.execute(database.db)
+  await sql`insert into other (id, value) values (1, 'a')`.execute(database.db)
+  const readOther = () =>
+    executeRows(
+      database.db,
+      kv(database.db)
+        .selectFrom('other' as 'kv')
+        .select('value'),
+    )
+  const readKv = () => executeRows(database.db, kv(database.db).selectFrom('kv').select('value').where('id', '=', 1))
+  const second = await openDatabase({ databaseUrl: null, dataDir: dir })
+  try {
+    // This process's own earlier writes are dropped at the first commit of another, once.
+    await sql`update other set value = 'a'`.execute(second.db)
+    await nextTurn()
+    expect(await readOther()).toEqual([{ value: 'a' }])
+    const [kept] = await readKv()
+    await sql`update other set value = 'b'`.execute(second.db)
+    await nextTurn()
+    expect(await readOther()).toEqual([{ value: 'b' }])
+    // The same frozen row object: kept through the other connection's commit.
+    expect((await readKv())[0]).toBe(kept)
+    await kv(second.db).updateTable('kv').set({ value: 'changed elsewhere' }).where('id', '=', 1).execute()
+    await nextTurn()
+    expect(await readKv()).toEqual([{ value: 'changed elsewhere' }])
+  } finally {
+    await second.close()
+  }
+})

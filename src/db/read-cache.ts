@@ -39,9 +39,28 @@ function dependentTables(file: SqliteFile): Map<string, string[]> {
  * Results of the hot reads on an embedded (SQLite) database, kept until a write could change them. This process's
  * writes drop the results of the tables they touch, as the driver sees them (db/writes.ts); another connection's
  * commit (another worker process, a command) changes SQLite's `data_version`, which is compared before use (once per
- * turn of the event loop) and then drops everything. So a kept result is always what the read would answer now.
+ * turn of the event loop), and then the write journal tells which tables to drop. So a kept result is always what the read would answer now.
  * Rows are frozen: they are shared by every request that reads them.
  */
+/**
+ * SQLite's own bookkeeping table of svc: a count of committed writes per table, raised by every transaction that
+ * writes (db/writes.ts `journal`), so that a process noticing another one's commit knows which tables changed.
+ */
+export const WRITE_JOURNAL = 'svc_write_journal'
+
+export function createWriteJournal(file: SqliteFile) {
+  file.exec(`create table if not exists ${WRITE_JOURNAL} (name text primary key, version integer not null) without rowid`)
+}
+
+/** The statement that counts one more write of each of these tables. */
+export function journalEntry(tables: ReadonlySet<string>): { sql: string; parameters: string[] } {
+  const names = [...tables]
+  return {
+    sql: `insert into ${WRITE_JOURNAL} (name, version) values ${names.map(() => '(?, 1)').join(', ')} on conflict (name) do update set version = version + 1`,
+    parameters: names,
+  }
+}
+
 export class ReadCache {
   private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
   private keptRows = 0
@@ -58,14 +77,24 @@ export class ReadCache {
   private dependents = new Map<string, string[]>()
   private dependentsOfSchema = -1
 
+  /** The write journal as last read: each table's count of committed writes (see WRITE_JOURNAL). */
+  private seenWrites: Map<string, number>
+  private readonly readJournal: () => { name: string; version: number }[]
+
   constructor(
     private readonly file: SqliteFile,
-    /** Told when another connection's commit is noticed: whatever else this process keeps may be stale too. */
-    private readonly onForeignCommit: () => void,
+    /**
+     * Told which tables another connection's commits changed (null: any), with those they cascade to: whatever else
+     * this process keeps of them may be stale too.
+     */
+    private readonly onForeignCommit: (tables: ReadonlySet<string> | null) => void,
   ) {
     const statement = file.prepare('pragma data_version')
     this.dataVersion = () => (statement.get() as { data_version: number }).data_version
+    const journal = file.prepare(`select name, version from ${WRITE_JOURNAL}`)
+    this.readJournal = () => journal.all() as { name: string; version: number }[]
     this.seenVersion = this.dataVersion()
+    this.seenWrites = new Map(this.readJournal().map((row) => [row.name, row.version]))
   }
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
@@ -131,18 +160,32 @@ export class ReadCache {
     const version = this.dataVersion()
     if (version === this.seenVersion) return
     this.seenVersion = version
-    this.dropAll()
-    this.onForeignCommit()
+    // Every writer records the tables it wrote in the journal, in the same transaction: what changed since the last
+    // look is what this process drops. That includes this process's own writes since then, dropped once more:
+    // counting them apart could not tell, in every order of events, a commit of ours from another's.
+    const changed = new Set<string>()
+    const seen = new Map<string, number>()
+    for (const { name, version: count } of this.readJournal()) {
+      seen.set(name, count)
+      if (this.seenWrites.get(name) !== count) changed.add(name)
+    }
+    this.seenWrites = seen
+    // A commit that recorded nothing came from a writer that keeps no journal (the sqlite3 shell): anything may have changed.
+    if (changed.size === 0) {
+      this.dropAll()
+      this.onForeignCommit(null)
+    } else this.onForeignCommit(this.written(changed))
   }
 
   /** Drops what reads of these tables, and of the tables they cascade to, answered (called for every write this process makes). */
-  written(tables: ReadonlySet<string>) {
+  written(tables: ReadonlySet<string>): ReadonlySet<string> {
     const changed = this.withDependents(tables)
     for (const [key, entry] of this.entries) if (entry.tables.some((table) => changed.has(table))) this.drop(key)
+    return changed
   }
 
   private withDependents(tables: ReadonlySet<string>): Set<string> {
-    const schema = this.file.pragma('schema_version', { simple: true }) as number
+    const schema = (this.file.prepare('pragma schema_version').get() as { schema_version: number }).schema_version
     if (schema !== this.dependentsOfSchema) {
       this.dependents = dependentTables(this.file)
       this.dependentsOfSchema = schema

@@ -1,4 +1,4 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely'
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely'
 import type { ReadCache } from './read-cache.js'
 
 /**
@@ -6,7 +6,7 @@ import type { ReadCache } from './read-cache.js'
  * rolled back, but whoever caches must stop storing what it reads now) and once the change is committed. `tables` is
  * null when another connection (another process) committed something: any table may have changed.
  */
-export type WriteListener = (tables: ReadonlySet<string> | null, committed: boolean) => void
+export type WriteListener = (tables: ReadonlySet<string> | null, committed: boolean, foreign?: boolean) => void
 
 const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
 
@@ -33,8 +33,9 @@ export class WriteWatch {
     this.listeners.push(listener)
   }
 
-  emit(tables: ReadonlySet<string> | null, committed: boolean) {
-    for (const listener of this.listeners) listener(tables, committed)
+  /** `foreign`: another process committed these, and has told its own listeners. */
+  emit(tables: ReadonlySet<string> | null, committed: boolean, foreign = false) {
+    for (const listener of this.listeners) listener(tables, committed, foreign)
   }
 
   /**
@@ -56,7 +57,13 @@ interface DriverHooks {
   durable?: () => Promise<void>
   /** Runs a statement that takes the write lock (`begin`, a write outside a transaction), waiting for the lock. */
   writeLock?: <T>(attempt: () => Promise<T>) => Promise<T>
+  /** A statement that records, in the committing transaction, which tables it wrote (for other processes). */
+  journal?: (tables: ReadonlySet<string>) => CompiledQuery
 }
+
+const BEGIN = CompiledQuery.raw('begin')
+const COMMIT = CompiledQuery.raw('commit')
+const ROLLBACK = CompiledQuery.raw('rollback')
 
 class WatchedConnection implements DatabaseConnection {
   /** Tables written in the open transaction; null outside one. */
@@ -78,16 +85,30 @@ class WatchedConnection implements DatabaseConnection {
       return { rows: await cache.rowsLater(query.sql, query.parameters, async () => (await this.inner.executeQuery<R>(query)).rows) }
     }
     this.watch.emit(tables, false)
-    const result =
-      this.written === null && this.hooks.writeLock
-        ? await this.hooks.writeLock(() => this.inner.executeQuery<R>(query))
-        : await this.inner.executeQuery<R>(query)
+    const result = this.written === null ? await this.writeAlone<R>(query, tables) : await this.inner.executeQuery<R>(query)
     if (this.written) for (const table of tables) this.written.add(table)
     else {
       this.committed = true
       this.watch.emit(tables, true)
     }
     return result
+  }
+
+  /** A write outside a transaction; with a journal, in a transaction of its own with the journal's record. */
+  private async writeAlone<R>(query: CompiledQuery, tables: ReadonlySet<string>): Promise<QueryResult<R>> {
+    const { writeLock, journal } = this.hooks
+    const locked = <T>(attempt: () => Promise<T>) => (writeLock ? writeLock(attempt) : attempt())
+    if (!journal) return locked(() => this.inner.executeQuery<R>(query))
+    await locked(() => this.inner.executeQuery(BEGIN))
+    try {
+      const result = await this.inner.executeQuery<R>(query)
+      await this.inner.executeQuery(journal(tables))
+      await this.inner.executeQuery(COMMIT)
+      return result
+    } catch (error) {
+      await this.inner.executeQuery(ROLLBACK).catch(() => undefined)
+      throw error
+    }
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -129,6 +150,7 @@ class WatchedDriver implements Driver {
     const watched = connection as WatchedConnection
     const written = watched.written
     watched.written = null
+    if (written && written.size > 0 && this.hooks.journal) await watched.inner.executeQuery(this.hooks.journal(written))
     await this.inner.commitTransaction(watched.inner)
     if (written && written.size > 0) {
       watched.committed = true

@@ -43,11 +43,11 @@ export class CredentialCache {
   }
 
   /** Called for every write through the database handle (see db/writes.ts). */
-  written(tables: ReadonlySet<string> | null, committed: boolean) {
+  written(tables: ReadonlySet<string> | null, committed: boolean, foreign = false) {
     if (tables === null) return this.forget()
     if (![...tables].some((table) => this.tables.has(table))) return
     this.forget()
-    if (committed) void this.announcer.announce(TOPIC, '')
+    if (committed && !foreign) void this.announcer.announce(TOPIC, '')
   }
 
   /** Listens for the changes other processes and nodes commit. */
