@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql } from 'kysely'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { WriteWatch } from './writes.js'
 
 // A write is answered only once the durability hook resolves, and the connection serves others meanwhile.
@@ -18,6 +18,13 @@ beforeAll(async () => {
   await sql`create table kv (id integer primary key, value text not null)`.execute(db)
 })
 afterAll(() => db.destroy())
+beforeEach(() => {
+  release = []
+  durableCalls = 0
+})
+
+/** Lets every write waiting for durability go on. */
+const releaseAll = () => release.forEach((resolve) => resolve())
 
 const settled = async (promise: Promise<unknown>) => {
   let done = false
@@ -27,21 +34,17 @@ const settled = async (promise: Promise<unknown>) => {
 }
 
 test('a statement that writes waits for durability; a read does not, even while the write waits', async () => {
-  release = []
-  durableCalls = 0
   const write = db.insertInto('kv').values({ id: 1, value: 'one' }).execute()
   expect(await settled(write)).toBe(false)
   expect(durableCalls).toBe(1)
   // The row is committed and the connection is free: a read answers at once.
   expect(await db.selectFrom('kv').selectAll().execute()).toEqual([{ id: 1, value: 'one' }])
   expect(durableCalls).toBe(1)
-  release.forEach((resolve) => resolve())
+  releaseAll()
   expect(await settled(write)).toBe(true)
 })
 
 test('a transaction that wrote waits for durability after its commit; one that only read does not', async () => {
-  release = []
-  durableCalls = 0
   const write = db.transaction().execute(async (trx) => {
     await trx.insertInto('kv').values({ id: 2, value: 'two' }).execute()
     await trx.updateTable('kv').set({ value: 'deux' }).where('id', '=', 2).execute()
@@ -51,13 +54,11 @@ test('a transaction that wrote waits for durability after its commit; one that o
   const read = db.transaction().execute((trx) => trx.selectFrom('kv').selectAll().where('id', '=', 2).execute())
   expect(await read).toEqual([{ id: 2, value: 'deux' }])
   expect(durableCalls).toBe(1)
-  release.forEach((resolve) => resolve())
+  releaseAll()
   expect(await settled(write)).toBe(true)
 })
 
 test('a rolled-back transaction does not wait', async () => {
-  release = []
-  durableCalls = 0
   const failed = db.transaction().execute(async (trx) => {
     await trx.insertInto('kv').values({ id: 3, value: 'three' }).execute()
     throw new Error('changed my mind')

@@ -618,8 +618,8 @@ describe('a caller that goes away', () => {
     return socket
   }
 
-  /** Once the request's backend runs in `directory`, drops the connection; then no git process is left there. */
-  async function dropAndExpectNoBackend(directory: string, socket: net.Socket) {
+  /** Waits until a git process runs in `directory`. */
+  async function expectBackendRunning(directory: string) {
     expect(
       (
         await waitFor(
@@ -628,6 +628,11 @@ describe('a caller that goes away', () => {
         )
       ).length,
     ).toBeGreaterThan(0)
+  }
+
+  /** Once the request's backend runs in `directory`, drops the connection; then no git process is left there. */
+  async function dropAndExpectNoBackend(directory: string, socket: net.Socket) {
+    await expectBackendRunning(directory)
     socket.destroy()
     expect(
       await waitFor(
@@ -715,14 +720,7 @@ describe('a caller that goes away', () => {
         156,
         command(`want ${'1'.repeat(40)}\n`),
       )
-      expect(
-        (
-          await waitFor(
-            () => gitProcessesOf(directory),
-            (found) => found.length > 0,
-          )
-        ).length,
-      ).toBeGreaterThan(0)
+      await expectBackendRunning(directory)
       await other.close()
       closed = true
       socket.destroy()
