@@ -95,6 +95,8 @@ export async function openDatabase(options: { databaseUrl: string | null; dataDi
 
 /** How long a statement waits for SQLite's write lock, or a read for a recovering WAL, before failing. */
 const BUSY_TIMEOUT_MS = 5000
+/** How long a wait for the write lock tries again at every turn of the event loop before it sleeps between tries. */
+const LOCK_SPIN_MS = 2
 
 /**
  * Runs `attempt`, a statement that takes the write lock, waiting for the lock without blocking the event loop: SQLite
@@ -103,8 +105,9 @@ const BUSY_TIMEOUT_MS = 5000
  * process holds the lock, until BUSY_TIMEOUT_MS have passed. `attempt` runs its statement synchronously.
  */
 async function withWriteLock<T>(file: SqliteFile, attempt: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS
-  for (let pause = 0; ; pause = Math.min(pause + 1, 10)) {
+  const started = Date.now()
+  const deadline = started + BUSY_TIMEOUT_MS
+  for (;;) {
     // Prepared once (file.prepare keeps statements): file.pragma would prepare it anew each time.
     file.prepare('pragma busy_timeout = 0').get()
     let running: Promise<T>
@@ -121,7 +124,10 @@ async function withWriteLock<T>(file: SqliteFile, attempt: () => Promise<T>): Pr
       const busy = String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')
       if (!busy || Date.now() >= deadline) throw error
     }
-    await new Promise((resolve) => (pause === 0 ? setImmediate(resolve) : setTimeout(resolve, pause)))
+    // Another process's transaction holds the lock for a fraction of a millisecond: try again at the next turn of the
+    // loop (other requests are served in between) while that is likely, then every millisecond.
+    const waited = Date.now() - started
+    await new Promise((resolve) => (waited < LOCK_SPIN_MS ? setImmediate(resolve) : setTimeout(resolve, 1)))
   }
 }
 
