@@ -40,12 +40,46 @@ describe('operations endpoints', () => {
   })
 
   test('metrics count requests by route and status', async () => {
+    const count = (text: string, series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(`${series} `))
+          ?.slice(series.length) ?? 0,
+      )
+    const version = 'http_requests_total{method="GET",route="/api/v4/version",status="200"}'
+    const unmatched = 'http_requests_total{method="GET",route="unmatched",status="404"}'
+    const before = (await request('GET', '/-/metrics')).text
     await request('GET', '/api/v4/version', { token: server.rootToken })
+    await request('GET', '/api/v4/version', { token: server.rootToken })
+    await request('GET', '/no/such/page')
     const res = await request('GET', '/-/metrics')
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/^text\/plain/)
-    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v4\/version",status="200"\} [1-9]/)
-    expect(res.text).toMatch(/http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/api\/v4\/version",status="200"\}/)
+    expect(count(res.text, version) - count(before, version)).toBe(2)
+    expect(count(res.text, unmatched) - count(before, unmatched)).toBe(1)
+    const buckets = [
+      ...res.text.matchAll(
+        /^http_request_duration_seconds_bucket\{le="([^"]+)",method="GET",route="\/api\/v4\/version",status="200"\} (\d+)$/gm,
+      ),
+    ]
+    expect(buckets.map((bucket) => bucket[1])).toEqual([
+      '0.001',
+      '0.0025',
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '+Inf',
+    ])
+    expect(Number(buckets.at(-1)?.[2])).toBe(count(res.text, version))
+    expect(res.text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/api\/v4\/version",status="200"\} \d+$/m)
   })
 })
 
