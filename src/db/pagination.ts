@@ -35,13 +35,29 @@ export interface KeysetPage<T> {
 
 type AnyQuery<O> = SelectQueryBuilder<any, any, O>
 
+/**
+ * An ordered list query whose windows are read by a prepared query (db/prepared.ts): `window` reads `limit` rows from
+ * `offset` on, into an array of the caller's own; `query` builds the whole of it, which only counting needs.
+ */
+export interface PreparedList<O> {
+  window(limit: number, offset: number): Promise<O[]>
+  query(): AnyQuery<O>
+}
+
 /** One page of an ordered query by offset, with a count capped at COUNT_LIMIT. */
-export async function fetchOffsetPage<O>(db: Db, query: AnyQuery<O>, page: number, perPage: number): Promise<OffsetPage<O>> {
-  const rows = await executeRows(db, query.limit(perPage + 1).offset((page - 1) * perPage))
+export async function fetchOffsetPage<O>(
+  db: Db,
+  list: AnyQuery<O> | PreparedList<O>,
+  page: number,
+  perPage: number,
+): Promise<OffsetPage<O>> {
+  const offset = (page - 1) * perPage
+  const rows = 'window' in list ? await list.window(perPage + 1, offset) : await executeRows(db, list.limit(perPage + 1).offset(offset))
   const hasNext = rows.length > perPage
   if (hasNext) rows.pop()
   // The last page (or an empty first one) already tells the total: no count query.
   if (!hasNext && (rows.length > 0 || page === 1)) return { rows, page, perPage, total: (page - 1) * perPage + rows.length, hasNext }
+  const query = 'window' in list ? list.query() : list
   const capped = query
     .clearSelect()
     .clearOrderBy()

@@ -18,6 +18,9 @@ const findNote = preparedQuery((db: Db, id: number) => kv(db).selectFrom('kv').s
 const takeNote = preparedQuery((db: Db, id: number) =>
   kv(db).updateTable('kv').set({ taken: 1 }).where('id', '=', id).where('taken', '=', 0).returning('id'),
 )
+const findNotes = preparedQuery((db: Db, ids: readonly number[], taken: number) =>
+  kv(db).selectFrom('kv').selectAll().where('id', 'in', ids).where('taken', '=', taken).orderBy('id'),
+)
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 beforeAll(async () => {
@@ -125,4 +128,15 @@ test("another svc connection's commit drops only what reads of the tables it wro
   } finally {
     await second.close()
   }
+})
+
+test('a prepared query with an array argument answers for arrays of every length and values', async () => {
+  await sql`insert into kv (id, value) values (10, 'ten'), (11, 'eleven'), (12, 'twelve')`.execute(database.db)
+  const values = (rows: { value: string }[]) => rows.map((row) => row.value)
+  expect(values(await findNotes(database.db, [10], 0))).toEqual(['ten'])
+  expect(values(await findNotes(database.db, [11, 12], 0))).toEqual(['eleven', 'twelve'])
+  expect(values(await findNotes(database.db, [12, 10, 11], 0))).toEqual(['ten', 'eleven', 'twelve'])
+  expect(values(await findNotes(database.db, [12], 0))).toEqual(['twelve'])
+  expect(values(await findNotes(database.db, [10, 11], 1))).toEqual([])
+  await sql`delete from kv where id >= 10`.execute(database.db)
 })

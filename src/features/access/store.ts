@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import { executeRows, preparedQuery } from '../../db/prepared.js'
+import { preparedQuery } from '../../db/prepared.js'
 import type { IssueRow, MergeRequestRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 
 /**
@@ -121,24 +121,18 @@ export function findProjectByFullPath(db: Db, fullPath: string) {
     .executeTakeFirst()
 }
 
+const projectsByIds = preparedQuery((db: Db, ids: readonly number[]) => db.selectFrom('projects').selectAll().where('id', 'in', ids))
+
 export async function findProjectsByIds(db: Db, ids: readonly number[]): Promise<ProjectRow[]> {
   if (ids.length === 0) return []
-  return executeRows(
-    db,
-    db
-      .selectFrom('projects')
-      .selectAll()
-      .where('id', 'in', [...new Set(ids)]),
-  )
+  return projectsByIds(db, [...new Set(ids)])
 }
+
+const namespacesByIds = preparedQuery((db: Db, ids: readonly number[]) => db.selectFrom('namespaces').selectAll().where('id', 'in', ids))
 
 export async function findNamespacesByIds(db: Db, ids: readonly number[]): Promise<NamespaceRow[]> {
   if (ids.length === 0) return []
-  return db
-    .selectFrom('namespaces')
-    .selectAll()
-    .where('id', 'in', [...new Set(ids)])
-    .execute()
+  return namespacesByIds(db, [...new Set(ids)])
 }
 
 export const findNamespaceById = preparedQuery((db: Db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id))

@@ -39,7 +39,7 @@ import {
   movePriorities,
   moveSubscriptions,
   selectDescendantGroups,
-  selectLabelsInScope,
+  labelsInScope,
   selectProjectsOfGroups,
   setPriority,
   updateLabelRow,
@@ -294,7 +294,7 @@ export async function listLabels(
   input: ListLabelsInput,
 ): Promise<{ page: OffsetPage<LabelRow>; views: LabelView[] }> {
   const scope = await scopeOf(ctx, parent, input)
-  const page = await fetchOffsetPage(ctx.db, selectLabelsInScope(ctx.db, scope, searchWordsOf(input.search)), input.page, input.perPage)
+  const page = await fetchOffsetPage(ctx.db, labelsInScope(ctx.db, scope, searchWordsOf(input.search)), input.page, input.perPage)
   return { page, views: await viewsOf(ctx, parent, page.rows, input.withCounts) }
 }
 

@@ -1,5 +1,6 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
+import type { PreparedList } from '../../db/pagination.js'
 import { preparedQuery } from '../../db/prepared.js'
 import type { Database, LabelRow, NewLabelRow } from '../../db/schema.js'
 
@@ -78,7 +79,7 @@ function matchesAll(eb: Eb, column: 'title' | 'description', words: readonly str
 }
 
 /** The labels in scope, by title (GL Label default scope), optionally whose title or description has every search word. */
-export function selectLabelsInScope(db: Db, scope: LabelScope, searchWords: readonly string[] = []) {
+function selectLabelsInScope(db: Db, scope: LabelScope, searchWords: readonly string[] = []) {
   let query = db
     .selectFrom('labels')
     .selectAll()
@@ -87,6 +88,23 @@ export function selectLabelsInScope(db: Db, scope: LabelScope, searchWords: read
     query = query.where((eb) => eb.or([matchesAll(eb, 'title', searchWords), matchesAll(eb, 'description', searchWords)]))
   }
   return query.orderBy('labels.title').orderBy('labels.id')
+}
+
+const labelsWindow = preparedQuery((db: Db, projectIds: readonly number[], groupIds: readonly number[], limit: number, offset: number) =>
+  selectLabelsInScope(db, { projectIds, groupIds }).limit(limit).offset(offset),
+)
+
+/** The same list to page through; without search words, its pages are read by a prepared query. */
+export function labelsInScope(
+  db: Db,
+  scope: LabelScope,
+  searchWords: readonly string[],
+): PreparedList<LabelRow> | SelectQueryBuilder<Database, 'labels', LabelRow> {
+  if (searchWords.length > 0) return selectLabelsInScope(db, scope, searchWords)
+  return {
+    window: (limit, offset) => labelsWindow(db, scope.projectIds, scope.groupIds, limit, offset),
+    query: () => selectLabelsInScope(db, scope),
+  }
 }
 
 export function findLabelInScopeById(db: Db, scope: LabelScope, id: number): Promise<LabelRow | undefined> {

@@ -100,16 +100,19 @@ export const countForksOfProject = preparedQuery((db: Db, id: number) =>
     .where('pending_delete', '=', 0),
 )
 
+const forksOfProjects = preparedQuery((db: Db, ids: readonly number[]) =>
+  db
+    .selectFrom('projects')
+    .select(['forked_from_project_id as id', sql<number>`count(*)`.as('count')])
+    .where('forked_from_project_id', 'in', ids)
+    .where('pending_delete', '=', 0)
+    .groupBy('forked_from_project_id'),
+)
+
 /** Forks per project, for a page of projects in one query. */
 export async function countForks(db: Db, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('projects')
-    .select(['forked_from_project_id as id', sql<number>`count(*)`.as('count')])
-    .where('forked_from_project_id', 'in', [...new Set(ids)])
-    .where('pending_delete', '=', 0)
-    .groupBy('forked_from_project_id')
-    .execute()
+  const rows = await forksOfProjects(db, [...new Set(ids)])
   return new Map(rows.map((r) => [Number(r.id), Number(r.count)]))
 }
 
@@ -118,26 +121,28 @@ function notExpired(today: string) {
 }
 
 /** A user's unexpired group memberships, each with the group's traversal ids (for roles inherited down the tree). */
-export function findGroupMembershipsOfUser(db: Db, userId: number, today: string) {
-  return db
+export const findGroupMembershipsOfUser = preparedQuery((db: Db, userId: number, today: string) =>
+  db
     .selectFrom('members')
     .innerJoin('namespaces', 'namespaces.id', 'members.namespace_id')
     .select(['members.namespace_id', 'members.access_level', 'namespaces.traversal_ids'])
     .where('members.user_id', '=', userId)
-    .where(notExpired(today))
-    .execute()
-}
+    .where(notExpired(today)),
+)
+
+const projectMembershipsOfUser = preparedQuery((db: Db, userId: number, projectIds: readonly number[], today: string) =>
+  db
+    .selectFrom('members')
+    .select(['members.project_id', 'members.access_level'])
+    .where('members.user_id', '=', userId)
+    .where('members.project_id', 'in', projectIds)
+    .where(notExpired(today)),
+)
 
 /** A user's unexpired direct memberships of the given projects. */
 export async function findProjectMembershipsOfUser(db: Db, userId: number, projectIds: readonly number[], today: string) {
   if (projectIds.length === 0) return []
-  return db
-    .selectFrom('members')
-    .select(['members.project_id', 'members.access_level'])
-    .where('members.user_id', '=', userId)
-    .where('members.project_id', 'in', [...new Set(projectIds)])
-    .where(notExpired(today))
-    .execute()
+  return projectMembershipsOfUser(db, userId, [...new Set(projectIds)], today)
 }
 
 export const findProjectMembershipLevel = preparedQuery((db: Db, userId: number, projectId: number, today: string) =>

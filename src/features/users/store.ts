@@ -54,13 +54,11 @@ export async function lockUserAccess(db: Db, id: number, at: string) {
   await db.updateTable('users').set({ locked_at: at }).where('id', '=', id).where('locked_at', 'is', null).execute()
 }
 
+const usersByIds = preparedQuery((db: Db, ids: readonly number[]) => db.selectFrom('users').selectAll().where('id', 'in', ids))
+
 export async function findUsersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
   if (ids.length === 0) return []
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('id', 'in', [...new Set(ids)])
-    .execute()
+  return usersByIds(db, [...new Set(ids)])
 }
 
 /** Whether another user than `exceptId` has this username, compared case-insensitively. */
