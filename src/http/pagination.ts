@@ -100,7 +100,12 @@ export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, e
   const inRange = page.rows.length > 0 || page.page === 1
   const prev = page.page > 1 && inRange ? page.page - 1 : null
   const next = page.hasNext ? page.page + 1 : null
-  const link = (n: number, rel: string) => `<${pageUrl(request, externalUrl, { page: n, per_page: page.perPage })}>; rel="${rel}"`
+  // The links differ only in their page: the query is written once, its page a NUL (`%00`, which no query that was
+  // let in can carry), then each link puts its number there.
+  const url = pageUrl(request, externalUrl, { page: '\u0000', per_page: page.perPage })
+  const queryAt = url.indexOf('?') + 1
+  const [base, query] = [url.slice(0, queryAt), url.slice(queryAt)]
+  const link = (n: number, rel: string) => `<${base}${query.replace('%00', String(n))}>; rel="${rel}"`
   const links: string[] = []
   if (prev !== null) links.push(link(prev, 'prev'))
   if (next !== null) links.push(link(next, 'next'))

@@ -1,15 +1,30 @@
+import type { LabelRow } from '../../db/schema.js'
 import { textColorFor } from './color.js'
 import type { GroupLabelJson, ProjectLabelJson, PromotedLabelJson } from './schemas.js'
 import type { LabelView, PromotedLabelView } from './service.js'
 import { renderDescriptionHtml } from './text.js'
+
+/**
+ * What a label shows that is rendered from its row, rendered once per row: rows read outside a transaction are kept
+ * and shared (db/read-cache.ts), and a changed label is read as a new row, so its old rendering is never found again.
+ */
+const renderings = new WeakMap<LabelRow, { descriptionHtml: string; textColor: string }>()
+
+function renderingOf(label: LabelRow) {
+  let rendering = renderings.get(label)
+  if (!rendering) {
+    rendering = { descriptionHtml: renderDescriptionHtml(label.description), textColor: textColorFor(label.color) }
+    renderings.set(label, rendering)
+  }
+  return rendering
+}
 
 // Object literals in entity order rather than spreads: lists present every label, and spreads cost several times more.
 
 /** GL Entities::GroupLabel; the counts only when they were asked for. */
 export function presentGroupLabel(view: LabelView): GroupLabelJson {
   const { label, counts } = view
-  const descriptionHtml = renderDescriptionHtml(label.description)
-  const textColor = textColorFor(label.color)
+  const { descriptionHtml, textColor } = renderingOf(label)
   if (!counts) {
     return {
       id: label.id,
@@ -38,8 +53,7 @@ export function presentGroupLabel(view: LabelView): GroupLabelJson {
 /** GL Entities::ProjectLabel: the group label entity plus the priority in this project and whether the label is the project's own. */
 export function presentProjectLabel(view: LabelView): ProjectLabelJson {
   const { label, counts } = view
-  const descriptionHtml = renderDescriptionHtml(label.description)
-  const textColor = textColorFor(label.color)
+  const { descriptionHtml, textColor } = renderingOf(label)
   if (!counts) {
     return {
       id: label.id,
@@ -76,7 +90,7 @@ export function presentPromotedLabel(view: PromotedLabelView): PromotedLabelJson
     name: label.title,
     color: label.color,
     description: label.description,
-    description_html: renderDescriptionHtml(label.description),
+    description_html: renderingOf(label).descriptionHtml,
     open_issues_count: counts.openIssues,
     closed_issues_count: counts.closedIssues,
     open_merge_requests_count: counts.openMergeRequests,

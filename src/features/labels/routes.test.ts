@@ -266,6 +266,27 @@ describe('changing project labels', () => {
     expect((await request('GET', `/projects/${project.id}/labels/${label.id}`, { token: root })).body.color).toBe('#000080')
   })
 
+  test('a list read before an edit shows the edited label afterwards, its description and text colour rendered anew', async () => {
+    const { project } = await groupWithProject()
+    const label = await createTestLabel(db, { project, title: 'shown' })
+    const before = await request('GET', `/projects/${project.id}/labels`, { token: root })
+    expect(before.body).toEqual([expect.objectContaining({ id: label.id, description_html: '' })])
+    await request('PUT', `/projects/${project.id}/labels/${label.id}`, {
+      token: root,
+      body: { color: '#eeeeee', description: 'See https://example.com & more' },
+    })
+    const after = await request('GET', `/projects/${project.id}/labels`, { token: root })
+    expect(after.body).toEqual([
+      expect.objectContaining({
+        id: label.id,
+        color: '#eeeeee',
+        text_color: '#333333',
+        description_html:
+          'See <a href="https://example.com" rel="nofollow noreferrer noopener" target="_blank">https://example.com</a> &amp; more',
+      }),
+    ])
+  })
+
   test('the deprecated PUT and DELETE name the label in the params', async () => {
     const { project } = await groupWithProject()
     const label = await createTestLabel(db, { project, title: 'legacy' })
