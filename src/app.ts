@@ -9,7 +9,7 @@ import { RedisAnnouncer, soleProcess, type Announcer } from './core/announcer.js
 import { anonymous, type Caller } from './core/caller.js'
 import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
-import { buildContext, type ContextParts } from './build-context.js'
+import { buildContext, contextWith, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
 import { CredentialCache } from './http/credential-cache.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
@@ -225,18 +225,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
 
   const api = new ApiRouter(fastify, async (request, params, scopes): Promise<Context> => {
-    const ctx = await buildContext(parts, anonymous, request.log)
-    const now = ctx.now()
+    const settings = parts.settings.kept() ?? (await parts.settings.current())
+    const now = parts.clock()
     let caller: Caller
     try {
-      caller = await authenticator.authenticate(ctx.db, request, params, ctx.settings, scopes, now)
+      caller = await authenticator.authenticate(parts.db, request, params, settings, scopes, now)
     } catch (error) {
       // A request whose credentials fail still counts, by IP, as Rack::Attack sees it unauthenticated.
-      await enforceThrottle(counter, anonymous, request.ip, ctx.settings, now, request.log)
+      await enforceThrottle(counter, anonymous, request.ip, settings, now, request.log)
       throw error
     }
-    await enforceThrottle(counter, caller, request.ip, ctx.settings, now, request.log)
-    return { ...ctx, caller }
+    await enforceThrottle(counter, caller, request.ip, settings, now, request.log)
+    return contextWith(parts, caller, settings, request.log)
   })
 
   const plain: PlainRouteDeps = {

@@ -10,7 +10,11 @@ export interface ContextParts {
   db: Db
   config: Config
   /** The instance's settings cache: each Context reads the settings as they are when it is built. */
-  settings: { current(): Promise<Settings> }
+  settings: {
+    current(): Promise<Settings>
+    /** The settings when they are at hand without a read (the cache is fresh), else null. */
+    kept(): Settings | null
+  }
   clock: () => Date
   log: Log
   memo: InstanceMemo
@@ -21,5 +25,10 @@ export interface ContextParts {
  * database, configuration and clock, and the current settings (an administrator's change applies to the next one).
  */
 export async function buildContext(parts: ContextParts, caller: Caller, log: Log = parts.log): Promise<Context> {
-  return { db: parts.db, caller, config: parts.config, settings: await parts.settings.current(), log, now: parts.clock, memo: parts.memo }
+  return contextWith(parts, caller, parts.settings.kept() ?? (await parts.settings.current()), log)
+}
+
+/** The same, with the settings already read (a request reads them before it knows its caller). */
+export function contextWith(parts: ContextParts, caller: Caller, settings: Settings, log: Log = parts.log): Context {
+  return { db: parts.db, caller, config: parts.config, settings, log, now: parts.clock, memo: parts.memo }
 }

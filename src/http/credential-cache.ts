@@ -29,10 +29,16 @@ export class CredentialCache {
     private readonly noticeForeignCommits: () => void = () => {},
   ) {}
 
-  async get(key: string, now: Date, load: () => Promise<FoundToken | null>): Promise<FoundToken | null> {
+  /** The token kept for `key`, or null: then `get` reads it. */
+  kept(key: string, now: Date): FoundToken | null {
     this.noticeForeignCommits()
     const hit = this.entries.get(key)
-    if (hit && hit.until > now.getTime()) return hit.token
+    return hit && hit.until > now.getTime() ? hit.token : null
+  }
+
+  async get(key: string, now: Date, load: () => Promise<FoundToken | null>): Promise<FoundToken | null> {
+    const kept = this.kept(key, now)
+    if (kept) return kept
     const generation = this.generation
     const token = await load()
     if (token && generation === this.generation) {

@@ -37,9 +37,14 @@ export class SettingsCache {
   }
 
   async current(): Promise<Settings> {
-    if (this.value && this.clock().getTime() - this.loadedAt < SETTINGS_TTL_MS) return this.value
+    const kept = this.kept()
+    if (kept) return kept
     this.loading ??= this.load()
     return this.loading
+  }
+
+  kept(): Settings | null {
+    return this.value && this.clock().getTime() - this.loadedAt < SETTINGS_TTL_MS ? this.value : null
   }
 
   invalidate() {

@@ -28,7 +28,8 @@ const LAST_USED_IP_INTERVAL_MS = 60 * 1000
 const LAST_USED_IPS_KEPT = 5
 
 interface UseRecord {
-  lastUsedAt: string | null
+  /** When the token was last recorded as used, in milliseconds. */
+  lastUsedMs: number | null
   ips: string[]
 }
 
@@ -52,17 +53,20 @@ export const tokenLookups: CredentialLookups = {
       expiresAt: row.expires_at,
       revoked: row.revoked === 1,
     }
-    useRecords.set(found, { lastUsedAt: row.last_used_at, ips: JSON.parse(row.last_used_ips) as string[] })
+    useRecords.set(found, {
+      lastUsedMs: row.last_used_at === null ? null : Date.parse(row.last_used_at),
+      ips: JSON.parse(row.last_used_ips) as string[],
+    })
     return found
   },
   findUserByIdOrUsername,
   async recordTokenUse(db, token, now, ip) {
     // Only personal and impersonation tokens keep a record of their use; ids of other kinds name other tables' rows.
     if (token.kind !== 'personal_access_token' && token.kind !== 'impersonation_token') return
-    const record = useRecords.get(token) ?? { lastUsedAt: null, ips: [] }
-    const sinceLastUseMs = record.lastUsedAt === null ? Infinity : now.getTime() - Date.parse(record.lastUsedAt)
+    const record = useRecords.get(token) ?? { lastUsedMs: null, ips: [] }
+    const sinceLastUseMs = record.lastUsedMs === null ? Infinity : now.getTime() - record.lastUsedMs
     const changes: { last_used_at?: string; last_used_ips?: string } = {}
-    if (ip !== '' && (record.lastUsedAt === null || (!record.ips.includes(ip) && sinceLastUseMs >= LAST_USED_IP_INTERVAL_MS))) {
+    if (ip !== '' && (record.lastUsedMs === null || (!record.ips.includes(ip) && sinceLastUseMs >= LAST_USED_IP_INTERVAL_MS))) {
       const ips = [...record.ips.filter((known) => known !== ip), ip].slice(-LAST_USED_IPS_KEPT)
       changes.last_used_ips = JSON.stringify(ips)
     }
