@@ -132,11 +132,14 @@ const EMPTY_PACK = (() => {
   return Buffer.concat([header, createHash('sha1').update(header).digest()])
 })()
 
-/** A receive-pack request creating `ref` at `sha`: one pkt-line command with report-status, a flush, the empty pack. */
-function pushBody(sha, ref) {
-  const line = `${ZERO_SHA} ${sha} ${ref}\0 report-status\n`
+/**
+ * A receive-pack request creating `ref` at `sha` (one pkt-line command with report-status, a flush, the empty pack), or
+ * deleting it from `sha` (a deletion sends no pack).
+ */
+function pushBody(sha, ref, deleting) {
+  const line = deleting ? `${sha} ${ZERO_SHA} ${ref}\0 report-status delete-refs\n` : `${ZERO_SHA} ${sha} ${ref}\0 report-status\n`
   const length = (Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')
-  return Buffer.concat([Buffer.from(`${length}${line}0000`), EMPTY_PACK])
+  return Buffer.concat([Buffer.from(`${length}${line}0000`), deleting ? Buffer.alloc(0) : EMPTY_PACK])
 }
 
 /**
@@ -191,22 +194,29 @@ function requestClasses(target, state) {
       share: 0.1,
       expect: 200,
     },
+    // As the GitLab Performance Tool's push test does, each push is undone by the next one, so the repository keeps its
+    // size however long the load runs: a push makes a branch, the next removes a branch whose making was answered.
     {
-      name: 'git push (new branch)',
+      name: 'git push (branch made or removed)',
       method: 'POST',
       path: `/${target.repoPath}.git/git-receive-pack`,
       share: state.pushShare,
       expect: 200,
       collect: true,
       next(call) {
-        call.ref = `refs/heads/load-${++state.pushes}`
-        call.body = pushBody(target.sha, call.ref)
+        call.deleting = state.made.length > 0
+        call.ref = call.deleting ? state.made.shift() : `refs/heads/load-${++state.pushes}`
+        call.body = pushBody(target.sha, call.ref, call.deleting)
         call.headers = { ...basic, 'content-type': 'application/x-git-receive-pack-request', 'content-length': call.body.length }
       },
-      // report-status answers "ok <ref>" once the ref is there (in a side-band-free answer, inside pkt-lines).
+      // report-status answers "ok <ref>" once the ref is made or removed (in a side-band-free answer, inside pkt-lines).
       done(call, text) {
-        const ok = text.includes('unpack ok') && text.includes(`ok ${call.ref}\n`)
-        if (ok) state.pushed += 1
+        const ok = (call.deleting || text.includes('unpack ok')) && text.includes(`ok ${call.ref}\n`)
+        if (ok && call.deleting) state.removed += 1
+        else if (ok) {
+          state.pushed += 1
+          state.made.push(call.ref)
+        }
         return ok
       },
     },
@@ -307,7 +317,16 @@ function issue(run, index, due) {
 export function createLoad(target) {
   // LOAD_PUSH_SHARE changes the pushes' share of R (0.02: 7 pushes/s at R = 350).
   const pushShare = Number(process.env.LOAD_PUSH_SHARE ?? 0.02)
-  const state = { tag: randomBytes(3).toString('hex'), labels: 0, pushes: 0, pushed: 0, pool: [...target.pool], pushShare }
+  const state = {
+    tag: randomBytes(3).toString('hex'),
+    labels: 0,
+    pushes: 0,
+    pushed: 0,
+    removed: 0,
+    made: [],
+    pool: [...target.pool],
+    pushShare,
+  }
   return {
     target,
     state,
@@ -536,7 +555,10 @@ export async function benchLoad() {
     }
     const refs = await git(target.gitDir, 'ls-remote', target.remote, 'refs/heads/load-*')
     const branches = refs.split('\n').filter((line) => line.startsWith(`${target.sha}\trefs/heads/load-`)).length
-    console.log(`\npushes answered ok: ${load.state.pushed}; load-* branches on the remote (git ls-remote): ${branches}`)
+    const { pushed, removed } = load.state
+    console.log(
+      `\nbranches made: ${pushed}, removed: ${removed}; load-* branches on the remote (git ls-remote): ${branches}, expected ${pushed - removed}`,
+    )
     const highest = lastPass?.rate ?? 0
     console.log(
       `highest passing rate: ${highest ? `${highest} API requests/s (${format(lastPass.targetRate)} requests/s in all)` : 'none'}`,
