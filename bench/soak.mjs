@@ -1,5 +1,5 @@
 // The load of bench/load.mjs held at SOAK_RATE API requests/s (default 80 % of the highest rate that passes, found
-// first) for SOAK_SECONDS (default 600) on a fresh svc, printing svc's memory every 30 s: the sum over its process tree
+// first) for SOAK_SECONDS (default 600) on a fresh svc brought up to it in steps, printing svc's memory every 30 s: the sum over its process tree
 // and the largest process. Ends with the start, min, max and end RSS and whether it stayed within ±10 % of its level
 // at one minute. Figures only. Run alone with `node bench/soak.mjs` after `npm run build`.
 import { format, percentile, printTable, treeMemory } from './common.mjs'
@@ -7,6 +7,9 @@ import { benchLoad, createLoad, printClasses, runLoad, startLoadTarget, summaryC
 
 const PRINT_EVERY = 30
 const BAND = 0.1
+/** The fresh svc is brought up to the rate in steps, as a load test's ramp-up stage does: 10 s at each share of it. */
+const RAMP = [0.25, 0.5, 0.75]
+const RAMP_SECONDS = 10
 
 /** Soaks svc at SOAK_RATE, else at 80 % of `highest` passing rate (searched for first when not given). */
 export async function benchSoak(highest) {
@@ -20,8 +23,12 @@ export async function benchSoak(highest) {
   try {
     const load = createLoad(target)
     const pid = target.svc.pid
+    for (const share of RAMP) await runLoad(load, Math.round(rate * share), RAMP_SECONDS)
     const startRss = treeMemory(pid)
-    console.log(`\nsoak: R = ${rate} API requests/s for ${seconds} s on a fresh svc; RSS summed over svc's process tree (largest process)`)
+    console.log(
+      `\nsoak: R = ${rate} API requests/s for ${seconds} s on a fresh svc, after ${RAMP.length * RAMP_SECONDS} s of ramp-up ` +
+        `(${RAMP.map((share) => `${share * 100} %`).join(', ')} of R); RSS summed over svc's process tree (largest process)`,
+    )
     const columns = ['t s', 'RSS MB', 'largest MB', 'processes', 'p99 ms (last 30 s)', 'ok', 'failed']
     // Rows come one at a time, so each column is as wide as its heading (the first one left-aligned).
     const line = (cells) =>

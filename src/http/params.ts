@@ -159,7 +159,9 @@ function coerceObject(raw: Record<string, unknown>, schema: TSchema, prefix: str
     const name = prefix ? `${prefix}[${key}]` : key
     const value = Object.hasOwn(raw, key) ? raw[key] : undefined
     if (isAbsent(value, propertySchema)) {
-      if (propertySchema.default !== undefined) out[key] = structuredClone(propertySchema.default)
+      const fallback: unknown = propertySchema.default
+      // Only a default that is an object can be changed by whoever reads it; structuredClone costs a microsecond or more.
+      if (fallback !== undefined) out[key] = typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback
       continue
     }
     const coerced = coerce(value, propertySchema, name, problems)
