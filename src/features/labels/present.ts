@@ -1,4 +1,3 @@
-import type { LabelRow } from '../../db/schema.js'
 import { textColorFor } from './color.js'
 import type { GroupLabelJson, ProjectLabelJson, PromotedLabelJson } from './schemas.js'
 import type { LabelView, PromotedLabelView } from './service.js'
@@ -8,9 +7,9 @@ import { renderDescriptionHtml } from './text.js'
  * What a label shows that is rendered from its row, rendered once per row: rows read outside a transaction are kept
  * and shared (db/read-cache.ts), and a changed label is read as a new row, so its old rendering is never found again.
  */
-const renderings = new WeakMap<LabelRow, { descriptionHtml: string; textColor: string }>()
+const renderings = new WeakMap<LabelView['label'], { descriptionHtml: string; textColor: string }>()
 
-function renderingOf(label: LabelRow) {
+function renderingOf(label: LabelView['label']) {
   let rendering = renderings.get(label)
   if (!rendering) {
     rendering = { descriptionHtml: renderDescriptionHtml(label.description), textColor: textColorFor(label.color) }
