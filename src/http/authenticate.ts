@@ -142,16 +142,13 @@ export class Authenticator {
     if (findOAuthToken) {
       const oauthValue = stringParam(params, 'access_token') ?? bearer ?? stringParam(params, 'bearer_token')
       if (oauthValue) {
-        const key = `oauth ${oauthValue}`
-        const found = this.credentials.kept(key, now) ?? (await this.credentials.get(key, now, () => findOAuthToken(db, oauthValue)))
+        const found = await this.credentials.get(`oauth ${oauthValue}`, now, () => findOAuthToken(db, oauthValue))
         if (found) return found
       }
     }
     const privateValue = stringParam(params, 'private_token') ?? header(request, 'private-token') ?? bearer
     if (privateValue) {
-      const key = `private ${privateValue}`
-      const found =
-        this.credentials.kept(key, now) ?? (await this.credentials.get(key, now, () => this.lookups.findAccessToken(db, privateValue)))
+      const found = await this.credentials.get(`private ${privateValue}`, now, () => this.lookups.findAccessToken(db, privateValue))
       if (found) return found
     }
     if (this.lookups.findJobToken) {

@@ -29,16 +29,10 @@ export class CredentialCache {
     private readonly noticeForeignCommits: () => void = () => {},
   ) {}
 
-  /** The token kept for `key`, or null: then `get` reads it. */
-  kept(key: string, now: Date): FoundToken | null {
+  async get(key: string, now: Date, load: () => Promise<FoundToken | null>): Promise<FoundToken | null> {
     this.noticeForeignCommits()
     const hit = this.entries.get(key)
-    return hit && hit.until > now.getTime() ? hit.token : null
-  }
-
-  async get(key: string, now: Date, load: () => Promise<FoundToken | null>): Promise<FoundToken | null> {
-    const kept = this.kept(key, now)
-    if (kept) return kept
+    if (hit && hit.until > now.getTime()) return hit.token
     const generation = this.generation
     const token = await load()
     if (token && generation === this.generation) {
