@@ -70,24 +70,46 @@ export function processTree(pid) {
   return pids
 }
 
-/** VmRSS summed over a process tree (svc's primary, its workers and any git it runs) and the largest single one, in MB. */
+/** The `name:` lines of /proc/<pid>/smaps_rollup, in MB. */
+function smaps(pid) {
+  const fields = {}
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').split('\n')) {
+    const match = /^(\w+):\s+(\d+) kB/.exec(line)
+    if (match) fields[match[1]] = Number(match[2]) / 1024
+  }
+  return fields
+}
+
+/**
+ * Memory of a process tree (svc's primary, its workers and any git it runs), in MB: VmRSS summed (`total`), the
+ * largest single one, and what the tree holds (`held`): each process's private pages, plus the pages it shares counted
+ * once per executable. Summed RSS counts the node binary's pages, shared by the primary and every worker, once per
+ * process; GitLab counts its forked Puma workers by their proportional set size for the same reason.
+ */
 export function treeMemory(pid) {
   let total = 0
   let largest = 0
   let processes = 0
+  let held = 0
+  const sharedByExecutable = new Map()
   for (const member of processTree(pid)) {
-    let rss = NaN
+    let fields
+    let executable
     try {
-      rss = memory(member, 'VmRSS')
+      fields = smaps(member)
+      executable = fs.readlinkSync(`/proc/${member}/exe`)
     } catch {
-      // Exited between the listing and the read.
+      continue // exited between the listing and the read
     }
-    if (!Number.isFinite(rss)) continue
-    total += rss
-    largest = Math.max(largest, rss)
+    if (!Number.isFinite(fields.Rss)) continue
+    total += fields.Rss
+    largest = Math.max(largest, fields.Rss)
     processes += 1
+    held += fields.Private_Clean + fields.Private_Dirty
+    sharedByExecutable.set(executable, Math.max(sharedByExecutable.get(executable) ?? 0, fields.Shared_Clean + fields.Shared_Dirty))
   }
-  return { total, largest, processes }
+  for (const shared of sharedByExecutable.values()) held += shared
+  return { total, largest, processes, held }
 }
 
 /**
