@@ -19,6 +19,23 @@ import {
 export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
 export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
+export {
+  closeObjectReader,
+  parseCommit,
+  parseSignature,
+  parseTag,
+  parseTree,
+  readCommit,
+  readObject,
+  readObjectHeader,
+  type GitObject,
+  type ObjectHeader,
+  type ObjectType,
+  type ParsedCommit,
+  type ParsedTag,
+  type Signature,
+  type TreeEntry,
+} from './objects.js'
 export type { RepositoryContainerType, RepositoryState } from './store.js'
 
 /** What a repository belongs to: a project, a project's wiki, a snippet, or a group's wiki. */

@@ -1,0 +1,263 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { gitEnvironment } from './git.js'
+
+export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
+
+export interface ObjectHeader {
+  oid: string
+  type: ObjectType
+  size: number
+}
+
+export interface GitObject extends ObjectHeader {
+  content: Buffer
+}
+
+/** Readers kept at most, one per repository; the least recently used one ends first. */
+const MAX_READERS = 32
+/** A reader idle this long ends, so idle repositories hold no process. */
+const IDLE_MS = 30_000
+const HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d+)$/
+
+interface Pending {
+  contents: boolean
+  resolve: (value: GitObject | ObjectHeader | null) => void
+  reject: (error: Error) => void
+}
+
+/**
+ * One long-lived `git cat-file --batch-command` over a repository, as Gitaly keeps them: every object read of the
+ * repository goes through it, one at a time, instead of a process per read. Git re-reads the refs and re-scans the
+ * packs it does not know on every lookup, so a reader sees pushes made after it started.
+ */
+class ObjectReader {
+  private readonly child: ChildProcessWithoutNullStreams
+  private readonly queue: Pending[] = []
+  private buffered: Buffer = Buffer.alloc(0)
+  private idle: NodeJS.Timeout | null = null
+  private ended = false
+
+  constructor(
+    readonly directory: string,
+    private readonly onEnd: (reader: ObjectReader) => void,
+  ) {
+    this.child = spawn('git', [`--git-dir=${directory}`, 'cat-file', '--batch-command'], { env: gitEnvironment() })
+    this.child.stdout.on('data', (chunk: Buffer) => this.received(chunk))
+    this.child.stderr.resume()
+    this.child.stdin.on('error', () => this.end(new Error('git cat-file went away')))
+    this.child.on('error', (error) => this.end(error))
+    this.child.on('exit', () => this.end(new Error('git cat-file exited')))
+    this.rest()
+  }
+
+  read(revision: string, contents: boolean): Promise<GitObject | ObjectHeader | null> {
+    return new Promise((resolve, reject) => {
+      if (this.ended) return reject(new Error('git cat-file exited'))
+      if (this.idle) clearTimeout(this.idle)
+      this.idle = null
+      this.queue.push({ contents, resolve, reject })
+      this.child.stdin.write(`${contents ? 'contents' : 'info'} ${revision}\n`)
+    })
+  }
+
+  close() {
+    this.end(null)
+  }
+
+  private received(chunk: Buffer) {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk])
+    while (this.queue.length > 0) {
+      const newline = this.buffered.indexOf(0x0a)
+      if (newline < 0) return
+      const line = this.buffered.toString('utf8', 0, newline)
+      const header = HEADER.exec(line)
+      const pending = this.queue[0]
+      if (!header) {
+        // `<revision> missing` or `<revision> ambiguous`: no such object.
+        this.buffered = this.buffered.subarray(newline + 1)
+        this.queue.shift()
+        pending.resolve(null)
+        continue
+      }
+      const found: ObjectHeader = { oid: header[1], type: header[2] as ObjectType, size: Number(header[3]) }
+      if (!pending.contents) {
+        this.buffered = this.buffered.subarray(newline + 1)
+        this.queue.shift()
+        pending.resolve(found)
+        continue
+      }
+      const end = newline + 1 + found.size
+      if (this.buffered.length < end + 1) return
+      const content = Buffer.from(this.buffered.subarray(newline + 1, end))
+      this.buffered = this.buffered.subarray(end + 1)
+      this.queue.shift()
+      pending.resolve({ ...found, content })
+    }
+    if (this.queue.length === 0) this.rest()
+  }
+
+  private rest() {
+    this.idle = setTimeout(() => this.end(null), IDLE_MS)
+    this.idle.unref()
+  }
+
+  private end(error: Error | null) {
+    if (this.ended) return
+    this.ended = true
+    if (this.idle) clearTimeout(this.idle)
+    this.onEnd(this)
+    this.child.stdin.end()
+    this.child.kill()
+    for (const pending of this.queue.splice(0)) pending.reject(error ?? new Error('git cat-file closed'))
+  }
+}
+
+const readers = new Map<string, ObjectReader>()
+
+function readerOf(directory: string): ObjectReader {
+  let reader = readers.get(directory)
+  if (reader) {
+    // Most recently used last.
+    readers.delete(directory)
+    readers.set(directory, reader)
+    return reader
+  }
+  if (readers.size >= MAX_READERS) readers.values().next().value?.close()
+  reader = new ObjectReader(directory, (ended) => {
+    if (readers.get(ended.directory) === ended) readers.delete(ended.directory)
+  })
+  readers.set(directory, reader)
+  return reader
+}
+
+/** A revision cat-file reads as one line: no line breaks (callers check names and paths before). */
+function checkedRevision(revision: string): string {
+  if (/[\n\r\0]/.test(revision)) throw new Error('a revision with a line break')
+  return revision
+}
+
+/**
+ * An object by any revision git understands (an object id, `refs/heads/main`, `main:path/to/file`, `<oid>^{tree}`),
+ * with its content; null when there is none.
+ */
+export async function readObject(directory: string, revision: string): Promise<GitObject | null> {
+  return (await readerOf(directory).read(checkedRevision(revision), true)) as GitObject | null
+}
+
+/** The id, type and size of an object (see readObject), without its content; null when there is none. */
+export async function readObjectHeader(directory: string, revision: string): Promise<ObjectHeader | null> {
+  return readerOf(directory).read(checkedRevision(revision), false)
+}
+
+/** Ends the object reader of a repository (before it is moved or removed). */
+export function closeObjectReader(directory: string) {
+  readers.get(directory)?.close()
+}
+
+export interface TreeEntry {
+  /** As git writes it: 100644, 100755, 120000 (a symbolic link), 40000 (a tree), 160000 (a submodule's commit). */
+  mode: string
+  type: 'blob' | 'tree' | 'commit'
+  oid: string
+  name: string
+}
+
+/** The entries of a tree object, in git's order. */
+export function parseTree(content: Buffer, oidLength: number): TreeEntry[] {
+  const idBytes = oidLength / 2
+  const entries: TreeEntry[] = []
+  for (let at = 0; at < content.length;) {
+    const space = content.indexOf(0x20, at)
+    const nul = content.indexOf(0, space)
+    if (space < 0 || nul < 0 || nul + 1 + idBytes > content.length) throw new Error('bad tree object')
+    const mode = content.toString('latin1', at, space)
+    const type = mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob'
+    entries.push({ mode, type, oid: content.toString('hex', nul + 1, nul + 1 + idBytes), name: content.toString('utf8', space + 1, nul) })
+    at = nul + 1 + idBytes
+  }
+  return entries
+}
+
+export interface Signature {
+  name: string
+  email: string
+  /** ISO 8601 in the person's own offset, as GitLab shows it: `2026-11-27T10:00:00.000+01:00`. */
+  date: string
+}
+
+export interface ParsedCommit {
+  oid: string
+  tree: string
+  parents: string[]
+  author: Signature
+  committer: Signature
+  /** The whole message, subject and body, as committed. */
+  message: string
+}
+
+/** `Name <email> 1700000000 +0100` as a Signature. */
+export function parseSignature(text: string): Signature {
+  const match = /^(.*?) ?<([^>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$/.exec(text)
+  if (!match) return { name: text, email: '', date: new Date(0).toISOString() }
+  const [, name, email, seconds, sign, hours, minutes] = match
+  const offsetMinutes = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes))
+  const local = new Date(Number(seconds) * 1000 + offsetMinutes * 60_000).toISOString().slice(0, 23)
+  return { name, email, date: `${local}${offsetMinutes === 0 ? 'Z' : `${sign}${hours}:${minutes}`}` }
+}
+
+/** The headers and message of a commit or tag object: headers up to the first blank line (continuation lines skipped). */
+function headersAndMessage(content: Buffer): { headers: [string, string][]; message: string } {
+  const text = content.toString('utf8')
+  const blank = text.indexOf('\n\n')
+  const head = blank < 0 ? text : text.slice(0, blank)
+  const headers: [string, string][] = []
+  for (const line of head.split('\n')) {
+    if (line.startsWith(' ')) continue // a signature's continuation
+    const space = line.indexOf(' ')
+    headers.push(space < 0 ? [line, ''] : [line.slice(0, space), line.slice(space + 1)])
+  }
+  return { headers, message: blank < 0 ? '' : text.slice(blank + 2) }
+}
+
+export function parseCommit(oid: string, content: Buffer): ParsedCommit {
+  const { headers, message } = headersAndMessage(content)
+  const value = (name: string) => headers.find(([key]) => key === name)?.[1] ?? ''
+  return {
+    oid,
+    tree: value('tree'),
+    parents: headers.filter(([key]) => key === 'parent').map(([, parent]) => parent),
+    author: parseSignature(value('author')),
+    committer: parseSignature(value('committer')),
+    message,
+  }
+}
+
+export interface ParsedTag {
+  oid: string
+  /** The object tagged, and its type. */
+  object: string
+  type: ObjectType
+  name: string
+  tagger: Signature | null
+  message: string
+}
+
+export function parseTag(oid: string, content: Buffer): ParsedTag {
+  const { headers, message } = headersAndMessage(content)
+  const value = (name: string) => headers.find(([key]) => key === name)?.[1] ?? ''
+  const tagger = value('tagger')
+  return {
+    oid,
+    object: value('object'),
+    type: value('type') as ObjectType,
+    name: value('tag'),
+    tagger: tagger ? parseSignature(tagger) : null,
+    message,
+  }
+}
+
+/** The commit a revision names (tags peeled), parsed; null when it names none. */
+export async function readCommit(directory: string, revision: string): Promise<ParsedCommit | null> {
+  const object = await readObject(directory, `${revision}^{commit}`)
+  return object?.type === 'commit' ? parseCommit(object.oid, object.content) : null
+}
