@@ -73,6 +73,13 @@ import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
+import { registerBranchRoutes } from './features/branches/routes.js'
+import { registerProtectedRefRoutes } from './features/protected-refs/routes.js'
+import { registerTagRoutes } from './features/tags/routes.js'
+import { registerCommitRoutes } from './features/commits/routes.js'
+import { registerCommitActionRoutes } from './features/commit-actions/routes.js'
+import { registerRepositoryFileRoutes } from './features/repository-files/routes.js'
+import { registerRepositoryBrowseRoutes } from './features/repository-browse/routes.js'
 import { InstanceMemo } from './core/instance-memo.js'
 import { SVC_VERSION } from './version.js'
 
@@ -274,6 +281,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAlertPages(web, alertIntake)
   registerAlertWebhookRoutes(fastify, plain, alertIntake)
   registerErrorTrackingRoutes(api)
+  registerBranchRoutes(api)
+  registerProtectedRefRoutes(api)
+  registerTagRoutes(api)
+  registerCommitRoutes(api)
+  registerCommitActionRoutes(api)
+  registerRepositoryFileRoutes(api)
+  registerRepositoryBrowseRoutes(api)
   registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
   registerSessionPages(web)

@@ -1,0 +1,3 @@
+import type { ApiRouter } from '../../http/route.js'
+
+export function registerProtectedRefRoutes(_api: ApiRouter) {}

@@ -1,0 +1,3 @@
+import type { ApiRouter } from '../../http/route.js'
+
+export function registerTagRoutes(_api: ApiRouter) {}
