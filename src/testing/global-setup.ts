@@ -29,10 +29,11 @@ function isBuildCurrent(): boolean {
 
 /**
  * Tests of the command run the built program, exactly as `npm start` does, so build it once before any test.
- * Then migrate one template database, which every test server's fresh database copies.
+ * Then migrate one template database, which every test server's fresh database copies. `SVC_TEST_NO_BUILD=1` skips the
+ * build, for a few files that do not run the command, while other files are half edited.
  */
 export default async function setUpTestRun(project: TestProject) {
-  if (!isBuildCurrent()) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
+  if (!process.env.SVC_TEST_NO_BUILD && !isBuildCurrent()) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const { template, drop } = await createMigratedTemplate()
   project.provide('migratedTemplate', template)
   return drop
