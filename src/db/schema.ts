@@ -726,6 +726,50 @@ export interface ErrorTrackingErrorEventsTable {
   created_at: Timestamp
 }
 
+/** A protected branch or wildcard of a project (GL protected_branches). */
+export interface ProtectedBranchesTable {
+  id: Generated<number>
+  project_id: number
+  /** A branch name or a wildcard such as `release/*`. */
+  name: string
+  allow_force_push: Generated<Flag>
+  code_owner_approval_required: Generated<Flag>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** Who may push to, merge into or unprotect a protected branch (GL protected_branch_*_access_levels). */
+export interface ProtectedBranchAccessLevelsTable {
+  id: Generated<number>
+  protected_branch_id: number
+  kind: 'push' | 'merge' | 'unprotect'
+  access_level: number
+  user_id: number | null
+  group_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A protected tag or wildcard of a project (GL protected_tags). */
+export interface ProtectedTagsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** Who may create a protected tag (GL protected_tag_create_access_levels). */
+export interface ProtectedTagCreateAccessLevelsTable {
+  id: Generated<number>
+  protected_tag_id: number
+  access_level: number
+  user_id: number | null
+  group_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -769,6 +813,10 @@ export interface Database {
   error_tracking_client_keys: ErrorTrackingClientKeysTable
   error_tracking_errors: ErrorTrackingErrorsTable
   error_tracking_error_events: ErrorTrackingErrorEventsTable
+  protected_branches: ProtectedBranchesTable
+  protected_branch_access_levels: ProtectedBranchAccessLevelsTable
+  protected_tags: ProtectedTagsTable
+  protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -824,3 +872,7 @@ export type ErrorTrackingSettingsRow = Selectable<ErrorTrackingSettingsTable>
 export type ErrorTrackingClientKeyRow = Selectable<ErrorTrackingClientKeysTable>
 export type ErrorTrackingErrorRow = Selectable<ErrorTrackingErrorsTable>
 export type ErrorTrackingErrorEventRow = Selectable<ErrorTrackingErrorEventsTable>
+export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>
+export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelsTable>
+export type ProtectedTagRow = Selectable<ProtectedTagsTable>
+export type ProtectedTagCreateAccessLevelRow = Selectable<ProtectedTagCreateAccessLevelsTable>

@@ -11,6 +11,7 @@ import * as m20261123T1930 from './20261123T1930_create_push_event_payloads.js'
 import * as m20261123T2020 from './20261123T2020_repository_containers_and_moves.js'
 import * as m20261123T2330 from './20261123T2330_create_alerts_environments_clusters.js'
 import * as m20261124T0000 from './20261124T0000_create_error_tracking.js'
+import * as m20261127T1000 from './20261127T1000_create_protected_refs.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T2020_repository_containers_and_moves': m20261123T2020,
   '20261123T2330_create_alerts_environments_clusters': m20261123T2330,
   '20261124T0000_create_error_tracking': m20261124T0000,
+  '20261127T1000_create_protected_refs': m20261127T1000,
 }

@@ -1,11 +1,18 @@
-import type { Context } from '../../core/context.js'
-import type { LoadedProject } from '../access/index.js'
-
-/** A change of a branch or tag, as protection rules judge it. */
-export type RefChange = 'push' | 'force-push' | 'delete' | 'create' | 'merge'
-
 /**
- * Refuses, with GitLab's error, a change of `ref` (a full ref name, `refs/heads/main` or `refs/tags/v1`) that the
- * caller may not make under the project's protected branches and tags.
+ * Protected branches and tags: the rules every change of a ref obeys (API writes, merges and Git pushes), and what the
+ * branch and tag entities show of them.
  */
-export async function assertMayChangeRef(_ctx: Context, _loaded: LoadedProject, _ref: string, _change: RefChange): Promise<void> {}
+export { assertMayChangeRef, loadProtection, RefChangeRefused, refChangeRefusalFor } from './protection.js'
+export {
+  canCreateTag,
+  canMergeToBranch,
+  canPushToBranch,
+  canUpdateBranch,
+  developersCan,
+  isBranchProtected,
+  isTagProtected,
+  RefMessages,
+  type Protection,
+  type RefChange,
+  type RefSubject,
+} from './rules.js'

@@ -1,0 +1,79 @@
+import type { Context } from '../../core/context.js'
+import { Rejected } from '../../core/errors.js'
+import type { Db } from '../../db/index.js'
+import type {
+  ProtectedBranchAccessLevelRow,
+  ProtectedBranchRow,
+  ProtectedTagCreateAccessLevelRow,
+  ProtectedTagRow,
+} from '../../db/schema.js'
+import type { LoadedProject } from '../access/index.js'
+import { refChangeRefusal, type Protection, type ProtectedBranch, type ProtectedTag, type RefAccessLevel, type RefChange } from './rules.js'
+import { findBranchAccessLevels, findProtectedBranches, findProtectedTags, findTagCreateAccessLevels } from './store.js'
+
+function accessLevelOf(row: ProtectedBranchAccessLevelRow | ProtectedTagCreateAccessLevelRow): RefAccessLevel {
+  return { id: row.id, accessLevel: row.access_level, userId: row.user_id, groupId: row.group_id }
+}
+
+export function protectedBranchOf(row: ProtectedBranchRow, levels: readonly ProtectedBranchAccessLevelRow[]): ProtectedBranch {
+  const mine = levels.filter((level) => level.protected_branch_id === row.id)
+  return {
+    id: row.id,
+    name: row.name,
+    allowForcePush: row.allow_force_push === 1,
+    codeOwnerApprovalRequired: row.code_owner_approval_required === 1,
+    push: mine.filter((level) => level.kind === 'push').map(accessLevelOf),
+    merge: mine.filter((level) => level.kind === 'merge').map(accessLevelOf),
+    unprotect: mine.filter((level) => level.kind === 'unprotect').map(accessLevelOf),
+  }
+}
+
+export function protectedTagOf(row: ProtectedTagRow, levels: readonly ProtectedTagCreateAccessLevelRow[]): ProtectedTag {
+  return { id: row.id, name: row.name, create: levels.filter((level) => level.protected_tag_id === row.id).map(accessLevelOf) }
+}
+
+export async function loadProtectedBranches(db: Db, projectId: number): Promise<ProtectedBranch[]> {
+  const rows = await findProtectedBranches(db, projectId)
+  const levels = await findBranchAccessLevels(
+    db,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => protectedBranchOf(row, levels))
+}
+
+export async function loadProtectedTags(db: Db, projectId: number): Promise<ProtectedTag[]> {
+  const rows = await findProtectedTags(db, projectId)
+  const levels = await findTagCreateAccessLevels(
+    db,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => protectedTagOf(row, levels))
+}
+
+/** Every protected branch and tag of a project, with their access levels. */
+export async function loadProtection(db: Db, projectId: number): Promise<Protection> {
+  const [branches, tags] = await Promise.all([loadProtectedBranches(db, projectId), loadProtectedTags(db, projectId)])
+  return { branches, tags }
+}
+
+/** A change of a ref refused by the project's protected branches or tags: 400 with GitLab's pre-receive message. */
+export class RefChangeRefused extends Rejected {}
+
+/**
+ * Why the caller may not make `change` to `ref` through the API (GL's checks with protocol `web`), or null. `ref` is a
+ * full ref name, `refs/heads/main` or `refs/tags/v1`.
+ */
+export async function refChangeRefusalFor(ctx: Context, loaded: LoadedProject, ref: string, change: RefChange): Promise<string | null> {
+  const protection = await loadProtection(ctx.db, loaded.project.id)
+  return refChangeRefusal({ access: loaded.access, project: loaded.project, protection }, ref, change, 'web', ctx.config.externalUrl)
+}
+
+/**
+ * Refuses, with GitLab's error, a change of `ref` (a full ref name, `refs/heads/main` or `refs/tags/v1`) that the
+ * caller may not make under the project's protected branches and tags: RefChangeRefused, 400 `{"message":"<text>"}`
+ * as GitLab answers a pre-receive refusal of an API write.
+ */
+export async function assertMayChangeRef(ctx: Context, loaded: LoadedProject, ref: string, change: RefChange): Promise<void> {
+  const refusal = await refChangeRefusalFor(ctx, loaded, ref, change)
+  if (refusal !== null) throw new RefChangeRefused(refusal)
+}
