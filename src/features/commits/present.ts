@@ -1,5 +1,5 @@
-import type { ParsedCommit } from '../repositories/index.js'
-import type { CommitDetailJson, CommitJson, CommitStatsJson } from './schemas.js'
+import { unifiedDiffOf, type FileDiff, type ParsedCommit } from '../repositories/index.js'
+import type { CommitDetailJson, CommitJson, CommitStatsJson, DiffJson } from './schemas.js'
 
 export interface CommitPresentOptions {
   externalUrl: string
@@ -90,5 +90,22 @@ export function presentCommitDetail(commit: ParsedCommit, options: CommitDetailP
     status: null,
     project_id: options.projectId,
     last_pipeline: null,
+  }
+}
+
+/** GL Entities::Diff of one file; `unidiff` adds the `---`/`+++` lines (GL `unidiff=true`). */
+export function presentDiff(file: FileDiff, unidiff: boolean): DiffJson {
+  return {
+    diff: unidiff ? unifiedDiffOf(file) : file.diff,
+    collapsed: file.collapsed,
+    too_large: file.tooLarge,
+    new_path: file.newPath,
+    old_path: file.oldPath,
+    a_mode: file.aMode,
+    b_mode: file.bMode,
+    new_file: file.newFile,
+    renamed_file: file.renamedFile,
+    deleted_file: file.deletedFile,
+    generated_file: false,
   }
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { paginationParams } from '../../http/pagination.js'
 import { Nullable } from '../../http/schema.js'
 
 // Response entities (GL lib/api/entities/commit.rb, commit_stats.rb, commit_detail.rb), in GitLab's field order.
@@ -38,3 +39,76 @@ export const CommitDetailJson = Type.Object({
   last_pipeline: Type.Null(),
 })
 export type CommitDetailJson = Static<typeof CommitDetailJson>
+
+/** GL Entities::Commit, or Entities::CommitWithStats (its stats after it) for lists with `with_stats=true`. */
+export const CommitWithStatsJson = Type.Object({
+  ...CommitJson.properties,
+  stats: Type.Optional(CommitStatsJson),
+})
+export type CommitWithStatsJson = Static<typeof CommitWithStatsJson>
+
+export const CommitListResponse = Type.Array(CommitWithStatsJson)
+
+/** GL Entities::Diff, in its field order. */
+export const DiffJson = Type.Object({
+  diff: Type.String(),
+  collapsed: Type.Boolean(),
+  too_large: Type.Boolean(),
+  new_path: Type.String(),
+  old_path: Type.String(),
+  a_mode: Type.String(),
+  b_mode: Type.String(),
+  new_file: Type.Boolean(),
+  renamed_file: Type.Boolean(),
+  deleted_file: Type.Boolean(),
+  generated_file: Type.Boolean(),
+})
+export type DiffJson = Static<typeof DiffJson>
+
+/** GL Entities::BasicRef. */
+export const CommitRefJson = Type.Object({ type: Type.String(), name: Type.String() })
+export type CommitRefJson = Static<typeof CommitRefJson>
+
+// Request params (GL lib/api/commits.rb).
+
+export const ListCommitsParams = Type.Object({
+  id: Type.String(),
+  ref_name: Type.Optional(Type.String()),
+  since: Type.Optional(Type.String({ format: 'date-time' })),
+  until: Type.Optional(Type.String({ format: 'date-time' })),
+  path: Type.Optional(Type.String()),
+  author: Type.Optional(Type.String()),
+  all: Type.Optional(Type.Boolean()),
+  with_stats: Type.Optional(Type.Boolean()),
+  first_parent: Type.Optional(Type.Boolean()),
+  order: Type.Union([Type.Literal('default'), Type.Literal('topo')], { default: 'default' }),
+  trailers: Type.Boolean({ default: false }),
+  ...paginationParams,
+})
+export type ListCommitsParams = Static<typeof ListCommitsParams>
+
+export const ShowCommitParams = Type.Object({
+  id: Type.String(),
+  sha: Type.String(),
+  stats: Type.Boolean({ default: true }),
+})
+
+export const CommitPageParams = Type.Object({
+  id: Type.String(),
+  sha: Type.String(),
+  ...paginationParams,
+})
+
+export const CommitDiffParams = Type.Object({
+  id: Type.String(),
+  sha: Type.String(),
+  unidiff: Type.Boolean({ default: false }),
+  ...paginationParams,
+})
+
+export const CommitRefsParams = Type.Object({
+  id: Type.String(),
+  sha: Type.String(),
+  type: Type.Union([Type.Literal('branch'), Type.Literal('tag'), Type.Literal('all')], { default: 'all' }),
+  ...paginationParams,
+})

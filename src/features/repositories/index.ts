@@ -19,6 +19,7 @@ import {
 export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
 export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
+export { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {
   closeObjectReader,
   parseCommit,
