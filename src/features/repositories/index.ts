@@ -17,7 +17,26 @@ import {
 } from './store.js'
 
 export { commitEnvironment, git, gitEnvironment, GitError, type GitIdentity } from './git.js'
-export { branchCommit, commitFiles, InvalidTreeError, type FilesCommit, type TreeChange } from './commit.js'
+export {
+  branchCommit,
+  commitFiles,
+  DIRECTORY_EXISTS,
+  DIRECTORY_TRAVERSAL,
+  EMPTY_PATH,
+  FILE_EXISTS,
+  FILE_MISSING,
+  FileChangeError,
+  filePathProblem,
+  InvalidTreeError,
+  mergeTrees,
+  moveRefIfUnchanged,
+  writeChangedTree,
+  writeCommitObject,
+  type FileChange,
+  type FilesCommit,
+  type NewCommitObject,
+  type TreeChange,
+} from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {
