@@ -8,6 +8,7 @@ import { canChangeRepositoryStorage, canCreateProjectsInGroup, findNamespaceById
 import { recordEvent } from '../event-log/index.js'
 import { addOwner } from '../members/index.js'
 import { findPersonalNamespace, isFullPathTaken, releaseRedirectsFrom } from '../namespaces/index.js'
+import { protectDefaultBranch } from '../protected-refs/index.js'
 import {
   commitFirstFile,
   createRepository,
@@ -201,6 +202,8 @@ export async function createProject(
         madeRepository = { storage: inserted.repository_storage, id: inserted.id }
         await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
       }
+      // GL Projects::ProtectDefaultBranchService: the default branch is protected from the start, as the first push to it would.
+      await protectDefaultBranch(trx, inserted, at)
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await releaseRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {

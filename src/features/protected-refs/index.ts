@@ -2,7 +2,14 @@
  * Protected branches and tags: the rules every change of a ref obeys (API writes, merges and Git pushes), and what the
  * branch and tag entities show of them.
  */
-export { assertMayChangeRef, loadProtection, RefChangeRefused, refChangeRefusalFor } from './protection.js'
+export {
+  assertMayChangeRef,
+  DEFAULT_BRANCH_PROTECTION,
+  loadProtection,
+  protectDefaultBranch,
+  RefChangeRefused,
+  refChangeRefusalFor,
+} from './protection.js'
 export {
   canCreateTag,
   canMergeToBranch,

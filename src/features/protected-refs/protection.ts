@@ -9,7 +9,15 @@ import type {
 } from '../../db/schema.js'
 import type { LoadedProject } from '../access/index.js'
 import { refChangeRefusal, type Protection, type ProtectedBranch, type ProtectedTag, type RefAccessLevel, type RefChange } from './rules.js'
-import { findBranchAccessLevels, findProtectedBranches, findProtectedTags, findTagCreateAccessLevels } from './store.js'
+import {
+  findBranchAccessLevels,
+  findProtectedBranchByName,
+  findProtectedBranches,
+  findProtectedTags,
+  findTagCreateAccessLevels,
+  insertBranchAccessLevels,
+  insertProtectedBranch,
+} from './store.js'
 
 function accessLevelOf(row: ProtectedBranchAccessLevelRow | ProtectedTagCreateAccessLevelRow): RefAccessLevel {
   return { id: row.id, accessLevel: row.access_level, userId: row.user_id, groupId: row.group_id }
@@ -76,4 +84,32 @@ export async function refChangeRefusalFor(ctx: Context, loaded: LoadedProject, r
 export async function assertMayChangeRef(ctx: Context, loaded: LoadedProject, ref: string, change: RefChange): Promise<void> {
   const refusal = await refChangeRefusalFor(ctx, loaded, ref, change)
   if (refusal !== null) throw new RefChangeRefused(refusal)
+}
+
+/** GL `default_branch_protection_defaults` at its default, full protection: Maintainers push and merge, nobody force-pushes. */
+export const DEFAULT_BRANCH_PROTECTION = {
+  allowedToPush: [{ access_level: 40 }],
+  allowForcePush: false,
+  allowedToMerge: [{ access_level: 40 }],
+  developerCanInitialPush: false,
+} as const
+
+/**
+ * Protects a new project's default branch as the instance's default branch protection says (GL
+ * Projects::ProtectDefaultBranchService), unless a rule of that name exists. Runs in the creating transaction.
+ */
+export async function protectDefaultBranch(db: Db, project: { id: number; default_branch: string | null }, at: string): Promise<void> {
+  const name = project.default_branch
+  if (!name || (await findProtectedBranchByName(db, project.id, name))) return
+  const row = await insertProtectedBranch(db, {
+    project_id: project.id,
+    name,
+    allow_force_push: DEFAULT_BRANCH_PROTECTION.allowForcePush ? 1 : 0,
+    code_owner_approval_required: 0,
+    created_at: at,
+  })
+  const levels = (entries: readonly { access_level: number }[]) =>
+    entries.map((entry) => ({ accessLevel: entry.access_level, userId: null, groupId: null }))
+  await insertBranchAccessLevels(db, row.id, 'push', levels(DEFAULT_BRANCH_PROTECTION.allowedToPush), at)
+  await insertBranchAccessLevels(db, row.id, 'merge', levels(DEFAULT_BRANCH_PROTECTION.allowedToMerge), at)
 }
