@@ -1,0 +1,62 @@
+import type { Context } from '../../core/context.js'
+import { Forbidden } from '../../core/errors.js'
+import { canReadCode, type LoadedProject } from '../access/index.js'
+import { parseTree, projectRepositoryDirectory, readCommit, readObject, type ParsedCommit, type TreeEntry } from '../repositories/index.js'
+
+/** A project's repository as the browse endpoints read it. */
+export interface BrowsedRepository {
+  loaded: LoadedProject
+  directory: string
+}
+
+/** GL `authorize_read_code!`: a project the caller sees but whose code it may not read answers 403. */
+export function openRepository(ctx: Context, loaded: LoadedProject): BrowsedRepository {
+  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
+  return { loaded, directory: projectRepositoryDirectory(ctx.config, loaded.project) }
+}
+
+/** The ref a request names, or the project's default branch (GL `params[:ref] || user_project.default_branch`). */
+export function refOrDefault(repository: BrowsedRepository, ref: string | undefined): string {
+  return ref ?? repository.loaded.project.default_branch ?? 'HEAD'
+}
+
+/**
+ * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or any revision git
+ * reads); null when there is none. Git refuses a revision that starts with a dash, as Gitaly does.
+ */
+export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
+  if (revision === '' || revision.startsWith('-') || /[\0\n\r]/.test(revision)) return null
+  return readCommit(repository.directory, revision)
+}
+
+/** The entries of a tree object, read through the repository's long-lived cat-file. */
+export async function readTreeEntries(repository: BrowsedRepository, oid: string): Promise<TreeEntry[]> {
+  const object = await readObject(repository.directory, oid)
+  if (!object || object.type !== 'tree') throw new Error(`tree ${oid} is missing`)
+  return parseTree(object.content, oid.length)
+}
+
+/**
+ * The segments of a path inside the repository, or null when it cannot name anything there: absolute, with `.`
+ * or `..` or empty segments, or a NUL. `''`, `.` and `/`-less root forms name the root (no segments).
+ */
+export function pathSegments(path: string | undefined): string[] | null {
+  if (path === undefined || path === '' || path === '.') return []
+  if (path.includes('\0') || path.startsWith('/')) return null
+  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path
+  const segments = trimmed.split('/')
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return null
+  return segments
+}
+
+/** The entry a path names under a tree; null when there is none. */
+export async function findTreeEntry(repository: BrowsedRepository, treeOid: string, segments: string[]): Promise<TreeEntry | null> {
+  let entry: TreeEntry = { mode: '40000', type: 'tree', oid: treeOid, name: '' }
+  for (const segment of segments) {
+    if (entry.type !== 'tree') return null
+    const found = (await readTreeEntries(repository, entry.oid)).find((candidate) => candidate.name === segment)
+    if (!found) return null
+    entry = found
+  }
+  return entry
+}
