@@ -9,3 +9,4 @@ export {
   type CommitDetailPresentOptions,
   type CommitPresentOptions,
 } from './present.js'
+export { pageOfArray } from './service.js'
