@@ -69,13 +69,17 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
 
     async function serve(request: FastifyRequest, reply: FastifyReply, service: string | undefined, pathInfo: string) {
       const ctx = await deps.context(request)
+      const fullPath = fullPathOf(request.params as GitParams)
       // A clone URL under a former path answers 301 to the current one, as the project's web URLs do (spec rule 6);
-      // git follows the redirect of its first request.
+      // git follows the redirect of its first request. The web URL form (no `.git`) is looked up as its `.git` form.
       if (request.method === 'GET') {
-        const location = await findMovedProjectLocation(ctx, request.raw.url ?? request.url)
+        const url = request.raw.url ?? request.url
+        const dotGit = url.startsWith(`/${fullPath}.git/`) || !url.startsWith(`/${fullPath}/`)
+        const asked = dotGit ? url : `/${fullPath}.git${url.slice(fullPath.length + 1)}`
+        const moved = await findMovedProjectLocation(ctx, asked)
+        const location = moved && !dotGit ? moved.replace(/\.git\/info\/refs(\?|$)/, '/info/refs$1') : moved
         if (location) return reply.code(301).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
       }
-      const fullPath = fullPathOf(request.params as GitParams)
       const access = await authorizeGit(ctx, fullPath, service, request.headers.authorization, request.ip)
       if ('reason' in access) return refuse(reply, access)
       const { project } = access.loaded
@@ -152,14 +156,18 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       return reply.send(out)
     }
 
+    // GitLab serves the same endpoints at the project's web URL, without `.git` (GL config/routes/git_http.rb), so
+    // `git clone http://host/<namespace>/<project>` works; the page at that URL itself is another route.
     for (let depth = 1; depth <= MAX_NAMESPACE_DEPTH; depth++) {
-      const prefix = Array.from({ length: depth }, (_, n) => `/:s${n + 1}`).join('') + '/:project.git'
-      scope.get(`${prefix}/info/refs`, async (request, reply) => {
-        const { service } = request.query as { service?: string }
-        return serve(request, reply, typeof service === 'string' ? service : undefined, '/info/refs')
-      })
-      scope.post(`${prefix}/git-upload-pack`, async (request, reply) => serve(request, reply, 'git-upload-pack', '/git-upload-pack'))
-      scope.post(`${prefix}/git-receive-pack`, async (request, reply) => serve(request, reply, 'git-receive-pack', '/git-receive-pack'))
+      const namespace = Array.from({ length: depth }, (_, n) => `/:s${n + 1}`).join('')
+      for (const prefix of [`${namespace}/:project.git`, `${namespace}/:project`]) {
+        scope.get(`${prefix}/info/refs`, async (request, reply) => {
+          const { service } = request.query as { service?: string }
+          return serve(request, reply, typeof service === 'string' ? service : undefined, '/info/refs')
+        })
+        scope.post(`${prefix}/git-upload-pack`, async (request, reply) => serve(request, reply, 'git-upload-pack', '/git-upload-pack'))
+        scope.post(`${prefix}/git-receive-pack`, async (request, reply) => serve(request, reply, 'git-receive-pack', '/git-receive-pack'))
+      }
     }
   })
 }

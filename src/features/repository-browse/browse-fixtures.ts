@@ -14,6 +14,13 @@ export interface Person {
   password: string
 }
 
+/** What the tests read of a project the API created. */
+export interface CreatedProject {
+  id: number
+  path: string
+  path_with_namespace: string
+}
+
 /** People, projects and real git pushes against a test server, for the browse tests. */
 export class BrowseFixture {
   readonly git = new GitClient()
@@ -26,7 +33,11 @@ export class BrowseFixture {
 
   async person(name: string): Promise<Person> {
     const password = `${name}-secret-1`
-    const user = await createTestUser(this.server.database.db, { username: name, name: `${name[0].toUpperCase()}${name.slice(1)}`, password })
+    const user = await createTestUser(this.server.database.db, {
+      username: name,
+      name: `${name[0].toUpperCase()}${name.slice(1)}`,
+      password,
+    })
     return { user, token: (await createTestToken(this.server.database.db, user)).value, password }
   }
 
@@ -37,14 +48,14 @@ export class BrowseFixture {
   }
 
   /** A project made through the API by `owner` (empty unless `initialize_with_readme`). */
-  async project(owner: Person, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  async project(owner: Person, body: Record<string, unknown> = {}): Promise<CreatedProject> {
     this.sequence += 1
     const res = await this.request('POST', '/projects', {
       token: owner.token,
       body: { name: `Browse ${this.sequence}`, visibility: 'public', ...body },
     })
     expect(res.status, res.text).toBe(201)
-    return res.body
+    return res.body as CreatedProject
   }
 
   /** A work tree of the project, cloned as `who` (an empty repository clones too). */

@@ -26,7 +26,25 @@ function masked(mask: number[], pattern: number[]): (data: Buffer) => boolean {
   }
 }
 
-const HTML_TAGS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--']
+const HTML_TAGS = [
+  '<!DOCTYPE HTML',
+  '<HTML',
+  '<HEAD',
+  '<SCRIPT',
+  '<IFRAME',
+  '<H1',
+  '<DIV',
+  '<FONT',
+  '<TABLE',
+  '<A',
+  '<STYLE',
+  '<TITLE',
+  '<B',
+  '<BODY',
+  '<BR',
+  '<P',
+  '<!--',
+]
 
 /** Go's htmlSig: after leading white space, a tag (any case) followed by a space or `>`. */
 function isHtml(data: Buffer): boolean {
@@ -53,7 +71,14 @@ function isMp4(data: Buffer): boolean {
 
 const SIGNATURES: Signature[] = [
   { test: isHtml, type: 'text/html; charset=utf-8' },
-  { test: (data) => data.toString('latin1').replace(/^[\t\n\f\r ]+/, '').startsWith('<?xml'), type: 'text/xml; charset=utf-8' },
+  {
+    test: (data) =>
+      data
+        .toString('latin1')
+        .replace(/^[\t\n\f\r ]+/, '')
+        .startsWith('<?xml'),
+    type: 'text/xml; charset=utf-8',
+  },
   { test: startsWith('%PDF-'), type: 'application/pdf' },
   { test: startsWith('%!PS-Adobe-'), type: 'application/postscript' },
   { test: startsWith([0xfe, 0xff]), type: 'text/plain; charset=utf-16be' },
@@ -65,17 +90,38 @@ const SIGNATURES: Signature[] = [
   { test: startsWith('GIF87a'), type: 'image/gif' },
   { test: startsWith('GIF89a'), type: 'image/gif' },
   {
-    test: masked([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('WEBPVP')]),
+    test: masked(
+      [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+      [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('WEBPVP')],
+    ),
     type: 'image/webp',
   },
   { test: startsWith([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), type: 'image/png' },
   { test: startsWith([0xff, 0xd8, 0xff]), type: 'image/jpeg' },
-  { test: masked([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], [...Buffer.from('FORM'), 0, 0, 0, 0, ...Buffer.from('AIFF')]), type: 'audio/aiff' },
+  {
+    test: masked(
+      [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+      [...Buffer.from('FORM'), 0, 0, 0, 0, ...Buffer.from('AIFF')],
+    ),
+    type: 'audio/aiff',
+  },
   { test: startsWith('ID3'), type: 'audio/mpeg' },
   { test: startsWith([0x4f, 0x67, 0x67, 0x53, 0x00]), type: 'application/ogg' },
   { test: startsWith([0x4d, 0x54, 0x68, 0x64, 0x00, 0x00, 0x00, 0x06]), type: 'audio/midi' },
-  { test: masked([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('AVI ')]), type: 'video/avi' },
-  { test: masked([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('WAVE')]), type: 'audio/wave' },
+  {
+    test: masked(
+      [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+      [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('AVI ')],
+    ),
+    type: 'video/avi',
+  },
+  {
+    test: masked(
+      [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+      [...Buffer.from('RIFF'), 0, 0, 0, 0, ...Buffer.from('WAVE')],
+    ),
+    type: 'audio/wave',
+  },
   { test: isMp4, type: 'video/mp4' },
   { test: startsWith([0x1a, 0x45, 0xdf, 0xa3]), type: 'video/webm' },
   { test: startsWith([0x00, 0x61, 0x73, 0x6d]), type: 'application/wasm' },

@@ -51,6 +51,8 @@ export async function listContributors(ctx: Context, loaded: LoadedProject, quer
   const contributors = [...byEmail.values()]
   const direction = query.sort === 'desc' ? -1 : 1
   const compare =
-    query.orderBy === 'commits' ? (a: Contributor, b: Contributor) => a.commits - b.commits : (a: Contributor, b: Contributor) => casecmp(a[query.orderBy as 'name' | 'email'], b[query.orderBy as 'name' | 'email'])
+    query.orderBy === 'commits'
+      ? (a: Contributor, b: Contributor) => a.commits - b.commits
+      : (a: Contributor, b: Contributor) => casecmp(a[query.orderBy as 'name' | 'email'], b[query.orderBy as 'name' | 'email'])
   return contributors.sort((a, b) => direction * compare(a, b))
 }

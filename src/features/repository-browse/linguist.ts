@@ -16,16 +16,11 @@ language('JavaScript', ['.js', '.mjs', '.cjs', '.jsx', '._js', '.es6', '.jsm'], 
 language('TypeScript', ['.ts', '.mts', '.cts'])
 language('TSX', ['.tsx'])
 language('CoffeeScript', ['.coffee'], ['Cakefile'])
-language('Ruby', ['.rb', '.rake', '.gemspec', '.ru', '.rbw', '.builder', '.jbuilder', '.podspec', '.thor'], [
-  'Rakefile',
-  'Gemfile',
-  'Guardfile',
-  'Podfile',
-  'Vagrantfile',
-  'Capfile',
-  'Fastfile',
-  'Brewfile',
-])
+language(
+  'Ruby',
+  ['.rb', '.rake', '.gemspec', '.ru', '.rbw', '.builder', '.jbuilder', '.podspec', '.thor'],
+  ['Rakefile', 'Gemfile', 'Guardfile', 'Podfile', 'Vagrantfile', 'Capfile', 'Fastfile', 'Brewfile'],
+)
 language('Python', ['.py', '.pyw', '.pyi', '.pyx', '.pxd', '.gyp'], ['SConstruct', 'SConscript', 'BUILD.bazel', 'WORKSPACE'])
 language('Go', ['.go'])
 language('Rust', ['.rs'])

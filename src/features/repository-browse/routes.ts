@@ -53,22 +53,32 @@ function projectOf(request: FastifyRequest): LoadedProject {
 const browse = { authenticated: false, before: authorizeReadCode } as const
 
 export function registerRepositoryBrowseRoutes(api: ApiRouter) {
-  api.get('/projects/:id/repository/tree', { ...browse, params: ListTreeParams, response: { 200: TreeListResponse } }, async (request, reply) => {
-    const { ctx, input } = request
-    if (input.pagination === 'none' && !input.recursive) throw new ParamError('pagination cannot be "none" unless "recursive" is true')
-    const items = await listTree(ctx, projectOf(request), { ref: input.ref, path: input.path, recursive: input.recursive })
-    if (input.pagination === 'none') return items.map(presentTreeObject)
-    const { page, perPage } = offsetWindow(input, ctx.settings)
-    if (input.pagination === 'keyset') {
-      const keyset = treeKeysetPage(items, input.page_token, perPage)
-      if (keyset.nextToken) setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, { page_token: keyset.nextToken })
-      return keyset.items.map(presentTreeObject)
-    }
-    const start = (page - 1) * perPage
-    const rows = items.slice(start, start + perPage)
-    setOffsetHeaders(request, reply, ctx.config.externalUrl, { rows, page, perPage, total: items.length, hasNext: start + perPage < items.length })
-    return rows.map(presentTreeObject)
-  })
+  api.get(
+    '/projects/:id/repository/tree',
+    { ...browse, params: ListTreeParams, response: { 200: TreeListResponse } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      if (input.pagination === 'none' && !input.recursive) throw new ParamError('pagination cannot be "none" unless "recursive" is true')
+      const items = await listTree(ctx, projectOf(request), { ref: input.ref, path: input.path, recursive: input.recursive })
+      if (input.pagination === 'none') return items.map(presentTreeObject)
+      const { page, perPage } = offsetWindow(input, ctx.settings)
+      if (input.pagination === 'keyset') {
+        const keyset = treeKeysetPage(items, input.page_token, perPage)
+        if (keyset.nextToken) setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, { page_token: keyset.nextToken })
+        return keyset.items.map(presentTreeObject)
+      }
+      const start = (page - 1) * perPage
+      const rows = items.slice(start, start + perPage)
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, {
+        rows,
+        page,
+        perPage,
+        total: items.length,
+        hasNext: start + perPage < items.length,
+      })
+      return rows.map(presentTreeObject)
+    },
+  )
 
   api.get('/projects/:id/repository/blobs/:sha/raw', { ...browse, params: BlobParams }, async (request, reply) => {
     const { ctx, input } = request

@@ -2,7 +2,15 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
 import type { TreeEntry } from '../repositories/index.js'
-import { findCommit, findTreeEntry, openRepository, pathSegments, readTreeEntries, refOrDefault, type BrowsedRepository } from './repository.js'
+import {
+  findCommit,
+  findTreeEntry,
+  openRepository,
+  pathSegments,
+  readTreeEntries,
+  refOrDefault,
+  type BrowsedRepository,
+} from './repository.js'
 
 /** One entry of a listing, its path from the repository's root. */
 export interface TreeItem {

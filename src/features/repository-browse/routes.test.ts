@@ -1,0 +1,317 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { Gitlab } from '@gitbeaker/rest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+import { BrowseFixture, type CreatedProject, type Person } from './browse-fixtures.js'
+
+let server: TestServer
+let fixture: BrowseFixture
+let request: BrowseFixture['request']
+let owner: Person
+let outsider: Person
+let project: CreatedProject
+let dir: string
+/** The commit every listing reads (main's tip), and the first pushed one. */
+let head: string
+let first: string
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+
+function sized(size: number, line: string): string {
+  return line.repeat(Math.ceil(size / line.length)).slice(0, size - 1) + '\n'
+}
+
+async function objectId(revision: string): Promise<string> {
+  return (await fixture.ok(dir, 'rev-parse', revision)).trim()
+}
+
+beforeAll(async () => {
+  server = await startTestServer()
+  fixture = new BrowseFixture(server)
+  request = fixture.request
+  owner = await fixture.person('olive')
+  outsider = await fixture.person('oscar')
+  project = await fixture.project(owner, { initialize_with_readme: true })
+  dir = await fixture.clone(owner, project.path_with_namespace)
+  first = await fixture.commit(
+    dir,
+    {
+      'src/app.js': sized(401, 'console.log(1)\n'),
+      'src/lib/util.ts': sized(120, 'export const a = 1\n'),
+      'src/style.css': sized(80, 'a { color: red }\n'),
+      'main.rb': sized(300, 'puts 1\n'),
+      'page.html': sized(60, '<!DOCTYPE html><p>hi</p>\n'),
+      'tools/run.sh': sized(40, 'echo hi\n'),
+      'docs/guide.md': sized(5000, '# Guide\n'),
+      'vendor/lib.js': sized(9000, 'var vendored = 1\n'),
+      'image.png': PNG,
+      'bin.dat': Buffer.from([1, 2, 0, 3]),
+    },
+    'Add the code',
+  )
+  fs.chmodSync(path.join(dir, 'tools/run.sh'), 0o755)
+  await fixture.ok(dir, 'update-index', '--chmod=+x', 'tools/run.sh')
+  await fixture.ok(dir, 'update-index', '--add', '--cacheinfo', `160000,${first},sub`)
+  await fixture.ok(dir, 'commit', '--quiet', '-m', 'Make run.sh executable, add a submodule')
+  await fixture.ok(dir, 'commit', '--quiet', '--allow-empty', '-m', 'Bob was here', '--author=bob <bob@example.com>')
+  head = await objectId('HEAD')
+  await fixture.ok(dir, 'push', '--quiet', 'origin', 'main')
+})
+
+afterAll(async () => {
+  await server.close()
+  fixture.remove()
+})
+
+describe('GET /projects/:id/repository/tree', () => {
+  test('lists the root of the default branch: trees, then blobs, then submodules, each in git order', async () => {
+    const res = await request('GET', `/projects/${project.id}/repository/tree`)
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toBe('application/json')
+    const tree = async (path: string) => objectId(`HEAD:${path}`)
+    expect(res.body).toEqual([
+      { id: await tree('docs'), name: 'docs', type: 'tree', path: 'docs', mode: '040000' },
+      { id: await tree('src'), name: 'src', type: 'tree', path: 'src', mode: '040000' },
+      { id: await tree('tools'), name: 'tools', type: 'tree', path: 'tools', mode: '040000' },
+      { id: await tree('vendor'), name: 'vendor', type: 'tree', path: 'vendor', mode: '040000' },
+      { id: await tree('README.md'), name: 'README.md', type: 'blob', path: 'README.md', mode: '100644' },
+      { id: await tree('bin.dat'), name: 'bin.dat', type: 'blob', path: 'bin.dat', mode: '100644' },
+      { id: await tree('image.png'), name: 'image.png', type: 'blob', path: 'image.png', mode: '100644' },
+      { id: await tree('main.rb'), name: 'main.rb', type: 'blob', path: 'main.rb', mode: '100644' },
+      { id: await tree('page.html'), name: 'page.html', type: 'blob', path: 'page.html', mode: '100644' },
+      { id: first, name: 'sub', type: 'commit', path: 'sub', mode: '160000' },
+    ])
+    expect(res.headers['x-total']).toBe('10')
+    expect(res.headers['x-total-pages']).toBe('1')
+    expect(res.headers['x-page']).toBe('1')
+    expect(res.headers['x-per-page']).toBe('20')
+    expect(res.headers['x-next-page']).toBe('')
+  })
+
+  test('a path, a ref and recursion: every entry below, paths from the root, trees first', async () => {
+    const res = await request('GET', `/projects/${project.id}/repository/tree?path=src&ref=${first}&recursive=true`)
+    expect(res.status).toBe(200)
+    expect(res.body.map((entry: any) => [entry.type, entry.path, entry.name])).toEqual([
+      ['tree', 'src/lib', 'lib'],
+      ['blob', 'src/app.js', 'app.js'],
+      ['blob', 'src/lib/util.ts', 'util.ts'],
+      ['blob', 'src/style.css', 'style.css'],
+    ])
+    const tools = await request('GET', `/projects/${project.path_with_namespace.replace('/', '%2F')}/repository/tree?path=tools/`)
+    expect(tools.body).toEqual([
+      { id: await objectId('HEAD:tools/run.sh'), name: 'run.sh', type: 'blob', path: 'tools/run.sh', mode: '100755' },
+    ])
+  })
+
+  test('offset pages: headers and links as GitLab sends them', async () => {
+    const res = await request('GET', `/projects/${project.id}/repository/tree?per_page=4&page=2`)
+    expect(res.status).toBe(200)
+    expect(res.body.map((entry: any) => entry.name)).toEqual(['README.md', 'bin.dat', 'image.png', 'main.rb'])
+    const base = `${server.config.externalUrl}/api/v4/projects/${project.id}/repository/tree`
+    expect(res.headers.link).toBe(
+      `<${base}?page=1&per_page=4>; rel="prev", <${base}?page=3&per_page=4>; rel="next", <${base}?page=1&per_page=4>; rel="first", <${base}?page=3&per_page=4>; rel="last"`,
+    )
+    expect([res.headers['x-total'], res.headers['x-total-pages'], res.headers['x-prev-page'], res.headers['x-next-page']]).toEqual([
+      '10',
+      '3',
+      '1',
+      '3',
+    ])
+  })
+
+  test('keyset pages follow the Link header, through gitbeaker', async () => {
+    const first = await request('GET', `/projects/${project.id}/repository/tree?pagination=keyset&per_page=3&recursive=true`)
+    expect(first.status).toBe(200)
+    const token = Buffer.from(JSON.stringify({ file_name: 'tools' })).toString('base64')
+    expect(first.body.map((entry: any) => entry.path)).toEqual(['docs', 'src', 'src/lib'])
+    expect(first.headers.link).toBe(
+      `<${server.config.externalUrl}/api/v4/projects/${project.id}/repository/tree?page_token=${encodeURIComponent(
+        Buffer.from(JSON.stringify({ file_name: 'src/lib' })).toString('base64'),
+      )}&pagination=keyset&per_page=3&recursive=true>; rel="next"`,
+    )
+    expect(first.headers['x-total']).toBeUndefined()
+    const second = await request(
+      'GET',
+      `/projects/${project.id}/repository/tree?pagination=keyset&per_page=2&recursive=true&page_token=${encodeURIComponent(token)}`,
+    )
+    expect(second.body.map((entry: any) => entry.path)).toEqual(['vendor', 'README.md'])
+
+    const api = new Gitlab({ host: server.url, token: owner.token })
+    const all = await api.Repositories.allRepositoryTrees(project.id, { recursive: true, pagination: 'keyset', perPage: 3 })
+    const everything = await request('GET', `/projects/${project.id}/repository/tree?recursive=true&pagination=none`)
+    expect(everything.headers.link).toBeUndefined()
+    expect(everything.body).toHaveLength(17)
+    expect(all).toEqual(everything.body)
+    // The last page ends the walk: no Link.
+    const last = await request('GET', `/projects/${project.id}/repository/tree?pagination=keyset&per_page=20&recursive=true`)
+    expect(last.body).toHaveLength(17)
+    expect(last.headers.link).toBeUndefined()
+  })
+
+  test('missing refs, paths that name no tree, and bad params answer GitLab 4xx bodies', async () => {
+    const tree = (query: string) => request('GET', `/projects/${project.id}/repository/tree?${query}`)
+    expect(await tree('ref=nope')).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })
+    expect(await tree('ref=-x')).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })
+    expect(await tree('ref=')).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })
+    for (const path of ['bogus', '../etc', 'src/../..', '/etc', 'src//lib', 'src%0Alib']) {
+      expect(await tree(`path=${path}`), path).toMatchObject({ status: 404, body: { message: '404 invalid revision or path Not Found' } })
+    }
+    expect(await tree('path=main.rb')).toMatchObject({ status: 404, body: { message: '404 path not treeish Not Found' } })
+    expect(await tree('pagination=none')).toMatchObject({
+      status: 400,
+      body: { error: 'pagination cannot be "none" unless "recursive" is true' },
+    })
+    expect(await tree('pagination=sideways')).toMatchObject({ status: 400, body: { error: 'pagination does not have a valid value' } })
+    expect(await tree('pagination=keyset&page_token=unknown')).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Invalid page token' },
+    })
+  })
+
+  test('an empty repository has no tree', async () => {
+    const empty = await fixture.project(owner)
+    expect(await request('GET', `/projects/${empty.id}/repository/tree`)).toMatchObject({
+      status: 404,
+      body: { message: '404 Tree Not Found' },
+    })
+  })
+})
+
+describe('access', () => {
+  test('a private project is 404 to outsiders; a guest, who may not read its code, gets 403', async () => {
+    const secret = await fixture.project(owner, { visibility: 'private', initialize_with_readme: true })
+    const guest = await fixture.person('gus')
+    await fixture.member(guest, secret.id, 10)
+    const paths = ['repository/tree', 'repository/blobs/HEAD:README.md', 'repository/contributors', 'repository/archive.zip', 'languages']
+    for (const path of paths) {
+      const anonymous = await request('GET', `/projects/${secret.id}/${path}`)
+      expect(anonymous, path).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } })
+      const stranger = await request('GET', `/projects/${secret.id}/${path}`, { token: outsider.token })
+      expect(stranger, path).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } })
+      const forbidden = await request('GET', `/projects/${secret.id}/${path}`, { token: guest.token })
+      expect(forbidden, path).toMatchObject({ status: 403, body: { message: '403 Forbidden' } })
+      const allowed = await request('GET', `/projects/${secret.id}/${path}`, { token: owner.token })
+      expect(allowed.status, path).toBe(200)
+    }
+  })
+})
+
+describe('blobs', () => {
+  test('GET blobs/:sha answers the content in base64', async () => {
+    const sha = await objectId('HEAD:main.rb')
+    const res = await request('GET', `/projects/${project.id}/repository/blobs/${sha}`)
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ size: 300, encoding: 'base64', content: Buffer.from(sized(300, 'puts 1\n')).toString('base64'), sha })
+    expect(Object.keys(res.body)).toEqual(['size', 'encoding', 'content', 'sha'])
+  })
+
+  test('GET blobs/:sha/raw answers the bytes with the type Workhorse detects', async () => {
+    const raw = async (path: string) => {
+      const response = await fetch(`${server.url}/api/v4/projects/${project.id}/repository/blobs/${await objectId(`HEAD:${path}`)}/raw`)
+      return { response, bytes: Buffer.from(await response.arrayBuffer()) }
+    }
+    const text = await raw('main.rb')
+    expect(text.response.status).toBe(200)
+    expect(text.bytes.toString()).toBe(sized(300, 'puts 1\n'))
+    expect(text.response.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(text.response.headers.get('content-disposition')).toBe('inline')
+    expect(text.response.headers.get('content-length')).toBe('300')
+    expect(text.response.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate, no-store, no-cache')
+    expect(text.response.headers.get('expires')).toBe('Fri, 01 Jan 1990 00:00:00 GMT')
+    expect(text.response.headers.get('x-content-type-options')).toBe('nosniff')
+
+    const html = await raw('page.html')
+    expect([html.response.headers.get('content-type'), html.response.headers.get('content-disposition')]).toEqual([
+      'text/plain; charset=utf-8',
+      'inline',
+    ])
+    const image = await raw('image.png')
+    expect([image.response.headers.get('content-type'), image.response.headers.get('content-disposition')]).toEqual(['image/png', 'inline'])
+    expect(image.bytes.equals(PNG)).toBe(true)
+    const binary = await raw('bin.dat')
+    expect([binary.response.headers.get('content-type'), binary.response.headers.get('content-disposition')]).toEqual([
+      'application/octet-stream',
+      'attachment',
+    ])
+    expect([...binary.bytes]).toEqual([1, 2, 0, 3])
+  })
+
+  test('what is no blob is 404 Blob Not Found', async () => {
+    const tree = await objectId('HEAD:src')
+    for (const sha of ['0000000000000000000000000000000000000000', tree, 'nope', '-x', 'HEAD:missing']) {
+      for (const suffix of ['', '/raw']) {
+        const res = await request('GET', `/projects/${project.id}/repository/blobs/${encodeURIComponent(sha)}${suffix}`)
+        expect(res, sha + suffix).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } })
+      }
+    }
+  })
+})
+
+describe('GET /projects/:id/repository/contributors', () => {
+  test('one per email with its commits, merges left out, in the order asked for', async () => {
+    const contributors = (query = '') => request('GET', `/projects/${project.id}/repository/contributors${query}`)
+    const res = await contributors()
+    expect(res.status).toBe(200)
+    const olive = { name: 'Olive', email: owner.user.email, commits: 1, additions: 0, deletions: 0 }
+    const tess = { name: 'Tess', email: 'tess@example.com', commits: 2, additions: 0, deletions: 0 }
+    const bob = { name: 'bob', email: 'bob@example.com', commits: 1, additions: 0, deletions: 0 }
+    // Equal counts keep the order of each author's newest commit.
+    expect(res.body).toEqual([bob, olive, tess])
+    expect(res.headers['x-total']).toBe('3')
+    expect((await contributors('?order_by=name')).body).toEqual([bob, olive, tess])
+    expect((await contributors('?order_by=name&sort=desc')).body).toEqual([tess, olive, bob])
+    expect((await contributors(`?order_by=commits&sort=desc&ref=${first}`)).body).toEqual([{ ...tess, commits: 1 }, olive])
+    // Olive's address is the factory's `user…@example.com`.
+    const paged = await contributors('?order_by=email&per_page=2&page=2')
+    expect(paged.body).toEqual([olive])
+    expect(paged.headers['x-total-pages']).toBe('2')
+    expect(await contributors('?ref=nope')).toMatchObject({ status: 404, body: { message: '404 Not Found' } })
+    expect(await contributors('?order_by=size')).toMatchObject({ status: 400, body: { error: 'order_by does not have a valid value' } })
+    const empty = await fixture.project(owner)
+    expect(await request('GET', `/projects/${empty.id}/repository/contributors`)).toMatchObject({ status: 200, body: [] })
+  })
+})
+
+describe('GET /projects/:id/repository/merge_base', () => {
+  test('the common ancestor of branches, tags and object ids, as a commit entity', async () => {
+    await fixture.ok(dir, 'checkout', '--quiet', '-b', 'feature', first)
+    const feature = await fixture.commit(dir, { 'feature.txt': 'f\n' }, 'Feature work')
+    await fixture.ok(dir, 'checkout', '--quiet', '--orphan', 'lonely')
+    await fixture.commit(dir, { 'alone.txt': 'a\n' }, 'Unrelated')
+    await fixture.ok(dir, 'push', '--quiet', 'origin', 'feature', 'lonely')
+    await fixture.ok(dir, 'checkout', '--quiet', 'main')
+
+    const api = new Gitlab({ host: server.url, token: owner.token })
+    const base = (await api.Repositories.mergeBase(project.id, ['main', 'feature'])) as unknown as Record<string, any>
+    const expected = (await fixture.ok(dir, 'show', '--no-patch', '--format=%H%n%s%n%an', first)).split('\n')
+    expect(base).toMatchObject({
+      id: first,
+      short_id: first.slice(0, 8),
+      title: expected[1],
+      author_name: expected[2],
+      parent_ids: [await objectId(`${first}^`)],
+      web_url: `${server.config.externalUrl}/${project.path_with_namespace}/-/commit/${first}`,
+    })
+    const three = await request('GET', `/projects/${project.id}/repository/merge_base?refs=${feature},${head},main`)
+    expect(three.status).toBe(200)
+    expect(three.body.id).toBe(first)
+
+    const mergeBase = (query: string) => request('GET', `/projects/${project.id}/repository/merge_base?${query}`)
+    expect(await mergeBase('refs[]=main')).toMatchObject({ status: 400, body: { message: 'Provide at least 2 refs' } })
+    expect(await mergeBase('refs[]=main&refs[]=nope')).toMatchObject({ status: 400, body: { message: 'Could not find ref: nope' } })
+    expect(await mergeBase('refs=nope,main,-x')).toMatchObject({ status: 400, body: { message: 'Could not find refs: nope, -x' } })
+    expect(await mergeBase('refs[]=main&refs[]=lonely')).toMatchObject({ status: 404, body: { message: '404 Merge Base Not Found' } })
+    expect(await mergeBase('')).toMatchObject({ status: 400, body: { message: '400 (Bad request) "refs" not given' } })
+  })
+})
+
+describe('GET /projects/:id/languages', () => {
+  test('shares of the default branch by bytes, code only, five largest, two decimals', async () => {
+    const res = await request('GET', `/projects/${project.id}/languages`)
+    expect(res.status).toBe(200)
+    expect(res.text).toBe('{"JavaScript":40.06,"Ruby":29.97,"TypeScript":11.99,"CSS":7.99,"HTML":5.99}')
+    const empty = await fixture.project(owner)
+    expect(await request('GET', `/projects/${empty.id}/languages`)).toMatchObject({ status: 200, body: {} })
+  })
+})
