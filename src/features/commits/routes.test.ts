@@ -345,3 +345,62 @@ describe('gitbeaker', () => {
     expect(refs).toEqual([{ type: 'branch', name: 'side' }])
   })
 })
+
+describe('compare', () => {
+  test('from the merge base by default; straight from `from` itself', async () => {
+    const res = await request('GET', `/projects/${project.id}/repository/compare?from=main&to=side`, { token: owner.token })
+    expect(res.status, res.text).toBe(200)
+    expect(Object.keys(res.body)).toEqual(['commit', 'commits', 'diffs', 'compare_timeout', 'compare_same_ref', 'web_url'])
+    expect(res.body.commit.id).toBe(shas.side)
+    expect(res.body.commits.map((c: any) => c.id)).toEqual([shas.side])
+    expect(res.body.diffs.map((d: any) => d.new_path)).toEqual(['side.txt'])
+    expect(res.body).toMatchObject({
+      compare_timeout: false,
+      compare_same_ref: false,
+      web_url: `${server.url}/${project.path_with_namespace}/-/compare/${shas.third}...${shas.side}`,
+    })
+    const straight = await request('GET', `/projects/${project.id}/repository/compare?from=main&to=side&straight=true`, {
+      token: owner.token,
+    })
+    expect(straight.body.commits.map((c: any) => c.id)).toEqual([shas.side])
+    expect(straight.body.diffs.map((d: any) => [d.old_path, d.new_path])).toEqual([
+      ['gone.txt', 'gone.txt'],
+      ['lib/b.txt', 'lib/a.txt'],
+      ['logo.bin', 'logo.bin'],
+      ['side.txt', 'side.txt'],
+    ])
+    const older = await request('GET', `/projects/${project.id}/repository/compare?from=${shas.readme}&to=main&unidiff=true`, {
+      token: owner.token,
+    })
+    expect(older.body.commits.map((c: any) => c.id)).toEqual([shas.first, shas.second, shas.third])
+    expect(older.body.commit.id).toBe(shas.third)
+    expect(older.body.diffs.find((d: any) => d.new_path === 'lib/b.txt').diff).toMatch(
+      /^--- \/dev\/null\n\+\+\+ b\/lib\/b.txt\n@@ -0,0 \+1,7 @@/,
+    )
+  })
+
+  test('the same ref twice, unknown refs and foreign projects', async () => {
+    const same = await request('GET', `/projects/${project.id}/repository/compare?from=main&to=${shas.third}`, { token: owner.token })
+    expect(same.body).toMatchObject({ commit: null, commits: [], diffs: [], compare_same_ref: true })
+    for (const query of ['from=nope&to=main', 'from=main&to=nope', 'from=--all&to=main']) {
+      const res = await request('GET', `/projects/${project.id}/repository/compare?${query}`, { token: owner.token })
+      expect(res.status, query).toBe(404)
+      expect(res.body).toEqual({ message: '404 Ref Not Found' })
+    }
+    const missing = await request('GET', `/projects/${project.id}/repository/compare?from=main`, { token: owner.token })
+    expect(missing.status).toBe(400)
+    const other = await repository(owner)
+    const foreign = await request('GET', `/projects/${project.id}/repository/compare?from=main&to=main&from_project_id=${other.id}`, {
+      token: owner.token,
+    })
+    expect(foreign.status).toBe(400)
+    expect(foreign.body).toEqual({ message: `Target project id:${other.id} is not a fork of project id:${project.id}` })
+  })
+
+  test('gitbeaker Repositories.compare', async () => {
+    const api = new Gitlab({ host: server.url, token: owner.token })
+    const compared = await api.Repositories.compare(project.id, 'main', 'side')
+    expect(compared.commits.map((c) => c.id)).toEqual([shas.side])
+    expect(compared.diffs?.[0]).toMatchObject({ new_path: 'side.txt', new_file: true, diff: '@@ -0,0 +1 @@\n+side\n' })
+  })
+})

@@ -4,6 +4,7 @@ import type { Context } from '../../core/context.js'
 import { offsetWindow, paginationParams, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findProject, type LoadedProject } from '../access/index.js'
+import { compareRefs } from './compare.js'
 import { presentCommit, presentCommitDetail, presentDiff } from './present.js'
 import {
   CommitDetailJson,
@@ -12,6 +13,8 @@ import {
   CommitPageParams,
   CommitRefJson,
   CommitRefsParams,
+  CompareJson,
+  CompareParams,
   DiffJson,
   ListCommitsParams,
   ShowCommitParams,
@@ -143,4 +146,32 @@ export function registerCommitRoutes(api: ApiRouter) {
     setOffsetHeaders(request, reply, ctx.config.externalUrl, pageOfArray([], page, perPage))
     return []
   })
+
+  // ----- GL lib/api/repositories.rb -----
+
+  api.get(
+    '/projects/:id/repository/compare',
+    { params: CompareParams, response: { 200: CompareJson }, authenticated: false },
+    async (request) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const comparison = await compareRefs(ctx, loaded, {
+        from: input.from,
+        to: input.to,
+        fromProjectId: input.from_project_id,
+        idParam: input.id,
+        straight: input.straight,
+      })
+      const options = commitOptions(ctx, loaded)
+      const commits = comparison.commits.map((commit) => presentCommit(commit, options))
+      return {
+        commit: commits[commits.length - 1] ?? null,
+        commits,
+        diffs: comparison.diff.files.map((file) => presentDiff(file, input.unidiff)),
+        compare_timeout: comparison.diff.overflow,
+        compare_same_ref: comparison.same,
+        web_url: `${ctx.config.externalUrl}/${loaded.project.full_path}/-/compare/${comparison.startSha}...${comparison.headSha}`,
+      }
+    },
+  )
 }

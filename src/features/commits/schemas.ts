@@ -112,3 +112,23 @@ export const CommitRefsParams = Type.Object({
   type: Type.Union([Type.Literal('branch'), Type.Literal('tag'), Type.Literal('all')], { default: 'all' }),
   ...paginationParams,
 })
+
+/** GL Entities::Compare. */
+export const CompareJson = Type.Object({
+  commit: Nullable(CommitJson),
+  commits: Type.Array(CommitJson),
+  diffs: Type.Array(DiffJson),
+  compare_timeout: Type.Boolean(),
+  compare_same_ref: Type.Boolean(),
+  web_url: Type.String(),
+})
+export type CompareJson = Static<typeof CompareJson>
+
+export const CompareParams = Type.Object({
+  id: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  from_project_id: Type.Optional(Type.String()),
+  straight: Type.Boolean({ default: false }),
+  unidiff: Type.Boolean({ default: false }),
+})
