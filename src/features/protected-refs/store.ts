@@ -137,3 +137,12 @@ export async function insertTagCreateAccessLevels(db: Db, tagId: number, levels:
 export async function deleteProtectedTagRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('protected_tags').where('id', '=', id).execute()
 }
+
+export async function updateBranchAccessLevelRow(db: Db, id: number, branchId: number, accessLevel: number, at: string): Promise<void> {
+  await db
+    .updateTable('protected_branch_access_levels')
+    .set({ access_level: accessLevel, updated_at: at })
+    .where('id', '=', id)
+    .where('protected_branch_id', '=', branchId)
+    .execute()
+}
