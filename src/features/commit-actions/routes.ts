@@ -1,3 +1,122 @@
+import type { FastifyReply } from 'fastify'
+import type { Context } from '../../core/context.js'
+import { BadRequest, Forbidden } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
+import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
+import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
+import { decodeActions } from './actions.js'
+import { CherryPickParams, CreateCommitParams, DryRunJson, RevertParams } from './schemas.js'
+import {
+  applyCommitChange,
+  ChangeFailed,
+  codeDirectory,
+  commitChanges,
+  commitStats,
+  findBranch,
+  findCommit,
+  mayPushToBranch,
+  NOT_ALLOWED_TO_PUSH,
+  type ChangeKind,
+} from './service.js'
 
-export function registerCommitActionRoutes(_api: ApiRouter) {}
+function commitOptions(ctx: Context, loaded: LoadedProject) {
+  return { externalUrl: ctx.config.externalUrl, projectFullPath: loaded.project.full_path }
+}
+
+/** GL commits.rb `authorize_push_to_branch!`: 403 "You are not allowed to push into this branch". */
+async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch: string, force = false) {
+  if (!(await mayPushToBranch(ctx, loaded, branch, force))) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+}
+
+/**
+ * GL commits.rb `start_project`: the project the new branch starts from must be one this project was forked from, and
+ * readable. svc starts branches from this project's own repository only, so another project is refused as one outside
+ * the fork network (a fork's upstream could be fetched first; not done yet).
+ */
+async function checkStartProject(ctx: Context, loaded: LoadedProject, startProject: string | undefined) {
+  if (startProject === undefined) return
+  const start = await findProject(ctx, startProject)
+  if (start.project.id === loaded.project.id && canReadCode(start.access, start.project)) return
+  throw new Forbidden(`Project is not included in the fork network for ${start.project.full_name}`)
+}
+
+/** GL commits.rb's answer to a failed cherry-pick or revert: the message, GitLab's error code, and `dry_run: error`. */
+function sendChangeFailure(reply: FastifyReply, error: ChangeFailed, dryRun: boolean) {
+  const body: Record<string, string> = { message: error.message }
+  if (error.errorCode) body.error_code = error.errorCode
+  if (dryRun) body.dry_run = 'error'
+  return reply.code(400).type('application/json').send(JSON.stringify(body))
+}
+
+export function registerCommitActionRoutes(api: ApiRouter) {
+  // ----- GL lib/api/commits.rb: writes -----
+
+  api.post(
+    '/projects/:id/repository/commits',
+    { params: CreateCommitParams, response: { 201: CommitDetailJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      codeDirectory(ctx, loaded)
+      await checkStartProject(ctx, loaded, input.start_project)
+      await authorizePushToBranch(ctx, loaded, input.branch, input.force)
+      if (input.branch.trim() === '') throw new BadRequest('branch is required')
+      if (input.commit_message.trim() === '') throw new BadRequest('commit_message is required')
+      if (input.actions.length === 0) throw new BadRequest('actions is required')
+      if (input.start_branch !== undefined && input.start_sha !== undefined)
+        throw new BadRequest('start_branch, start_sha are mutually exclusive')
+      const { changes, checks } = decodeActions(input.actions)
+      const { commit, directory } = await commitChanges(ctx, loaded, {
+        branch: input.branch,
+        startBranch: input.start_branch,
+        startSha: input.start_sha,
+        message: input.commit_message,
+        changes,
+        checks,
+        authorName: input.author_name,
+        authorEmail: input.author_email,
+        force: input.force,
+      })
+      const stats = input.stats ? await commitStats(directory, commit.oid) : null
+      reply.code(201)
+      return presentCommitDetail(commit, { ...commitOptions(ctx, loaded), projectId: loaded.project.id, stats })
+    },
+  )
+
+  const change =
+    (kind: ChangeKind) =>
+    async (ctx: Context, reply: FastifyReply, input: { id: string; sha: string; branch: string; dry_run: boolean; message?: string }) => {
+      const loaded = await findProject(ctx, input.id)
+      codeDirectory(ctx, loaded)
+      await authorizePushToBranch(ctx, loaded, input.branch)
+      if (input.branch === '') throw new BadRequest('branch is empty')
+      const commit = await findCommit(ctx, loaded, input.sha)
+      await findBranch(ctx, loaded, input.branch)
+      try {
+        const written = await applyCommitChange(ctx, loaded, commit, kind, {
+          branch: input.branch,
+          dryRun: input.dry_run,
+          message: input.message,
+        })
+        if (written === null) return reply.code(200).send({ dry_run: 'success' })
+        return reply.code(201).send(presentCommit(written, commitOptions(ctx, loaded)))
+      } catch (error) {
+        if (error instanceof ChangeFailed) return sendChangeFailure(reply, error, input.dry_run)
+        throw error
+      }
+    }
+
+  const cherryPick = change('cherry_pick')
+  api.post(
+    '/projects/:id/repository/commits/:sha/cherry_pick',
+    { params: CherryPickParams, response: { 200: DryRunJson, 201: CommitJson } },
+    async (request, reply) => cherryPick(request.ctx, reply, request.input),
+  )
+
+  const revert = change('revert')
+  api.post(
+    '/projects/:id/repository/commits/:sha/revert',
+    { params: RevertParams, response: { 200: DryRunJson, 201: CommitJson } },
+    async (request, reply) => revert(request.ctx, reply, request.input),
+  )
+}

@@ -117,8 +117,7 @@ export function filePathProblem(filePath: string): string | null {
   if (segments.includes('..')) return DIRECTORY_TRAVERSAL
   const invalid =
     // eslint-disable-next-line no-control-regex
-    /[\0-\x1f\x7f]/.test(filePath) ||
-    segments.some((segment) => segment === '' || segment === '.' || segment.toLowerCase() === '.git')
+    /[\0-\x1f\x7f]/.test(filePath) || segments.some((segment) => segment === '' || segment === '.' || segment.toLowerCase() === '.git')
   return invalid ? `invalid path: '${filePath}'` : null
 }
 
@@ -333,21 +332,40 @@ export async function moveRefIfUnchanged(directory: string, ref: string, newOid:
 
 /**
  * The tree of a three-way merge of `ours` and `theirs` over `base` (trees; a null base is the empty tree), as a
- * cherry-pick or a revert makes it, written without a working tree; null when it conflicts. git 2.39's merge-tree
+ * cherry-pick or a revert makes it, written without a working tree; null when it conflicts. A null `theirs` is the
+ * empty tree too. git 2.39's merge-tree
  * takes no merge base, so the three trees are given a history whose only merge base is `base`: commits that no ref
  * names, which gc collects.
  */
-export async function mergeTrees(directory: string, base: string | null, ours: string, theirs: string): Promise<string | null> {
+export async function mergeTrees(directory: string, base: string | null, ours: string, theirs: string | null): Promise<string | null> {
   const identity = { name: 'svc', email: 'svc@localhost' }
-  const at = new Date(0)
-  const baseTree = base ?? (await git(['mktree'], { gitDir: directory, input: '' })).trim()
-  const baseCommit = await writeCommitObject(directory, { tree: baseTree, parents: [], message: 'base', author: identity, committer: identity, at })
+  // git refuses the epoch itself as a date.
+  const at = new Date('2000-01-01T00:00:00Z')
+  const empty = base === null || theirs === null ? (await git(['mktree'], { gitDir: directory, input: '' })).trim() : ''
+  const baseTree = base ?? empty
+  const baseCommit = await writeCommitObject(directory, {
+    tree: baseTree,
+    parents: [],
+    message: 'base',
+    author: identity,
+    committer: identity,
+    at,
+  })
   const [oursCommit, theirsCommit] = await Promise.all([
     writeCommitObject(directory, { tree: ours, parents: [baseCommit], message: 'ours', author: identity, committer: identity, at }),
-    writeCommitObject(directory, { tree: theirs, parents: [baseCommit], message: 'theirs', author: identity, committer: identity, at }),
+    writeCommitObject(directory, {
+      tree: theirs ?? empty,
+      parents: [baseCommit],
+      message: 'theirs',
+      author: identity,
+      committer: identity,
+      at,
+    }),
   ])
   try {
-    return (await git(['merge-tree', '--write-tree', '--no-messages', oursCommit, theirsCommit], { gitDir: directory })).split('\n')[0].trim()
+    return (await git(['merge-tree', '--write-tree', '--no-messages', oursCommit, theirsCommit], { gitDir: directory }))
+      .split('\n')[0]
+      .trim()
   } catch (error) {
     // Exit 1 is a conflicted merge.
     if (error instanceof GitError && error.code === 1) return null

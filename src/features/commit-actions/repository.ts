@@ -1,0 +1,76 @@
+import { git, GitError, readCommit, readObjectHeader, type ParsedCommit } from '../repositories/index.js'
+
+// Reads of a repository that writes of commits need. Object reads go through the long-lived object reader; a few
+// questions only git's history walk answers run one git process each.
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
+
+const FORBIDDEN_IN_REF = /[\0-\x20\x7f~^:?*[\\]/
+
+/**
+ * GL Gitlab::GitRefValidator.validate: git's check-ref-format rules for `refs/heads/<name>`, and no name that starts
+ * with `refs/heads/`, `refs/remotes/` or `-`, is `HEAD`, or looks like a commit id.
+ */
+export function isValidBranchName(name: string): boolean {
+  if (name === '' || name === 'HEAD' || name === '@' || OBJECT_ID.test(name)) return false
+  if (name.startsWith('refs/heads/') || name.startsWith('refs/remotes/') || name.startsWith('-')) return false
+  if (FORBIDDEN_IN_REF.test(name) || name.includes('..') || name.includes('@{') || name.includes('//')) return false
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false
+  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'))
+}
+
+/** GL Gitlab::Git.commit_id?: a full object id. */
+export function isObjectId(text: string): boolean {
+  return OBJECT_ID.test(text)
+}
+
+/** The commit a branch points at, or null when there is no such branch (or no such name could be one). */
+export async function readBranchHead(directory: string, branch: string): Promise<string | null> {
+  if (!isValidBranchName(branch)) return null
+  const header = await readObjectHeader(directory, `refs/heads/${branch}`)
+  return header?.type === 'commit' ? header.oid : null
+}
+
+/**
+ * A revision a client names (a branch, a tag, an object id or its prefix, `HEAD`), as GitLab's Gitaly accepts it:
+ * nothing that git would read as revision syntax beyond a name (`:`, `..`, whitespace, a leading `-`).
+ */
+export function isPlainRevision(revision: string): boolean {
+  return revision !== '' && !revision.startsWith('-') && !/[\0-\x20\x7f:]/.test(revision) && !revision.includes('..')
+}
+
+/** The commit a client's revision names, or null. */
+export async function readNamedCommit(directory: string, revision: string): Promise<ParsedCommit | null> {
+  if (!isPlainRevision(revision)) return null
+  return readCommit(directory, revision)
+}
+
+/** The last commit reachable from `revision` that changed `filePath` (GL Commit.last_for_path, literal pathspec). */
+export async function lastCommitForPath(directory: string, revision: string, filePath: string): Promise<string | null> {
+  try {
+    const out = await git(['--literal-pathspecs', 'rev-list', '-1', revision, '--', filePath], { gitDir: directory })
+    return out.trim() || null
+  } catch (error) {
+    if (error instanceof GitError) return null
+    throw error
+  }
+}
+
+/** GL CommitStats: lines added and removed against the first parent (all lines of a root commit). */
+export async function readCommitStats(directory: string, oid: string): Promise<{ additions: number; deletions: number; total: number }> {
+  const out = await git(['diff-tree', '--no-commit-id', '--numstat', '-r', '--root', '--no-renames', oid], { gitDir: directory })
+  let additions = 0
+  let deletions = 0
+  for (const line of out.split('\n')) {
+    const [added, removed] = line.split('\t')
+    // Binary files show `-`: no lines.
+    if (/^\d+$/.test(added ?? '')) additions += Number(added)
+    if (/^\d+$/.test(removed ?? '')) deletions += Number(removed)
+  }
+  return { additions, deletions, total: additions + deletions }
+}
+
+/** How many commits `to` brings that `from` did not have. */
+export async function countNewCommits(directory: string, to: string, from: string): Promise<number> {
+  return Number((await git(['rev-list', '--count', to, '--not', from], { gitDir: directory })).trim())
+}
