@@ -123,7 +123,7 @@ describe('POST /projects/:id/repository/commits', () => {
         { action: 'delete', filePath: 'bin/blob' },
         { action: 'chmod', filePath: 'run.sh', execute_filemode: true } as never,
       ],
-      { author_name: 'Ann Author', author_email: 'ann@example.com' },
+      { authorName: 'Ann Author', authorEmail: 'ann@example.com' },
     )) as unknown as Record<string, unknown>
     const secondSha = await head(project.id)
     expect(second).toMatchObject({
