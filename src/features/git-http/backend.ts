@@ -14,6 +14,8 @@ export interface BackendRequest {
   remoteUser: string | null
   remoteAddr: string
   body: Readable | null
+  /** More environment for the service, e.g. the hooks that judge a push. */
+  env?: Record<string, string>
   /**
    * Called with the request's first section (a push's commands, up to the first flush packet) before the service
    * reads any of it; the service waits for the answer.
@@ -215,6 +217,7 @@ export function runHttpBackend(request: BackendRequest, backends: RunningBackend
     GIT_COMMITTER_EMAIL: `${user}@http.${request.remoteAddr || '(none)'}`,
   }
   if (protocol) env.GIT_PROTOCOL = protocol
+  Object.assign(env, request.env)
   const args = [...SERVICE_CONFIG[request.service], name, '--stateless-rpc', ...(request.advertise ? ['--advertise-refs'] : []), '.']
   const child = spawn('git', args, { cwd: request.directory, env, stdio: ['pipe', 'pipe', 'pipe'] })
   const exited = new Promise<boolean>((resolve) => {

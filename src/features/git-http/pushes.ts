@@ -4,6 +4,7 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
+import { refChangeRefusal, type RefSubject } from '../protected-refs/index.js'
 import { git, refreshRepositoryState } from '../repositories/index.js'
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
@@ -98,6 +99,81 @@ export function pushedRefNames(section: Buffer): string[] | null {
     if (REF_PREFIXES.some((prefix) => name.startsWith(prefix))) names.add(name)
   }
   return [...names]
+}
+
+/** One command of a push: the ref, its value before (null: created) and after (null: deleted). */
+export interface PushCommand {
+  ref: string
+  from: string | null
+  to: string | null
+}
+
+const ZERO_ID = /^0+$/
+
+/**
+ * The commands of a push's first section, those of a signed push's certificate too (gitprotocol-pack(5)), or null when
+ * it holds anything else.
+ */
+export function pushCommands(section: Buffer): PushCommand[] | null {
+  const commands: PushCommand[] = []
+  let at = 0
+  let inCertificate = false
+  for (;;) {
+    if (at + 4 > section.length) return null
+    const length = Number.parseInt(section.toString('latin1', at, at + 4), 16)
+    if (length === 0) break
+    if (!Number.isInteger(length) || length < 4 || at + length > section.length) return null
+    const line = section
+      .toString('utf8', at + 4, at + length)
+      .split('\0')[0]
+      .replace(/\n$/, '')
+    at += length
+    if (line === 'push-cert') inCertificate = true
+    if (line === 'push-cert-end') inCertificate = false
+    if (line.startsWith('shallow ') || line === 'push-cert' || line === 'push-cert-end') continue
+    const [from, to, ref, extra] = line.split(' ')
+    const isCommand = OBJECT_ID.test(from ?? '') && OBJECT_ID.test(to ?? '') && ref !== undefined && extra === undefined
+    if (!isCommand) {
+      // A certificate's header and signature lines are no commands.
+      if (inCertificate) continue
+      return null
+    }
+    commands.push({ ref, from: ZERO_ID.test(from) ? null : from, to: ZERO_ID.test(to) ? null : to })
+  }
+  return commands
+}
+
+/** Text the checks script prints verbatim: a here-document whose end marker no message holds. */
+function printed(message: string): string {
+  return `cat >&2 <<'SVC_MESSAGE_END'\nGitLab: ${message.replace(/\nSVC_MESSAGE_END\n/g, '\n')}\nSVC_MESSAGE_END\nexit 1\n`
+}
+
+/**
+ * The pre-receive checks of a push (GL Gitlab::Checks::ChangesAccess, as Gitaly's pre-receive hook asks GitLab), as a
+ * POSIX shell script the hook runs; null when no change is refused whatever the pushed commits are. Each refused change
+ * prints GitLab's message and declines the whole push. Only whether an update is forced needs the pushed objects, so
+ * only that is left to git, in the hook, which sees the push's quarantined objects. Object ids are hex; messages are
+ * printed from here-documents: nothing pushed is read as shell.
+ */
+export function pushChecksScript(subject: RefSubject, commands: PushCommand[] | null, externalUrl: string): string | null {
+  if (commands === null) return printed('You are not allowed to push code to this project.')
+  let script = ''
+  for (const { ref, from, to } of commands) {
+    if (!ref.startsWith('refs/heads/') && !ref.startsWith('refs/tags/')) continue
+    if (from === null || to === null) {
+      const refusal = refChangeRefusal(subject, ref, from === null ? 'create' : 'delete', 'git', externalUrl)
+      if (refusal !== null) script += printed(refusal)
+      continue
+    }
+    const pushRefusal = refChangeRefusal(subject, ref, 'push', 'git', externalUrl)
+    const forceRefusal = refChangeRefusal(subject, ref, 'force-push', 'git', externalUrl)
+    // GL ForcePush.force_push?: the new commit does not descend from the old (never in an empty repository).
+    if (forceRefusal !== null && forceRefusal !== pushRefusal && subject.project.empty_repo !== 1) {
+      script += `if ! git merge-base --is-ancestor ${from} ${to} 2>/dev/null; then\n${printed(forceRefusal)}fi\n`
+    }
+    if (pushRefusal !== null) script += printed(pushRefusal)
+  }
+  return script === '' ? null : `cat >/dev/null\n${script}`
 }
 
 /** The refs a push names, with their values before it runs; all refs when its commands could not be read. */

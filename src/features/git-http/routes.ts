@@ -9,7 +9,7 @@ import {
   authorizeGit,
   READ_ONLY_REFUSAL,
   collectGarbageWhenDue,
-  readPushStart,
+  guardPush,
   recordPushes,
   repositoryOf,
   RequestAbandoned,
@@ -90,6 +90,8 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
       // A push marks itself running, then asks again whether the repository is writable: a storage move made it
       // read-only before, and this push stops here, or after, and the move waits for the marked push to end.
       const endPush = pushing ? await beginRepositoryPush(directory) : null
+      // Protected branches and tags are enforced by receive-pack's pre-receive hook, from checks written for this push.
+      const guard = pushing ? await guardPush(ctx, access.loaded, directory) : null
       let start: PushStart | null = null
       let backend: Awaited<ReturnType<typeof runHttpBackend>>
       try {
@@ -107,10 +109,11 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
               remoteUser: access.user?.username ?? null,
               remoteAddr: request.ip,
               body: request.method === 'POST' ? ((request.body as Readable | undefined) ?? request.raw) : null,
+              env: guard?.env,
               // What the push starts from is read before receive-pack changes anything.
-              beforeCommands: pushing
+              beforeCommands: guard
                 ? async (section) => {
-                    start = await readPushStart(directory, section)
+                    start = await guard.begin(section)
                   }
                 : undefined,
             },
@@ -124,13 +127,15 @@ export function registerGitHttpRoutes(app: FastifyInstance, deps: PlainRouteDeps
         }
         backend = await run()
       } catch (error) {
+        await guard?.end()
         await endPush?.()
         // Nobody reads this answer; it says whose fault the request's end was, for the log.
         if (error instanceof RequestAbandoned) return reply.code(400).type('text/plain; charset=utf-8').send(error.message)
         throw error
       }
       // Once the push is over its marker goes, and the repository's objects are tidied if they are due.
-      if (endPush) void backend.exited.finally(async () => endPush().then(async () => collectGarbageWhenDue(directory)))
+      if (endPush)
+        void backend.exited.finally(async () => Promise.all([guard?.end(), endPush()]).then(async () => collectGarbageWhenDue(directory)))
       reply.code(backend.status)
       for (const [name, value] of backend.headers) reply.header(name, value)
       // A caller that goes away mid-answer leaves the backend to finish (a push still lands and is recorded); its output is dropped.

@@ -7,10 +7,15 @@ import type { FoundToken } from '../../http/authenticate.js'
 import { oauthLookups } from '../oauth/index.js'
 import { NotFound, ProjectMoved } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
 import { projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
 import { authenticateWithPassword } from '../sessions/index.js'
 import { tokenLookups } from '../tokens/index.js'
 import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
+import { loadProtection } from '../protected-refs/index.js'
+import { pushChecksScript, pushCommands, readPushStart, type PushStart } from './pushes.js'
 
 export { collectGarbageWhenDue, readPushStart, recordPushes, type PushStart } from './pushes.js'
 export { RequestAbandoned, runHttpBackend, RunningBackends } from './backend.js'
@@ -179,4 +184,70 @@ export async function authorizeGit(
     if (!isAdmin(found.caller) && loaded.access.level < AccessLevel.DEVELOPER) return { reason: 'not-allowed', message: MESSAGES.push_code }
   }
   return { loaded, user: found.caller.user }
+}
+
+// The pre-receive hook of every push svc serves: it runs the checks written for that push, if any (see guardPush).
+const PRE_RECEIVE_HOOK = `#!/bin/sh
+# svc: the protected branch and tag checks of this push, written before receive-pack read its commands.
+if [ -n "$SVC_PUSH_CHECKS" ] && [ -f "$SVC_PUSH_CHECKS" ]; then exec /bin/sh "$SVC_PUSH_CHECKS"; fi
+exec cat >/dev/null
+`
+
+/** The directory of svc's git hooks under the data directory, written once per process. */
+const hookDirectories = new Map<string, Promise<string>>()
+
+function hooksDirectory(dataDir: string): Promise<string> {
+  let made = hookDirectories.get(dataDir)
+  if (!made) {
+    made = (async () => {
+      const directory = path.join(dataDir, 'git-hooks')
+      await fs.mkdir(path.join(directory, 'pushes'), { recursive: true })
+      const hook = path.join(directory, 'pre-receive')
+      // Written whole under another name, then renamed: a push never runs half a hook.
+      const scratch = `${hook}.${process.pid}.${randomUUID()}`
+      await fs.writeFile(scratch, PRE_RECEIVE_HOOK, { mode: 0o755 })
+      await fs.rename(scratch, hook)
+      return directory
+    })()
+    hookDirectories.set(dataDir, made)
+    made.catch(() => hookDirectories.delete(dataDir))
+  }
+  return made
+}
+
+/** What a push runs under so that protected branches and tags are enforced (see guardPush). */
+export interface PushGuard {
+  /** Environment of receive-pack: svc's hooks, and where this push's checks are. */
+  env: Record<string, string>
+  /** Reads the push's commands, before receive-pack does, and writes the checks its pre-receive hook runs. */
+  begin(section: Buffer): Promise<PushStart>
+  /** Removes this push's checks once receive-pack has exited. */
+  end(): Promise<void>
+}
+
+/**
+ * Enforces protected branches and tags on a push as GitLab's pre-receive hook does: the commands are judged as soon as
+ * they arrive, and receive-pack's pre-receive hook declines the push with GitLab's message, which git shows as
+ * `remote: GitLab: …` and `[remote rejected] … (pre-receive hook declined)`; no ref changes.
+ */
+export async function guardPush(ctx: Context, loaded: LoadedProject, directory: string): Promise<PushGuard> {
+  const hooks = await hooksDirectory(ctx.config.dataDir)
+  const checks = path.join(hooks, 'pushes', `${randomUUID()}.sh`)
+  let written = false
+  return {
+    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks, SVC_PUSH_CHECKS: checks },
+    async begin(section) {
+      const [start, protection] = await Promise.all([readPushStart(directory, section), loadProtection(ctx.db, loaded.project.id)])
+      const subject = { access: loaded.access, project: loaded.project, protection }
+      const script = pushChecksScript(subject, pushCommands(section), ctx.config.externalUrl)
+      if (script !== null) {
+        await fs.writeFile(checks, script)
+        written = true
+      }
+      return start
+    },
+    async end() {
+      if (written) await fs.rm(checks, { force: true })
+    },
+  }
 }

@@ -18,8 +18,10 @@ export {
   developersCan,
   isBranchProtected,
   isTagProtected,
+  refChangeRefusal,
   RefMessages,
   type Protection,
   type RefChange,
+  type RefChangeOrigin,
   type RefSubject,
 } from './rules.js'
