@@ -394,6 +394,21 @@ export interface MergeRequestsTable {
   updated_at: Timestamp
 }
 
+/** A version of a merge request's diff (GL merge_request_diffs). */
+export interface MergeRequestDiffsTable {
+  id: Generated<number>
+  merge_request_id: number
+  head_commit_sha: string
+  base_commit_sha: string | null
+  start_commit_sha: string
+  /** 'collected', 'overflow' or 'empty'. */
+  state: string
+  /** GitLab's string: the number of changed files, "1000+" past the limit. */
+  real_size: string | null
+  patch_id_sha: string | null
+  created_at: Timestamp
+}
+
 export interface MergeRequestAssigneesTable {
   merge_request_id: number
   user_id: number
@@ -790,6 +805,7 @@ export interface Database {
   issue_assignees: IssueAssigneesTable
   merge_requests: MergeRequestsTable
   merge_request_assignees: MergeRequestAssigneesTable
+  merge_request_diffs: MergeRequestDiffsTable
   labels: LabelsTable
   issue_labels: IssueLabelsTable
   merge_request_labels: MergeRequestLabelsTable
@@ -847,6 +863,8 @@ export type IssueUpdate = Updateable<IssuesTable>
 export type MergeRequestRow = Selectable<MergeRequestsTable>
 export type NewMergeRequestRow = Insertable<MergeRequestsTable>
 export type MergeRequestUpdate = Updateable<MergeRequestsTable>
+export type MergeRequestDiffRow = Selectable<MergeRequestDiffsTable>
+export type NewMergeRequestDiffRow = Insertable<MergeRequestDiffsTable>
 export type LabelRow = Selectable<LabelsTable>
 export type NewLabelRow = Insertable<LabelsTable>
 export type NoteRow = Selectable<NotesTable>

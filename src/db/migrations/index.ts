@@ -12,6 +12,7 @@ import * as m20261123T2020 from './20261123T2020_repository_containers_and_moves
 import * as m20261123T2330 from './20261123T2330_create_alerts_environments_clusters.js'
 import * as m20261124T0000 from './20261124T0000_create_error_tracking.js'
 import * as m20261127T1000 from './20261127T1000_create_protected_refs.js'
+import * as m20261127T1100 from './20261127T1100_create_merge_request_diffs.js'
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T2330_create_alerts_environments_clusters': m20261123T2330,
   '20261124T0000_create_error_tracking': m20261124T0000,
   '20261127T1000_create_protected_refs': m20261127T1000,
+  '20261127T1100_create_merge_request_diffs': m20261127T1100,
 }

@@ -156,7 +156,8 @@ describe('merge commits', () => {
       squash_commit_sha: null,
       merge_status: 'can_be_merged',
       detailed_merge_status: 'not_open',
-      diff_refs: null,
+      // A merged merge request keeps its last version's refs (GL MergeRequest#diff_refs).
+      diff_refs: { base_sha: mainBefore, head_sha: head, start_sha: mainTip },
       user: { can_merge: true },
     })
     expect(merged.merged_at).toEqual(merged.updated_at)

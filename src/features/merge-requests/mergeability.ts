@@ -1,5 +1,5 @@
 import type { Context } from '../../core/context.js'
-import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
+import type { MergeRequestDiffRow, MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import { git, projectRepositoryDirectory } from '../repositories/index.js'
 import {
   fetchSourceInto,
@@ -11,6 +11,7 @@ import {
   type BranchFacts,
 } from './repository.js'
 import { findProjectsByIds } from '../access/index.js'
+import { diffRefsOf, reconcileVersion, type DiffRefs } from './versions.js'
 
 /** A merge request's branches as its repositories have them. */
 export interface LoadedBranches {
@@ -19,6 +20,8 @@ export interface LoadedBranches {
   /** The source project: the target itself, or a fork of it; null when it is gone. */
   sourceProject: ProjectRow | null
   facts: BranchFacts
+  /** The latest version of the merge request's diff, recorded first when the source branch has moved. */
+  version: MergeRequestDiffRow | null
 }
 
 /** What the entity shows once the repository has been looked at. */
@@ -27,7 +30,9 @@ export interface MergeabilityView {
   mergeStatus: string
   detailedMergeStatus: string
   hasConflicts: boolean
-  diffRefs: { base_sha: string | null; head_sha: string; start_sha: string } | null
+  diffRefs: DiffRefs | null
+  /** GL `changes_count`: the latest version's real_size. */
+  changesCount: string | null
 }
 
 async function sourceProjectOf(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<ProjectRow | null> {
@@ -43,6 +48,12 @@ async function sourceProjectOf(ctx: Context, row: MergeRequestRow, target: Proje
  * head is that ref. Null when the target project has no repository.
  */
 export async function loadBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<LoadedBranches | null> {
+  const branches = await readBranches(ctx, row, target)
+  if (branches === null) return null
+  return { ...branches, version: await reconcileVersion(ctx, row, branches.targetDir, branches.facts) }
+}
+
+async function readBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<Omit<LoadedBranches, 'version'> | null> {
   const targetDir = projectRepositoryDirectory(ctx.config, target)
   if (!(await hasRepository(targetDir))) return null
   const headRef = mergeRequestHeadRef(row.iid)
@@ -125,12 +136,15 @@ export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branch
       detailedMergeStatus: merged ? 'not_open' : 'unchecked',
       hasConflicts: false,
       diffRefs: null,
+      changesCount: null,
     }
   }
   const { facts } = branches
   const mergeStatus = mergeStatusOf(row, branches)
-  const diffRefs =
-    row.state !== 'merged' && facts.sourceSha !== null && facts.targetSha !== null
+  // GL MergeRequest#diff_refs: the latest version's, whatever the state (a merged one keeps its last).
+  const diffRefs = branches.version
+    ? diffRefsOf(branches.version)
+    : row.state !== 'merged' && facts.sourceSha !== null && facts.targetSha !== null
       ? { base_sha: facts.baseSha, head_sha: facts.sourceSha, start_sha: facts.targetSha }
       : null
   return {
@@ -139,6 +153,7 @@ export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branch
     detailedMergeStatus: detailedMergeStatusOf(row, project, branches),
     hasConflicts: mergeStatus === 'cannot_be_merged',
     diffRefs,
+    changesCount: branches.version?.real_size ?? null,
   }
 }
 

@@ -88,7 +88,7 @@ export function presentMergeRequest(view: MergeRequestView, options: MergeReques
   return {
     ...presentMergeRequestBasic(view, options),
     subscribed: detail.subscribed,
-    changes_count: null,
+    changes_count: view.mergeability?.changesCount ?? null,
     ...(detail.buildsAvailable
       ? {
           latest_build_started_at: null,

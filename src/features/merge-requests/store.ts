@@ -1,6 +1,13 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
-import type { Database, MergeRequestRow, MergeRequestUpdate, NewMergeRequestRow } from '../../db/schema.js'
+import type {
+  Database,
+  MergeRequestDiffRow,
+  MergeRequestRow,
+  MergeRequestUpdate,
+  NewMergeRequestDiffRow,
+  NewMergeRequestRow,
+} from '../../db/schema.js'
 
 export async function findMergeRequestAssigneeIds(db: Db, id: number): Promise<number[]> {
   const rows = await db.selectFrom('merge_request_assignees').select('user_id').where('merge_request_id', '=', id).execute()
@@ -78,4 +85,47 @@ export function selectMergeRequests(
     .select(sortKeyOf(column, direction).as('sort_key'))
     .where(conditions)
   return db.selectFrom(inner.as('merge_requests')).selectAll()
+}
+
+export function findLatestMergeRequestDiff(db: Db, mergeRequestId: number): Promise<MergeRequestDiffRow | undefined> {
+  return db
+    .selectFrom('merge_request_diffs')
+    .selectAll()
+    .where('merge_request_id', '=', mergeRequestId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** Every version of a merge request, newest first. */
+export function findMergeRequestDiffs(db: Db, mergeRequestId: number): Promise<MergeRequestDiffRow[]> {
+  return db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mergeRequestId).orderBy('id', 'desc').execute()
+}
+
+export function findMergeRequestDiff(db: Db, mergeRequestId: number, id: number): Promise<MergeRequestDiffRow | undefined> {
+  return db
+    .selectFrom('merge_request_diffs')
+    .selectAll()
+    .where('merge_request_id', '=', mergeRequestId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/**
+ * Inserts a version unless another was recorded after `latestId` meanwhile (undefined then). The merge request's row
+ * is written first, so that concurrent transactions take their turns on it.
+ */
+export async function insertMergeRequestDiffUnlessMoved(
+  trx: Db,
+  latestId: number | null,
+  row: NewMergeRequestDiffRow,
+): Promise<MergeRequestDiffRow | undefined> {
+  await trx
+    .updateTable('merge_requests')
+    .set((eb) => ({ iid: eb.ref('iid') }))
+    .where('id', '=', row.merge_request_id)
+    .execute()
+  const latest = await findLatestMergeRequestDiff(trx, row.merge_request_id)
+  if ((latest?.id ?? null) !== latestId) return undefined
+  return trx.insertInto('merge_request_diffs').values(row).returningAll().executeTakeFirstOrThrow()
 }
