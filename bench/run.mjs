@@ -12,6 +12,7 @@ import { benchLabels } from './labels.mjs'
 import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
+import { benchRepository } from './repository.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
 import { benchLoad } from './load.mjs'
@@ -215,6 +216,8 @@ async function main() {
   await benchEvents()
   // Forks of a ~100 MB repository against git clone, and clone throughput over HTTP (bench/fork.mjs).
   await benchForks()
+  // Raw files, raw blobs and tree pages of a 10,000-commit, 20,000-file repository against git cat-file (bench/repository.mjs).
+  await benchRepository()
   // Alert ingestion through the webhook against a bare server, and acknowledged alerts surviving kill -9 (bench/alerts.mjs).
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
