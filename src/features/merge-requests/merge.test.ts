@@ -122,7 +122,8 @@ describe('merge commits', () => {
   test('a Maintainer merges through gitbeaker: a merge commit by the merger on main, the merge request merged, events and a note', async () => {
     const project = await repository(owner)
     await member(developer, project.id, 30)
-    const dir = await cloneAs(developer, project.path_with_namespace)
+    // main is protected (Maintainers push), so the owner pushes it; the developer opens the merge request.
+    const dir = await cloneAs(owner, project.path_with_namespace)
     const mainBefore = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
     const first = await commit(dir, 'feature', { 'feature.txt': 'one\n' }, 'First step')
     const head = await commit(dir, 'feature', { 'feature.txt': 'one\ntwo\n' }, 'Second step')
@@ -349,7 +350,10 @@ describe('refusals', () => {
     expect([byReporter.status, byReporter.body]).toEqual([401, { message: '401 Unauthorized' }])
     const missing = await merge(owner, project.id, 999)
     expect([missing.status, missing.body]).toEqual([404, { message: '404 Not found' }])
-    const stale = await merge(developer, project.id, mr.iid, { sha: '0'.repeat(40) })
+    // GL MergeRequest#can_be_merged_by?: main is protected, merged into by Maintainers only.
+    const byDeveloper = await merge(developer, project.id, mr.iid)
+    expect([byDeveloper.status, byDeveloper.body]).toEqual([401, { message: '401 Unauthorized' }])
+    const stale = await merge(owner, project.id, mr.iid, { sha: '0'.repeat(40) })
     expect([stale.status, stale.body]).toEqual([409, { message: `SHA does not match HEAD of source branch: ${head}` }])
     for (const iid of [draft.iid, closed.iid, gone.iid]) {
       const res = await merge(owner, project.id, iid)
@@ -366,6 +370,11 @@ describe('refusals', () => {
     // No pipeline to wait for and no other strategy: auto-merge merges now, or fails as an immediate merge would.
     const auto = await merge(owner, project.id, draft.iid, { auto_merge: true })
     expect([auto.status, auto.body]).toEqual([422, { message: 'Branch cannot be merged' }])
+    const developersMerge = await request('PATCH', `/projects/${project.id}/protected_branches/main`, {
+      token: owner.token,
+      body: { allowed_to_merge: [{ access_level: 30 }] },
+    })
+    expect(developersMerge.status, developersMerge.text).toBe(200)
     const ok = await merge(developer, project.id, mr.iid, { sha: head, merge_when_pipeline_succeeds: true })
     expect(ok.status, ok.text).toBe(200)
     expect(ok.body).toMatchObject({ state: 'merged', merged_by: { id: developer.user.id } })

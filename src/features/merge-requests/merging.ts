@@ -21,6 +21,7 @@ import {
 import { showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
+import { canUpdateBranch, isBranchProtected, loadProtection } from '../protected-refs/index.js'
 
 export interface MergeInput {
   mergeCommitMessage?: string
@@ -165,6 +166,9 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   const user = ctx.caller.user
   if (!user || !canMerge(loaded.access, loaded.project)) throw new Unauthorized()
   const { project } = loaded
+  // GL MergeRequest#can_be_merged_by?: a protected target needs its push or merge access level.
+  const protection = await loadProtection(ctx.db, project.id)
+  if (!canUpdateBranch({ access: loaded.access, project, protection }, found.target_branch)) throw new Unauthorized()
   const branches = await loadBranches(ctx, found, project)
   const diffHeadSha = branches?.facts.sourceSha ?? null
   if (input.sha !== undefined && input.sha !== diffHeadSha) {
@@ -218,7 +222,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
 
 /**
  * GL MergeRequest#can_remove_source_branch? and DeleteSourceBranchWorker: the merging user may push to the source
- * project, the branch is not that project's default branch, and it has not moved since the merge.
+ * project, the branch is neither protected nor that project's default branch, and it has not moved since the merge.
  */
 async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow, branches: LoadedBranches, mergedSha: string) {
   const source = branches.sourceProject
@@ -226,6 +230,7 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
   if (source.repository_read_only === 1) return
   const { access } = await withAccess(ctx, source)
   if (!canPushCode(access, source)) return
+  if (isBranchProtected({ access, project: source, protection: await loadProtection(ctx.db, source.id) }, row.source_branch)) return
   if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
   if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
   const now = ctx.now()
