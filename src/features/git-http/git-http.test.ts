@@ -264,6 +264,9 @@ describe('pushing', () => {
 
   test('a Developer pushes commits, branches and tags; each ref change records a push event with push_data', async () => {
     const project = await projectWithMembers('Pushed')
+    // A new project's main is protected (Maintainers push): unprotected, Developers push to it as GitLab lets them.
+    const unprotected = await request('DELETE', `/api/v4/projects/${project.id}/protected_branches/main`, { token: ownerToken })
+    expect(unprotected.status).toBe(204)
     const token = (await createTestToken(server.database.db, developer, { scopes: ['write_repository'] })).value
     const { run, dir } = await clone(project.path_with_namespace, 'dev', token)
     expect(run.code, run.stderr).toBe(0)
@@ -370,13 +373,16 @@ describe('pushing', () => {
   test('the first push into an empty repository makes the project non-empty, with its README', async () => {
     const project = await projectWithMembers('Empty at first', {})
     expect(project.empty_repo).toBe(true)
-    const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
+    // An empty project's first branch is its Maintainers' to push (GitLab's default branch protection).
+    const maintainer = await createTestUser(server.database.db, { username: 'mae' })
+    await addTestMember(server.database.db, { user: maintainer, project: { id: project.id } as never, accessLevel: 40 })
+    const token = (await createTestToken(server.database.db, maintainer, { scopes: ['api'] })).value
     const dir = freshDir()
     await gitOk(gitClient.workDir, 'init', '--quiet', '--initial-branch=main', dir)
     fs.writeFileSync(path.join(dir, 'README.md'), '# Hello\n')
     await gitOk(dir, 'add', 'README.md')
     await gitOk(dir, 'commit', '--quiet', '-m', 'First')
-    await gitOk(dir, 'push', '--quiet', repoUrl(server.url, project.path_with_namespace, 'dev', token), 'main')
+    await gitOk(dir, 'push', '--quiet', repoUrl(server.url, project.path_with_namespace, 'mae', token), 'main')
     const res = await request('GET', `/api/v4/projects/${project.id}`, { token: server.rootToken })
     expect(res.body).toMatchObject({ empty_repo: false, default_branch: 'main', readme_url: `${project.web_url}/-/blob/main/README.md` })
     const [event] = await events(project.id)
@@ -517,7 +523,8 @@ describe('a caller that goes away', () => {
   test('a push whose caller disconnects before the answer still lands and is recorded', async () => {
     const developer = await createTestUser(server.database.db)
     const project = await createProject({ name: 'Dropped', visibility: 'private', initialize_with_readme: true })
-    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 30 })
+    // main is protected: a Maintainer pushes to it.
+    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 40 })
     const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
     const { dir } = await clone(project.path_with_namespace, 'dev', token)
     const old = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
@@ -656,7 +663,8 @@ describe('a caller that goes away', () => {
   test('a push whose body ends short of its length ends its backend, and the next push lands', async () => {
     const developer = await createTestUser(server.database.db)
     const project = await createProject({ name: 'Cut short', visibility: 'private', initialize_with_readme: true })
-    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 30 })
+    // main is protected: a Maintainer pushes to it.
+    await addTestMember(server.database.db, { user: developer, project: { id: project.id } as never, accessLevel: 40 })
     const token = (await createTestToken(server.database.db, developer, { scopes: ['api'] })).value
     const directory = await repositoryOfProject(project.id)
     const { dir } = await clone(project.path_with_namespace, 'dev', token)
