@@ -1,12 +1,13 @@
 /** Commit entities other features show (tags, branches, commit actions, merge requests), and reads of commits. */
-export { CommitDetailJson, CommitJson, CommitStatsJson } from './schemas.js'
+export { CommitDetailJson, CommitJson, CommitStatsJson, DiffJson } from './schemas.js'
 export {
   commitTitle,
   parseTrailers,
   presentCommit,
   presentCommitDetail,
+  presentDiff,
   shortCommitId,
   type CommitDetailPresentOptions,
   type CommitPresentOptions,
 } from './present.js'
-export { pageOfArray } from './service.js'
+export { findProjectCommit, pageOfArray } from './service.js'

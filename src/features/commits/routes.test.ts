@@ -400,7 +400,7 @@ describe('compare', () => {
   test('gitbeaker Repositories.compare', async () => {
     const api = new Gitlab({ host: server.url, token: owner.token })
     const compared = await api.Repositories.compare(project.id, 'main', 'side')
-    expect(compared.commits.map((c) => c.id)).toEqual([shas.side])
+    expect((compared.commits ?? []).map((c) => c.id)).toEqual([shas.side])
     expect(compared.diffs?.[0]).toMatchObject({ new_path: 'side.txt', new_file: true, diff: '@@ -0,0 +1 @@\n+side\n' })
   })
 })

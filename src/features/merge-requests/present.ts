@@ -3,7 +3,8 @@ import { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from '..
 import { presentMilestone } from '../milestones/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import { mergeabilityOf, squashesOnMerge } from './mergeability.js'
-import type { MergeRequestBasicJson, MergeRequestJson } from './schemas.js'
+import type { MergeRequestVersion } from './review.js'
+import type { MergeRequestBasicJson, MergeRequestDiffJson, MergeRequestJson } from './schemas.js'
 import type { MergeRequestView } from './service.js'
 
 export interface MergeRequestPresentOptions extends PresentOptions {
@@ -102,5 +103,20 @@ export function presentMergeRequest(view: MergeRequestView, options: MergeReques
     merge_error: null,
     first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },
+  }
+}
+
+/** GL Entities::MergeRequestDiff. */
+export function presentMergeRequestVersion(version: MergeRequestVersion): MergeRequestDiffJson {
+  return {
+    id: version.id,
+    head_commit_sha: version.head_commit_sha,
+    base_commit_sha: version.base_commit_sha,
+    start_commit_sha: version.start_commit_sha,
+    created_at: version.created_at,
+    merge_request_id: version.merge_request_id,
+    state: version.state,
+    real_size: version.real_size,
+    patch_id_sha: version.patch_id_sha,
   }
 }

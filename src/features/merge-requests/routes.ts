@@ -6,6 +6,7 @@ import { issuableFiltersOf } from '../issuables/index.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
+import { registerMergeRequestReviewRoutes } from './review-routes.js'
 import {
   CreateMergeRequestParams,
   ListMergeRequestsParams,
@@ -73,6 +74,7 @@ function mergeRequestInputOf(input: Partial<UpdateInput> & { source_branch?: str
 }
 
 export function registerMergeRequestRoutes(api: ApiRouter) {
+  registerMergeRequestReviewRoutes(api)
   const list = { params: ListMergeRequestsParams, response: { 200: MergeRequestListResponse }, authenticated: false }
 
   api.get('/merge_requests', list, async (request, reply) => {

@@ -10,6 +10,7 @@ import {
   TaskCompletionJson,
   TimeStatsJson,
 } from '../issuables/index.js'
+import { CommitJson, DiffJson } from '../commits/index.js'
 import { MilestoneJson } from '../milestones/index.js'
 import { UserBasicJson } from '../users/index.js'
 
@@ -190,3 +191,69 @@ export const MergeRequestJson = Type.Object({
 export type MergeRequestJson = Static<typeof MergeRequestJson>
 
 export const MergeRequestListResponse = Type.Array(MergeRequestBasicJson)
+
+// Review data (GL lib/api/merge_requests.rb changes, diffs, raw_diffs, commits; merge_request_diffs.rb versions).
+
+export const MergeRequestChangesParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  access_raw_diffs: Type.Boolean({ default: false }),
+  unidiff: Type.Boolean({ default: false }),
+})
+
+export const MergeRequestDiffsParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  unidiff: Type.Boolean({ default: false }),
+  ...paginationParams,
+})
+
+export const MergeRequestPageParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  ...paginationParams,
+})
+
+export const MergeRequestVersionParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  version_id: Type.Integer(),
+  unidiff: Type.Boolean({ default: false }),
+})
+
+export const CommitMergeRequestsParams = Type.Object({
+  id: Type.String(),
+  sha: Type.String(),
+  state: Type.Optional(Type.Union(['opened', 'closed', 'locked', 'merged', 'all'].map((s) => Type.Literal(s)))),
+  ...paginationParams,
+})
+
+/** GL Entities::MergeRequestChanges: the merge request entity, its diff as `changes`, and `overflow`. */
+export const MergeRequestChangesJson = Type.Object({
+  ...MergeRequestJson.properties,
+  changes: Type.Array(DiffJson),
+  overflow: Type.Boolean(),
+})
+export type MergeRequestChangesJson = Static<typeof MergeRequestChangesJson>
+
+/** GL Entities::MergeRequestDiff. */
+export const MergeRequestDiffJson = Type.Object({
+  id: Type.Integer(),
+  head_commit_sha: Type.String(),
+  base_commit_sha: Nullable(Type.String()),
+  start_commit_sha: Type.String(),
+  created_at: Type.String(),
+  merge_request_id: Type.Integer(),
+  state: Type.String(),
+  real_size: Nullable(Type.String()),
+  patch_id_sha: Nullable(Type.String()),
+})
+export type MergeRequestDiffJson = Static<typeof MergeRequestDiffJson>
+
+/** GL Entities::MergeRequestDiffFull: a version with its commits (newest first) and diffs. */
+export const MergeRequestDiffFullJson = Type.Object({
+  ...MergeRequestDiffJson.properties,
+  commits: Type.Array(CommitJson),
+  diffs: Type.Array(DiffJson),
+})
+export type MergeRequestDiffFullJson = Static<typeof MergeRequestDiffFullJson>

@@ -129,3 +129,25 @@ export async function insertMergeRequestDiffUnlessMoved(
   if ((latest?.id ?? null) !== latestId) return undefined
   return trx.insertInto('merge_request_diffs').values(row).returningAll().executeTakeFirstOrThrow()
 }
+
+/** The project's merge requests with these iids, or that merged or squashed into `sha`; newest first. */
+export function findMergeRequestsByIidsOrCommit(
+  db: Db,
+  projectId: number,
+  iids: readonly number[],
+  sha: string,
+): Promise<MergeRequestRow[]> {
+  return db
+    .selectFrom('merge_requests')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where((eb) =>
+      eb.or([
+        ...(iids.length > 0 ? [eb('iid', 'in', [...iids])] : []),
+        eb('merge_commit_sha', '=', sha),
+        eb('squash_commit_sha', '=', sha),
+      ]),
+    )
+    .orderBy('id', 'desc')
+    .execute()
+}
