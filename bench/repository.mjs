@@ -143,7 +143,13 @@ async function load(port, urlPath, token) {
   }
   await run(1)
   const result = await run(seconds)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx }
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    timeouts: result.timeouts,
+  }
 }
 
 export async function benchRepository() {
@@ -199,7 +205,13 @@ export async function benchRepository() {
       const baseline = await catFileRate(directory, scenario.object, connections, seconds)
       rows.push([
         scenario.name,
-        measured.non2xx ? `${probe.status} (${measured.non2xx} not 2xx)` : String(probe.status),
+        [
+          String(probe.status),
+          measured.non2xx ? `${measured.non2xx} not 2xx` : '',
+          measured.timeouts ? `${measured.timeouts} timed out` : '',
+        ]
+          .filter(Boolean)
+          .join(', '),
         format(measured.rps),
         format(baseline),
         `${format(measured.rps / baseline, 2)}x`,

@@ -1,7 +1,15 @@
 import type { Context } from '../../core/context.js'
 import { Forbidden } from '../../core/errors.js'
 import { canReadCode, type LoadedProject } from '../access/index.js'
-import { parseTree, projectRepositoryDirectory, readCommit, readObject, type ParsedCommit, type TreeEntry } from '../repositories/index.js'
+import {
+  parseTree,
+  projectRepositoryDirectory,
+  readCommit,
+  readObject,
+  readObjectHeader,
+  type ParsedCommit,
+  type TreeEntry,
+} from '../repositories/index.js'
 
 /** A project's repository as the browse endpoints read it. */
 export interface BrowsedRepository {
@@ -20,20 +28,36 @@ export function refOrDefault(repository: BrowsedRepository, ref: string | undefi
   return ref ?? repository.loaded.project.default_branch ?? 'HEAD'
 }
 
+/** Parsed commits and trees kept, by object id: an object's content never changes, so they never go stale. */
+const OBJECTS_KEPT = 2048
+const parsedCommits = new Map<string, ParsedCommit>()
+const parsedTrees = new Map<string, TreeEntry[]>()
+
+function keep<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (cache.size >= OBJECTS_KEPT) cache.delete(cache.keys().next().value as string)
+  cache.set(key, value)
+  return value
+}
+
 /**
  * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or any revision git
- * reads); null when there is none. Git refuses a revision that starts with a dash, as Gitaly does.
+ * reads); null when there is none. Git refuses a revision that starts with a dash, as Gitaly does. The revision is
+ * resolved in the repository every time (refs move); the commit it names is parsed once.
  */
 export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
   if (revision === '' || revision.startsWith('-') || /[\0\n\r]/.test(revision)) return null
-  return readCommit(repository.directory, revision)
+  const header = await readObjectHeader(repository.directory, `${revision}^{commit}`)
+  if (header?.type !== 'commit') return null
+  return parsedCommits.get(header.oid) ?? keep(parsedCommits, header.oid, (await readCommit(repository.directory, header.oid))!)
 }
 
-/** The entries of a tree object, read through the repository's long-lived cat-file. */
+/** The entries of a tree object (reached from one of the repository's commits), read through its long-lived cat-file. */
 export async function readTreeEntries(repository: BrowsedRepository, oid: string): Promise<TreeEntry[]> {
+  const cached = parsedTrees.get(oid)
+  if (cached) return cached
   const object = await readObject(repository.directory, oid)
   if (!object || object.type !== 'tree') throw new Error(`tree ${oid} is missing`)
-  return parseTree(object.content, oid.length)
+  return keep(parsedTrees, oid, parseTree(object.content, oid.length))
 }
 
 /**
