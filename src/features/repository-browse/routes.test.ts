@@ -178,6 +178,33 @@ describe('GET /projects/:id/repository/tree', () => {
   })
 })
 
+describe('bad input', () => {
+  test('NUL bytes are refused before routing, as by GitLab malformed-strings middleware; encoded slashes are plain names', async () => {
+    const queries = [
+      'repository/tree?path=%00',
+      'repository/tree?ref=ma%00in',
+      'repository/archive?path=a%00b',
+      'repository/blobs/ab%00cd',
+      'repository/merge_base?refs[]=a%00&refs[]=main',
+      'repository/contributors?ref=%00',
+    ]
+    for (const query of queries) {
+      const res = await request('GET', `/projects/${project.id}/${query}`)
+      expect(res.status, query).toBe(400)
+      expect(res.headers['content-type'], query).toBe('text/plain; charset=utf-8')
+      expect(res.text, query).toBe('Bad Request')
+    }
+    expect(await request('GET', `/projects/${project.id}/repository/blobs/ab%2Fcd/raw`)).toMatchObject({
+      status: 404,
+      body: { message: '404 Blob Not Found' },
+    })
+    expect(await request('GET', `/projects/${project.id}/repository/tree?path=src%2F..%2F..`)).toMatchObject({
+      status: 404,
+      body: { message: '404 invalid revision or path Not Found' },
+    })
+  })
+})
+
 describe('access', () => {
   test('a private project is 404 to outsiders; a guest, who may not read its code, gets 403', async () => {
     const secret = await fixture.project(owner, { visibility: 'private', initialize_with_readme: true })
