@@ -178,12 +178,25 @@ class TreeState {
       // A file of the parent removed by an earlier action is gone, whatever stood below it.
       if (this.changed.has(here) && this.changed.get(here) === null) return { kind: 'none' }
       if (i === segments.length - 1) {
-        return entry.type === 'tree' ? { kind: 'tree' } : { kind: 'file', item: { mode: entry.mode, oid: entry.oid } }
+        if (entry.type !== 'tree') return { kind: 'file', item: { mode: entry.mode, oid: entry.oid } }
+        return (await this.keepsFiles(entry.oid, filePath)) ? { kind: 'tree' } : { kind: 'none' }
       }
       if (entry.type !== 'tree') return { kind: 'blocked' }
       tree = entry.oid
     }
     return { kind: 'none' }
+  }
+
+  /** Whether a directory of the parent still holds a file once the earlier actions' removals are applied. */
+  private async keepsFiles(treeOid: string, directoryPath: string): Promise<boolean> {
+    const prefix = `${directoryPath}/`
+    const removedBelow = [...this.changed].some(([changedPath, item]) => item === null && changedPath.startsWith(prefix))
+    if (!removedBelow) return true
+    for (const entry of await this.entries(treeOid)) {
+      const entryPath = `${prefix}${entry.name}`
+      if (entry.type === 'tree' ? await this.keepsFiles(entry.oid, entryPath) : this.changed.get(entryPath) !== null) return true
+    }
+    return false
   }
 
   async existingFile(filePath: string): Promise<TreeItem> {

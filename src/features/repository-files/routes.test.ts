@@ -184,7 +184,8 @@ describe('reading files', () => {
     expect(text.headers['content-type']).toBe('text/plain; charset=utf-8')
     expect(text.headers['content-disposition']).toBe(`inline; filename="README.md"; filename*=UTF-8''README.md`)
     expect(text.headers['x-gitlab-ref']).toBe('HEAD')
-    expect(text.headers['cache-control']).toBe('no-cache')
+    expect(text.headers['cache-control']).toBe('max-age=0, private, must-revalidate, no-store, no-cache')
+    expect(text.headers.expires).toBe('Fri, 01 Jan 1990 00:00:00 GMT')
 
     const binary = await fetch(`${server.url}/api/v4${filesPath(project.id, 'data.bin', '/raw')}?ref=main&lfs=true`)
     expect(binary.status).toBe(200)
@@ -196,6 +197,22 @@ describe('reading files', () => {
     expect(json.status, json.text).toBe(200)
     expect(json.body.file_path).toBe('package.json')
     expect(Buffer.from(json.body.content, 'base64').toString()).toBe('{"name":"x"}\n')
+
+    const renamed = await request('PUT', `/projects/${project.id}/repository/files/package.json`, {
+      token: owner.token,
+      body: { branch: 'main', content: '{}\n', commit_message: 'Empty package' },
+    })
+    expect(renamed.status, renamed.text).toBe(200)
+    expect(renamed.body).toEqual({ file_path: 'package.json', branch: 'main' })
+    expect(await inRepository(project.id, 'show', 'main:package.json')).toBe('{}\n')
+
+    const pathspec = await request('POST', filesPath(project.id, ':wq'), {
+      token: owner.token,
+      body: { branch: 'main', content: 'Test file', commit_message: 'Pathspec characters' },
+    })
+    expect(pathspec.status, pathspec.text).toBe(201)
+    const withColon = await request('GET', `${filesPath(project.id, ':wq')}?ref=main`)
+    expect(withColon.body).toMatchObject({ file_name: ':wq', file_path: ':wq', last_commit_id: await head(project.id) })
 
     const tool = await request('GET', `${filesPath(project.id, 'tool.sh')}?ref=main`)
     expect(tool.body.execute_filemode).toBe(true)

@@ -67,7 +67,7 @@ function sendHeaders(reply: FastifyReply, headers: Record<string, string>) {
 
 // GL `no_cache_headers`.
 const NO_CACHE_HEADERS = {
-  'cache-control': 'no-cache',
+  'cache-control': 'max-age=0, private, must-revalidate, no-store, no-cache',
   pragma: 'no-cache',
   expires: 'Fri, 01 Jan 1990 00:00:00 GMT',
 }
