@@ -248,6 +248,41 @@ describe('a branch', () => {
   })
 })
 
+describe("the branches API's own protect and unprotect", () => {
+  test('Maintainers protect a branch by name, Developers allowed as asked, and unprotect it', async () => {
+    const project = await repository()
+    await member(developer, project.id, 30)
+    await request('POST', `/projects/${project.id}/repository/branches`, { token: owner.token, body: { branch: 'topic/x', ref: 'main' } })
+    const path = `/projects/${project.id}/repository/branches/${encoded('topic/x')}`
+    const byDeveloper = await request('PUT', `${path}/protect`, { token: developer.token })
+    expect([byDeveloper.status, byDeveloper.body]).toEqual([403, { message: '403 Forbidden' }])
+    const missing = await request('PUT', `/projects/${project.id}/repository/branches/nope/protect`, { token: owner.token })
+    expect([missing.status, missing.body]).toEqual([404, { message: '404 Branch Not Found' }])
+
+    const res = await request('PUT', `${path}/protect`, { token: owner.token, body: { developers_can_merge: true } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({
+      name: 'topic/x',
+      protected: true,
+      developers_can_push: false,
+      developers_can_merge: true,
+      can_push: true,
+    })
+    const asDeveloper = await request('GET', path, { token: developer.token })
+    expect(asDeveloper.body).toMatchObject({ protected: true, can_push: false })
+    const again = await request('PUT', `${path}/protect`, { token: owner.token, body: { developers_can_push: true } })
+    expect(again.body).toMatchObject({ developers_can_push: true, developers_can_merge: true })
+    const rules = await request('GET', `/projects/${project.id}/protected_branches/${encoded('topic/x')}`, { token: owner.token })
+    expect(rules.body.push_access_levels).toEqual([
+      { id: expect.any(Number), access_level: 30, access_level_description: 'Developers + Maintainers' },
+    ])
+
+    const unprotected = await request('PUT', `${path}/unprotect`, { token: owner.token })
+    expect(unprotected.status).toBe(200)
+    expect(unprotected.body).toMatchObject({ protected: false, developers_can_push: false, developers_can_merge: false })
+  })
+})
+
 describe('the branch list', () => {
   test('is sorted by name, searched with anchors and paged with the headers GitLab sends', async () => {
     const project = await repository()

@@ -14,8 +14,19 @@ import {
   ListBranchesParams,
   MessageJson,
   ProjectParams,
+  ProtectBranchParams,
 } from './schemas.js'
-import { branchExists, createBranch, deleteBranch, deleteMergedBranches, listBranches, showBranch, type BranchPage } from './service.js'
+import {
+  branchExists,
+  createBranch,
+  deleteBranch,
+  deleteMergedBranches,
+  listBranches,
+  protectBranch,
+  showBranch,
+  unprotectBranch,
+  type BranchPage,
+} from './service.js'
 
 function presentOptions(ctx: Context, loaded: LoadedProject): BranchPresentOptions {
   return { externalUrl: ctx.config.externalUrl, projectFullPath: loaded.project.full_path }
@@ -109,6 +120,29 @@ export function registerBranchRoutes(api: ApiRouter) {
         return reply.code((await branchExists(ctx, loaded, input.branch)) ? 204 : 404).send()
       }
       return presentBranch(await showBranch(ctx, loaded, input.branch), presentOptions(ctx, loaded))
+    },
+  )
+
+  api.put(
+    '/projects/:id/repository/branches/:branch/protect',
+    { params: ProtectBranchParams, response: { 200: BranchJson } },
+    async (request) => {
+      const { ctx, input } = request
+      refuseBlank(input, ['branch'])
+      const loaded = await findProject(ctx, input.id)
+      const branch = await protectBranch(ctx, loaded, input.branch, { push: input.developers_can_push, merge: input.developers_can_merge })
+      return presentBranch(branch, presentOptions(ctx, loaded))
+    },
+  )
+
+  api.put(
+    '/projects/:id/repository/branches/:branch/unprotect',
+    { params: BranchParams, response: { 200: BranchJson } },
+    async (request) => {
+      const { ctx, input } = request
+      refuseBlank(input, ['branch'])
+      const loaded = await findProject(ctx, input.id)
+      return presentBranch(await unprotectBranch(ctx, loaded, input.branch), presentOptions(ctx, loaded))
     },
   )
 

@@ -26,6 +26,13 @@ export const CreateBranchParams = Type.Object({
   ref: Type.String(),
 })
 
+export const ProtectBranchParams = Type.Object({
+  id: Type.String(),
+  branch: Type.String(),
+  developers_can_push: Type.Optional(Type.Boolean()),
+  developers_can_merge: Type.Optional(Type.Boolean()),
+})
+
 export const ProjectParams = Type.Object({
   id: Type.String(),
 })

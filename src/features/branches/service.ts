@@ -1,12 +1,14 @@
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, PreconditionFailed, Rejected } from '../../core/errors.js'
-import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
+import { canAdminProject, canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
 import {
   assertMayChangeRef,
   canPushToBranch,
   developersCan,
   isBranchProtected,
   loadProtection,
+  protectBranchByLegacyApi,
+  unprotectBranchByLegacyApi,
   type RefSubject,
 } from '../protected-refs/index.js'
 import {
@@ -331,4 +333,28 @@ export async function deleteMergedBranches(ctx: Context, loaded: LoadedProject):
       if (!(error instanceof Rejected)) throw error
     })
   }
+}
+
+/**
+ * PUT /projects/:id/repository/branches/:branch/protect (GL's older API, still what python-gitlab's `branch.protect()`
+ * calls): Maintainers protect the branch by its exact name.
+ */
+export async function protectBranch(
+  ctx: Context,
+  loaded: LoadedProject,
+  name: string,
+  developersCan: { push?: boolean; merge?: boolean },
+): Promise<BranchView> {
+  if (!canAdminProject(loaded.access)) throw new Forbidden()
+  await showBranch(ctx, loaded, name)
+  await protectBranchByLegacyApi(ctx, loaded, name, developersCan)
+  return showBranch(ctx, loaded, name)
+}
+
+/** PUT /projects/:id/repository/branches/:branch/unprotect: the rule of exactly this name goes; wildcards stay. */
+export async function unprotectBranch(ctx: Context, loaded: LoadedProject, name: string): Promise<BranchView> {
+  if (!canAdminProject(loaded.access)) throw new Forbidden()
+  await showBranch(ctx, loaded, name)
+  await unprotectBranchByLegacyApi(ctx, loaded, name)
+  return showBranch(ctx, loaded, name)
 }

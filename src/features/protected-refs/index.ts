@@ -10,6 +10,7 @@ export {
   RefChangeRefused,
   refChangeRefusalFor,
 } from './protection.js'
+export { protectBranchByLegacyApi, unprotectBranchByLegacyApi } from './service.js'
 export {
   canCreateTag,
   canMergeToBranch,

@@ -87,14 +87,16 @@ export function isTagProtected(protection: Protection, name: string): boolean {
   return matchingTags(protection, name).length > 0
 }
 
-/** GL ProtectedRefAccess#check_access: nobody for No one, administrators for Administrators, else the role or the user. */
+/** GL ProtectedRefAccess#check_access: nobody for No one, administrators for any role, else the role or the user. */
 function allows(access: ProjectAccess, level: RefAccessLevel): boolean {
   const user = access.caller.user
   if (!user) return false
   if (level.userId !== null) return level.userId === user.id
   if (level.groupId !== null) return false
   if (level.accessLevel === AccessLevel.NONE) return false
-  if (level.accessLevel === ADMIN_ACCESS) return isAdmin(access.caller)
+  // GL ProtectedRefAccess#check_access: administrators pass every role level.
+  if (isAdmin(access.caller)) return true
+  if (level.accessLevel === ADMIN_ACCESS) return false
   return access.level >= level.accessLevel
 }
 

@@ -218,3 +218,49 @@ export async function unprotectTag(ctx: Context, loaded: LoadedProject, name: st
   const current = await showProtectedTag(ctx, loaded, name)
   await deleteProtectedTagRow(ctx.db, current.id)
 }
+
+// ----- The branches API's own protect and unprotect (GL ProtectedBranches::LegacyApiCreateService, LegacyApiUpdateService) -----
+
+/**
+ * Protects a branch by its exact name, Developers allowed to push or merge as asked (Maintainers otherwise); an
+ * existing rule of that name keeps the levels not asked about.
+ */
+export async function protectBranchByLegacyApi(
+  ctx: Context,
+  loaded: LoadedProject,
+  name: string,
+  developersCan: { push?: boolean; merge?: boolean },
+): Promise<void> {
+  authorizeAdmin(loaded)
+  const at = ctx.now().toISOString()
+  const levelOf = (developers: boolean | undefined) => [{ accessLevel: developers ? 30 : 40, userId: null, groupId: null }]
+  const existing = await findProtectedBranchByName(ctx.db, loaded.project.id, name)
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!existing) {
+      const row = await insertProtectedBranch(trx, {
+        project_id: loaded.project.id,
+        name,
+        allow_force_push: 0,
+        code_owner_approval_required: 0,
+        created_at: at,
+      })
+      await insertBranchAccessLevels(trx, row.id, 'push', levelOf(developersCan.push), at)
+      await insertBranchAccessLevels(trx, row.id, 'merge', levelOf(developersCan.merge), at)
+      return
+    }
+    for (const kind of ['push', 'merge'] as const) {
+      const wanted = developersCan[kind]
+      if (wanted === undefined) continue
+      await deleteBranchAccessLevels(trx, existing.id, kind, null)
+      await insertBranchAccessLevels(trx, existing.id, kind, levelOf(wanted), at)
+    }
+    await updateProtectedBranchRow(trx, existing.id, { updated_at: at })
+  })
+}
+
+/** Removes the rule of exactly this name, if there is one. */
+export async function unprotectBranchByLegacyApi(ctx: Context, loaded: LoadedProject, name: string): Promise<void> {
+  authorizeAdmin(loaded)
+  const existing = await findProtectedBranchByName(ctx.db, loaded.project.id, name)
+  if (existing) await deleteProtectedBranchRow(ctx.db, existing.id)
+}
