@@ -7,6 +7,10 @@ import { findCommit, openRepository, refOrDefault } from './repository.js'
 /** GL Repository#contributors reads the newest commits only. */
 const CONTRIBUTOR_COMMITS_LIMIT = 2000
 
+/** Authors kept, by commit: the history below a commit never changes. */
+const AUTHORS_KEPT = 64
+const authorsByCommit = new Map<string, Contributor[]>()
+
 export interface Contributor {
   name: string
   email: string
@@ -26,17 +30,10 @@ function casecmp(a: string, b: string): number {
   return Buffer.compare(left, right)
 }
 
-/**
- * The authors of the ref's newest 2,000 commits without merges, one per email with the name of their newest
- * commit, in GL Commit.order_by's order (names and emails ignoring case). GitLab counts no additions or deletions.
- */
-export async function listContributors(ctx: Context, loaded: LoadedProject, query: ContributorsQuery): Promise<Contributor[]> {
-  const repository = openRepository(ctx, loaded)
-  if (loaded.project.empty_repo && query.ref === undefined) return []
-  const commit = await findCommit(repository, refOrDefault(repository, query.ref))
-  if (!commit) throw new NotFound()
-  const log = await git(['log', '--no-merges', `--max-count=${CONTRIBUTOR_COMMITS_LIMIT}`, '--format=%an%x00%ae', commit.oid, '--'], {
-    gitDir: repository.directory,
+/** The authors of a commit's newest commits without merges, one per email, in the order of each one's newest commit. */
+async function readAuthors(directory: string, oid: string): Promise<Contributor[]> {
+  const log = await git(['log', '--no-merges', `--max-count=${CONTRIBUTOR_COMMITS_LIMIT}`, '--format=%an%x00%ae', oid, '--'], {
+    gitDir: directory,
   })
   const byEmail = new Map<string, Contributor>()
   for (const line of log.split('\n')) {
@@ -48,7 +45,26 @@ export async function listContributors(ctx: Context, loaded: LoadedProject, quer
       if (contributor.name.trim() === '') contributor.name = name
     } else byEmail.set(email, { name, email, commits: 1 })
   }
-  const contributors = [...byEmail.values()]
+  return [...byEmail.values()]
+}
+
+/**
+ * The authors of the ref's newest 2,000 commits without merges, one per email with the name of their newest
+ * commit, in GL Commit.order_by's order (names and emails ignoring case). GitLab counts no additions or deletions.
+ */
+export async function listContributors(ctx: Context, loaded: LoadedProject, query: ContributorsQuery): Promise<Contributor[]> {
+  const repository = openRepository(ctx, loaded)
+  if (loaded.project.empty_repo && query.ref === undefined) return []
+  const commit = await findCommit(repository, refOrDefault(repository, query.ref))
+  if (!commit) throw new NotFound()
+  let authors = authorsByCommit.get(commit.oid)
+  if (!authors) {
+    authors = await readAuthors(repository.directory, commit.oid)
+    if (authorsByCommit.size >= AUTHORS_KEPT) authorsByCommit.delete(authorsByCommit.keys().next().value as string)
+    authorsByCommit.set(commit.oid, authors)
+  }
+  // Copies: the kept list is shared and the sort below reorders.
+  const contributors = authors.map((author) => ({ ...author }))
   const direction = query.sort === 'desc' ? -1 : 1
   const compare =
     query.orderBy === 'commits'
