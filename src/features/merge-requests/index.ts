@@ -1,0 +1,2 @@
+/** What other features use of merge requests. */
+export { recordVersionsAfterPush } from './refresh.js'

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
 import { GitClient, repoUrl } from '../../testing/git.js'
+import { contextFor } from '../../testing/context.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { recordVersionsAfterPush } from './index.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -235,6 +237,29 @@ describe('pushing to the source branch', () => {
     await gitOk(dir, 'push', '--quiet', 'origin', 'main')
     const clean = await request('GET', url(''), { token: developer.token })
     expect(clean.body).toMatchObject({ merge_status: 'can_be_merged', has_conflicts: false, detailed_merge_status: 'mergeable' })
+  })
+})
+
+describe('the refresh after a push', () => {
+  test('records one version per push, even with no read in between', async () => {
+    const other = await repository(owner)
+    const otherDir = await cloneAs(owner, other.path_with_namespace)
+    await gitOk(otherDir, 'checkout', '--quiet', '-b', 'topic')
+    const heads = [await commit(otherDir, { 'one.txt': '1\n' }, 'One')]
+    await gitOk(otherDir, 'push', '--quiet', 'origin', 'topic')
+    const opened = await request('POST', `/projects/${other.id}/merge_requests`, {
+      token: owner.token,
+      body: { source_branch: 'topic', target_branch: 'main', title: 'Topic' },
+    })
+    const row = await server.database.db.selectFrom('projects').selectAll().where('id', '=', other.id).executeTakeFirstOrThrow()
+    for (const name of ['two.txt', 'three.txt']) {
+      heads.push(await commit(otherDir, { [name]: `${name}\n` }, name))
+      await gitOk(otherDir, 'push', '--quiet', 'origin', 'topic')
+      await recordVersionsAfterPush(contextFor(server, owner.user), row, ['refs/heads/topic', 'refs/tags/ignored'])
+    }
+    const versions = await request('GET', `/projects/${other.id}/merge_requests/${opened.body.iid}/versions`, { token: owner.token })
+    expect(versions.body.map((v: any) => v.head_commit_sha)).toEqual([...heads].reverse())
+    expect(versions.body.map((v: any) => v.real_size)).toEqual(['3', '2', '1'])
   })
 })
 

@@ -151,3 +151,25 @@ export function findMergeRequestsByIidsOrCommit(
     .orderBy('id', 'desc')
     .execute()
 }
+
+/** Open merge requests from these branches of a source project, whichever project they target. */
+export function findOpenMergeRequestsFromBranches(
+  db: Db,
+  sourceProjectId: number,
+  branches: readonly string[],
+): Promise<MergeRequestRow[]> {
+  if (branches.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('merge_requests')
+    .selectAll()
+    .where('state', '=', 'opened')
+    .where((eb) =>
+      eb.or([
+        eb('source_project_id', '=', sourceProjectId),
+        eb.and([eb('source_project_id', 'is', null), eb('project_id', '=', sourceProjectId)]),
+      ]),
+    )
+    .where('source_branch', 'in', [...branches])
+    .orderBy('id')
+    .execute()
+}
