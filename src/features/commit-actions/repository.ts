@@ -56,20 +56,6 @@ export async function lastCommitForPath(directory: string, revision: string, fil
   }
 }
 
-/** GL CommitStats: lines added and removed against the first parent (all lines of a root commit). */
-export async function readCommitStats(directory: string, oid: string): Promise<{ additions: number; deletions: number; total: number }> {
-  const out = await git(['diff-tree', '--no-commit-id', '--numstat', '-r', '--root', '--no-renames', oid], { gitDir: directory })
-  let additions = 0
-  let deletions = 0
-  for (const line of out.split('\n')) {
-    const [added, removed] = line.split('\t')
-    // Binary files show `-`: no lines.
-    if (/^\d+$/.test(added ?? '')) additions += Number(added)
-    if (/^\d+$/.test(removed ?? '')) deletions += Number(removed)
-  }
-  return { additions, deletions, total: additions + deletions }
-}
-
 /** How many commits `to` brings that `from` did not have. */
 export async function countNewCommits(directory: string, to: string, from: string): Promise<number> {
   return Number((await git(['rev-list', '--count', to, '--not', from], { gitDir: directory })).trim())

@@ -135,8 +135,13 @@ describe('POST /projects/:id/repository/commits', () => {
       author_email: 'ann@example.com',
       committer_name: 'Olive',
       committer_email: 'olive@example.com',
-      stats: { additions: 2, deletions: 2, total: 4 },
+      // A rename counts no lines; the binary file none either.
+      stats: { additions: 1, deletions: 1, total: 2 },
     })
+    // The answer is the commit as GET /repository/commits/:sha shows it.
+    const shown = await request('GET', `/projects/${project.id}/repository/commits/${secondSha}`, { token: owner.token })
+    expect(shown.status).toBe(200)
+    expect(shown.body).toEqual(second)
     expect(await files(project.id, secondSha)).toEqual(['100644 README.md', '100644 docs/a.txt', '100644 new.txt', '100755 run.sh'])
     expect(await inRepository(project.id, 'show', `${secondSha}:docs/a.txt`)).toBe('one\nTWO\n')
     expect(await inRepository(project.id, 'show', `${secondSha}:new.txt`)).toBe('moving\n')

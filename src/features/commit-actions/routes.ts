@@ -77,7 +77,7 @@ export function registerCommitActionRoutes(api: ApiRouter) {
         authorEmail: input.author_email,
         force: input.force,
       })
-      const stats = input.stats ? await commitStats(directory, commit.oid) : null
+      const stats = input.stats ? await commitStats(directory, commit) : null
       reply.code(201)
       return presentCommitDetail(commit, { ...commitOptions(ctx, loaded), projectId: loaded.project.id, stats })
     },

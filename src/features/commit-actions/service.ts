@@ -2,8 +2,10 @@ import type { Context } from '../../core/context.js'
 import { DomainError, Forbidden, NotFound, Rejected } from '../../core/errors.js'
 import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
 import { recordPushEvent } from '../event-log/index.js'
+import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
 import {
+  diffStats,
   FileChangeError,
   mergeTrees,
   moveRefIfUnchanged,
@@ -16,15 +18,7 @@ import {
   type GitIdentity,
   type ParsedCommit,
 } from '../repositories/index.js'
-import {
-  countNewCommits,
-  isObjectId,
-  isValidBranchName,
-  lastCommitForPath,
-  readBranchHead,
-  readCommitStats,
-  readNamedCommit,
-} from './repository.js'
+import { countNewCommits, isObjectId, isValidBranchName, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 
@@ -125,6 +119,7 @@ async function recordBranchUpdate(
   await refreshRepositoryState(ctx.db, ctx.config, project, {
     recorded: { emptyRepo: project.empty_repo === 1, defaultBranch: project.default_branch ?? '', readmePath: project.readme_path },
   })
+  await recordVersionsAfterPush(ctx, project, [`refs/heads/${branch}`])
 }
 
 /** Refuses writes the project does not take now: no push rights (GL `push_code`), or a repository being moved. */
@@ -217,9 +212,10 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   return { commit, directory }
 }
 
-/** The lines added and removed by a commit, for the commit detail entity. */
-export function commitStats(directory: string, oid: string) {
-  return readCommitStats(directory, oid)
+/** The lines added and removed by a commit against its first parent, for the commit detail entity (GL CommitStats). */
+export async function commitStats(directory: string, commit: ParsedCommit) {
+  const { additions, deletions } = await diffStats(directory, commit.parents[0] ?? null, commit.oid)
+  return { additions, deletions, total: additions + deletions }
 }
 
 /** A cherry-pick or revert that failed, as GitLab answers it: its message and, for a tree that could not be made, a code. */
