@@ -4,6 +4,7 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
+import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { refChangeRefusal, type RefSubject } from '../protected-refs/index.js'
 import { git, refreshRepositoryState } from '../repositories/index.js'
 
@@ -271,6 +272,8 @@ export async function recordPushes(ctx: Context, project: ProjectRow, user: User
     branches: after,
     recorded: { emptyRepo: project.empty_repo === 1, defaultBranch: project.default_branch ?? '', readmePath: project.readme_path },
   })
+  // GL MergeRequests::RefreshService: a new diff version for each open merge request whose source branch moved.
+  await recordVersionsAfterPush(ctx, project, changed)
   await packRefsWhenMany(directory)
 }
 

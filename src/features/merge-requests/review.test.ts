@@ -263,6 +263,26 @@ describe('the refresh after a push', () => {
   })
 })
 
+describe('git pushes', () => {
+  test('each push to the source branch is a version, read or not', async () => {
+    const other = await repository(owner)
+    const otherDir = await cloneAs(owner, other.path_with_namespace)
+    await gitOk(otherDir, 'checkout', '--quiet', '-b', 'pushed')
+    const heads = [await commit(otherDir, { 'one.txt': '1\n' }, 'One')]
+    await gitOk(otherDir, 'push', '--quiet', 'origin', 'pushed')
+    const opened = await request('POST', `/projects/${other.id}/merge_requests`, {
+      token: owner.token,
+      body: { source_branch: 'pushed', target_branch: 'main', title: 'Pushed' },
+    })
+    for (const name of ['two.txt', 'three.txt']) {
+      heads.push(await commit(otherDir, { [name]: `${name}\n` }, name))
+      await gitOk(otherDir, 'push', '--quiet', 'origin', 'pushed')
+    }
+    const versions = await request('GET', `/projects/${other.id}/merge_requests/${opened.body.iid}/versions`, { token: owner.token })
+    expect(versions.body.map((v: any) => v.head_commit_sha)).toEqual([...heads].reverse())
+  })
+})
+
 describe('gitbeaker', () => {
   test('showChanges, allDiffs, allCommits, allDiffVersions and showDiffVersion', async () => {
     const api = new Gitlab({ host: server.url, token: developer.token })
