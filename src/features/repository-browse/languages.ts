@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.js'
 import type { LoadedProject } from '../access/index.js'
-import { readObjectHeader, type TreeEntry } from '../repositories/index.js'
-import { languageOfPath } from './linguist.js'
+import { readObject, readObjectHeader, type TreeEntry } from '../repositories/index.js'
+import { languageOfPath, parseLinguistRules } from './linguist.js'
 import { findCommit, openRepository, readTreeEntries, type BrowsedRepository } from './repository.js'
 
 /** GL Gitlab::LanguageDetection::MAX_LANGUAGES: a project shows its five largest languages. */
@@ -25,8 +25,11 @@ async function collectBlobs(repository: BrowsedRepository, oid: string, prefix: 
 async function detectLanguages(repository: BrowsedRepository, treeOid: string): Promise<[string, number][]> {
   const blobs: { path: string; entry: TreeEntry }[] = []
   await collectBlobs(repository, treeOid, '', blobs)
+  const attributes = blobs.find(({ path }) => path === '.gitattributes')
+  const attributesText = attributes ? ((await readObject(repository.directory, attributes.entry.oid))?.content.toString('utf8') ?? '') : ''
+  const rules = parseLinguistRules(attributesText)
   const counted = blobs.flatMap(({ path, entry }) => {
-    const language = languageOfPath(path)
+    const language = languageOfPath(path, rules)
     return language ? [{ language, oid: entry.oid }] : []
   })
   const sizes = await Promise.all(counted.map(async ({ oid }) => (await readObjectHeader(repository.directory, oid))?.size ?? 0))

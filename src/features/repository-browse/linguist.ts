@@ -141,9 +141,70 @@ const DOCUMENTATION = [
   /(^|\/)README(\.|$)/i,
 ]
 
-/** The language of a file at a path, or null when it is not code linguist counts (or is vendored or documentation). */
-export function languageOfPath(path: string): string | null {
-  if (VENDORED.some((pattern) => pattern.test(path)) || DOCUMENTATION.some((pattern) => pattern.test(path))) return null
+/** What a `.gitattributes` says of the paths it matches (linguist's overrides); the last matching line wins. */
+export interface LinguistRule {
+  pattern: RegExp
+  vendored?: boolean
+  documentation?: boolean
+  generated?: boolean
+  language?: string
+}
+
+const KNOWN_LANGUAGES = new Map(
+  [...new Set([...Object.values(BY_EXTENSION), ...Object.values(BY_FILENAME)])].map((name) => [name.toLowerCase(), name]),
+)
+
+/** A gitattributes pattern as a regular expression over paths from the root (gitignore rules, without negation). */
+function patternRegExp(pattern: string): RegExp {
+  const anchored = pattern.startsWith('/') || pattern.slice(0, -1).includes('/')
+  const body = pattern.replace(/^\//, '')
+  let source = ''
+  for (let at = 0; at < body.length; at++) {
+    const char = body[at]
+    if (body.startsWith('**/', at)) {
+      source += '(?:.*/)?'
+      at += 2
+    } else if (body.startsWith('/**', at) && at + 3 === body.length) {
+      source += '/.*'
+      at += 2
+    } else if (char === '*') source += '[^/]*'
+    else if (char === '?') source += '[^/]'
+    else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`${anchored ? '^' : '(?:^|/)'}${source}$`)
+}
+
+/** The linguist overrides of a `.gitattributes` file. */
+export function parseLinguistRules(text: string): LinguistRule[] {
+  const rules: LinguistRule[] = []
+  for (const line of text.split('\n')) {
+    const [pattern, ...attributes] = line.trim().split(/\s+/)
+    if (!pattern || pattern.startsWith('#') || pattern.startsWith('!')) continue
+    const rule: LinguistRule = { pattern: patternRegExp(pattern) }
+    for (const attribute of attributes) {
+      const match = /^([-!]?)linguist-(vendored|documentation|generated|language)(?:=(.*))?$/.exec(attribute)
+      if (!match) continue
+      const [, sign, name, value] = match
+      if (name === 'language') {
+        if (value) rule.language = KNOWN_LANGUAGES.get(value.toLowerCase()) ?? value
+      } else rule[name as 'vendored' | 'documentation' | 'generated'] = sign === '' && value !== 'false'
+    }
+    if (Object.keys(rule).length > 1) rules.push(rule)
+  }
+  return rules
+}
+
+/**
+ * The language of a file at a path, or null when it is not code linguist counts: vendored, documentation or
+ * generated (by linguist's lists or the repository's `.gitattributes`), or of no programming or markup language.
+ */
+export function languageOfPath(path: string, rules: readonly LinguistRule[] = []): string | null {
+  const override: Omit<LinguistRule, 'pattern'> = {}
+  for (const rule of rules) if (rule.pattern.test(path)) Object.assign(override, { ...rule, pattern: undefined })
+  if (override.generated) return null
+  if (override.vendored ?? VENDORED.some((pattern) => pattern.test(path))) return null
+  if (override.documentation ?? DOCUMENTATION.some((pattern) => pattern.test(path))) return null
+  if (override.language) return override.language
   const name = path.slice(path.lastIndexOf('/') + 1)
   const byName = BY_FILENAME[name]
   if (byName) return byName

@@ -338,6 +338,16 @@ describe('GET /projects/:id/languages', () => {
     const res = await request('GET', `/projects/${project.id}/languages`)
     expect(res.status).toBe(200)
     expect(res.text).toBe('{"JavaScript":40.06,"Ruby":29.97,"TypeScript":11.99,"CSS":7.99,"HTML":5.99}')
+
+    // The repository's .gitattributes overrides linguist: vendored code counted, a file generated, a language named.
+    await fixture.commit(
+      dir,
+      { '.gitattributes': 'vendor/** -linguist-vendored\nmain.rb linguist-generated\n*.css linguist-language=scss\n' },
+      'Attributes',
+    )
+    await fixture.ok(dir, 'push', '--quiet', 'origin', 'main')
+    const overridden = await request('GET', `/projects/${project.id}/languages`)
+    expect(overridden.text).toBe('{"JavaScript":96.91,"TypeScript":1.24,"SCSS":0.82,"HTML":0.62,"Shell":0.41}')
     const empty = await fixture.project(owner)
     expect(await request('GET', `/projects/${empty.id}/languages`)).toMatchObject({ status: 200, body: {} })
   })
