@@ -60,3 +60,12 @@ export async function lastCommitForPath(directory: string, revision: string, fil
 export async function countNewCommits(directory: string, to: string, from: string): Promise<number> {
   return Number((await git(['rev-list', '--count', to, '--not', from], { gitDir: directory })).trim())
 }
+
+/** Copies a commit and what it needs from another repository (a fork's upstream) unless it is there already. */
+export async function fetchCommit(directory: string, source: string, oid: string): Promise<void> {
+  if ((await readObjectHeader(directory, oid))?.type === 'commit') return
+  // The source's upload-pack must hand out an object no ref names by then; the setting reaches it through git's environment.
+  await git(['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', source, oid], {
+    gitDir: directory,
+  })
+}

@@ -248,6 +248,42 @@ describe('POST /projects/:id/repository/commits', () => {
     })
   })
 
+  test('start_project: a fork starts a branch from its upstream; any other project is refused', async () => {
+    const upstream = await repository(owner)
+    const forked = await request('POST', `/projects/${upstream.id}/fork`, { token: developer.token, body: { path: `fork-${upstream.id}` } })
+    expect(forked.status, forked.text).toBe(201)
+    await server.runJobs()
+    const moved = await commitCreate(owner, upstream.id, {
+      branch: 'main',
+      commit_message: 'Only upstream has this',
+      actions: [{ action: 'create', file_path: 'upstream.txt', content: 'u' }],
+    })
+    expect(moved.status).toBe(201)
+    const body = {
+      branch: 'from-upstream',
+      start_branch: 'main',
+      start_project: upstream.id,
+      commit_message: 'On the fork',
+      actions: [{ action: 'update', file_path: 'upstream.txt', content: 'forked' }],
+    }
+    const res = await commitCreate(developer, forked.body.id, body)
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.parent_ids).toEqual([moved.body.id])
+    expect(await inRepository(forked.body.id, 'show', 'from-upstream:upstream.txt')).toBe('forked')
+
+    const self = await commitCreate(developer, forked.body.id, { ...body, branch: 'self', start_project: forked.body.id })
+    expect(self.status).toBe(403)
+    expect(self.body).toEqual({
+      message: `403 Forbidden - Project is not included in the fork network for ${forked.body.name_with_namespace}`,
+    })
+    const unrelated = await repository(owner)
+    const other = await commitCreate(developer, forked.body.id, { ...body, branch: 'other', start_project: unrelated.id })
+    expect(other.status).toBe(403)
+    expect(other.body).toEqual({
+      message: `403 Forbidden - Project is not included in the fork network for ${unrelated.name_with_namespace}`,
+    })
+  })
+
   test('a commit records a push event, as a push does', async () => {
     const project = await repository(owner)
     const before = await head(project.id)

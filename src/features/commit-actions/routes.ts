@@ -29,14 +29,13 @@ async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch
 }
 
 /**
- * GL commits.rb `start_project`: the project the new branch starts from must be one this project was forked from, and
- * readable. svc starts branches from this project's own repository only, so another project is refused as one outside
- * the fork network (a fork's upstream could be fetched first; not done yet).
+ * GL commits.rb `start_project`: the project the new branch starts from must be the one this project was forked from,
+ * and its code readable (403 otherwise, this project itself included, as GitLab's `forked_from?` says).
  */
-async function checkStartProject(ctx: Context, loaded: LoadedProject, startProject: string | undefined) {
-  if (startProject === undefined) return
+async function findStartProject(ctx: Context, loaded: LoadedProject, startProject: string | undefined): Promise<LoadedProject | undefined> {
+  if (startProject === undefined) return undefined
   const start = await findProject(ctx, startProject)
-  if (start.project.id === loaded.project.id && canReadCode(start.access, start.project)) return
+  if (canReadCode(start.access, start.project) && loaded.project.forked_from_project_id === start.project.id) return start
   throw new Forbidden(`Project is not included in the fork network for ${start.project.full_name}`)
 }
 
@@ -58,7 +57,7 @@ export function registerCommitActionRoutes(api: ApiRouter) {
       const { ctx, input } = request
       const loaded = await findProject(ctx, input.id)
       codeDirectory(ctx, loaded)
-      await checkStartProject(ctx, loaded, input.start_project)
+      const startProject = await findStartProject(ctx, loaded, input.start_project)
       await authorizePushToBranch(ctx, loaded, input.branch, input.force)
       if (input.branch.trim() === '') throw new BadRequest('branch is required')
       if (input.commit_message.trim() === '') throw new BadRequest('commit_message is required')
@@ -76,6 +75,7 @@ export function registerCommitActionRoutes(api: ApiRouter) {
         authorName: input.author_name,
         authorEmail: input.author_email,
         force: input.force,
+        startProject,
       })
       const stats = input.stats ? await commitStats(directory, commit) : null
       reply.code(201)

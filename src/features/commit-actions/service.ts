@@ -18,7 +18,15 @@ import {
   type GitIdentity,
   type ParsedCommit,
 } from '../repositories/index.js'
-import { countNewCommits, isObjectId, isValidBranchName, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
+import {
+  countNewCommits,
+  fetchCommit,
+  isObjectId,
+  isValidBranchName,
+  lastCommitForPath,
+  readBranchHead,
+  readNamedCommit,
+} from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 
@@ -43,6 +51,8 @@ export interface CommitChangesInput {
   authorName?: string
   authorEmail?: string
   force?: boolean
+  /** The project the new branch starts from, when not this one: the project this one was forked from. */
+  startProject?: LoadedProject
 }
 
 export interface WrittenCommit {
@@ -152,22 +162,25 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   const { branch, startSha } = input
   const force = input.force ?? false
   const startBranch = startSha === undefined ? (input.startBranch ?? branch) : input.startBranch
+  const startProject = input.startProject?.project ?? project
+  const startDirectory = projectRepositoryDirectory(ctx.config, startProject)
   const emptyRepo = project.empty_repo === 1
+  const startEmpty = startProject.empty_repo === 1
   const branchHead = await readBranchHead(directory, branch)
-  const differentBranch = startBranch !== branch || startSha !== undefined
+  const differentBranch = startProject.id !== project.id || startBranch !== branch || startSha !== undefined
   await assertMayChange(ctx, loaded, branch, branchHead === null ? 'create' : force && differentBranch ? 'force-push' : 'push')
 
   let parent: string | null = null
   if (startSha !== undefined) {
     if (startBranch !== undefined) throw new Rejected("You can't pass both start_branch and start_sha")
     if (!isObjectId(startSha.toLowerCase())) throw new Rejected(`Invalid start_sha '${startSha}'`)
-    const start = await readCommit(directory, startSha.toLowerCase())
+    const start = await readCommit(startDirectory, startSha.toLowerCase())
     if (!start) throw new Rejected(`Cannot find start_sha '${startSha}'`)
     parent = start.oid
   }
   if (startBranch !== undefined) {
-    parent = startBranch === branch ? branchHead : await readBranchHead(directory, startBranch)
-    if (!emptyRepo && parent === null) throw new Rejected('You can only create or edit files when you are on a branch')
+    parent = startBranch === branch && startDirectory === directory ? branchHead : await readBranchHead(startDirectory, startBranch)
+    if (!startEmpty && parent === null) throw new Rejected('You can only create or edit files when you are on a branch')
   }
   if (!emptyRepo && differentBranch && branchHead !== null && !force) {
     throw new Rejected(`A branch called '${branch}' already exists. Switch to that branch in order to make changes`)
@@ -175,6 +188,8 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   if ((differentBranch || branchHead === null) && !isValidBranchName(branch)) {
     throw new Rejected(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`)
   }
+  // A fork starts from its upstream's commit: the commit's objects are fetched into the fork first (as Gitaly does).
+  if (parent !== null && startDirectory !== directory) await fetchCommit(directory, startDirectory, parent)
   // GL Files::BaseService#file_has_changed?: the file's last commit on the start branch against the one the client read.
   for (const check of input.checks ?? []) {
     if (startBranch === undefined || parent === null) continue
