@@ -117,6 +117,10 @@ export interface NamespacesTable {
   /** The storage of a group's wiki repository; null while the group has none. */
   wiki_repository_storage: string | null
   wiki_repository_read_only: Generated<Flag>
+  /** A group's Gitlab::Access protection level (0–4); null for the instance's default. */
+  default_branch_protection: number | null
+  /** JSON: a group's default branch protection (allowed_to_push, allow_force_push, allowed_to_merge, developer_can_initial_push); null for the instance's. */
+  default_branch_protection_defaults: string | null
   created_at: Timestamp
   updated_at: Timestamp
 }

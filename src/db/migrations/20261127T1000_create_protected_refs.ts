@@ -6,8 +6,13 @@ import { flag, idType, timestampType, withId } from './portable.js'
 //   (GL protected_branch_push_access_levels, _merge_, _unprotect_);
 // - a protected tag's create levels (GL protected_tag_create_access_levels).
 // `name` is a branch or tag name or a wildcard such as `release/*`, unique per project.
+// A group's default branch protection (GL namespaces.default_branch_protection and namespace_settings'
+// default_branch_protection_defaults, JSON): null for the instance's default.
 
 export async function up(db: Kysely<any>) {
+  await db.schema.alterTable('namespaces').addColumn('default_branch_protection', 'integer').execute()
+  await db.schema.alterTable('namespaces').addColumn('default_branch_protection_defaults', 'text').execute()
+
   await withId(db, db.schema.createTable('protected_branches'))
     .addColumn('project_id', idType(db), (c) => c.notNull().references('projects.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -66,4 +71,6 @@ export async function down(db: Kysely<any>) {
   await db.schema.dropTable('protected_tags').execute()
   await db.schema.dropTable('protected_branch_access_levels').execute()
   await db.schema.dropTable('protected_branches').execute()
+  await db.schema.alterTable('namespaces').dropColumn('default_branch_protection_defaults').execute()
+  await db.schema.alterTable('namespaces').dropColumn('default_branch_protection').execute()
 }

@@ -98,7 +98,12 @@ async function isMergedToDefault(directory: string, tip: string, defaultTip: str
 }
 
 async function subjectOf(ctx: Context, loaded: LoadedProject): Promise<RefSubject> {
-  return { access: loaded.access, project: loaded.project, protection: await loadProtection(ctx.db, loaded.project.id) }
+  return {
+    access: loaded.access,
+    project: loaded.project,
+    namespace: loaded.namespace,
+    protection: await loadProtection(ctx.db, loaded.project.id),
+  }
 }
 
 function viewOf(subject: RefSubject, name: string, commit: ParsedCommit, merged: boolean): BranchView {

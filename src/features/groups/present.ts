@@ -1,9 +1,9 @@
 import { visibilityName } from '../../core/access.js'
 import type { NamespaceRow } from '../../db/schema.js'
+import { branchProtectionOf } from '../protected-refs/index.js'
 import {
   PROJECT_CREATION_LEVELS,
   SUBGROUP_CREATION_LEVELS,
-  type BranchProtectionDefaultsJson,
   type GroupDetailJson,
   type GroupJson,
   type GroupStatisticsJson,
@@ -16,18 +16,6 @@ export interface GroupPresentOptions {
   statistics: boolean
   /** Administrators asked for custom attributes. */
   customAttributes: boolean
-}
-
-/** Gitlab::Access::PROTECTION_FULL, the instance default every group inherits (no per-group setting is kept). */
-const DEFAULT_BRANCH_PROTECTION = 2
-
-function defaultBranchProtectionDefaults(): BranchProtectionDefaultsJson {
-  return {
-    allowed_to_push: [{ access_level: 40 }],
-    allow_force_push: false,
-    allowed_to_merge: [{ access_level: 40 }],
-    developer_can_initial_push: false,
-  }
 }
 
 // No storage is measured yet: every size is zero.
@@ -55,6 +43,8 @@ export function groupWebUrl(group: Pick<NamespaceRow, 'full_path'>, externalUrl:
 
 /** Entities::Group (with BasicGroupDetails first). */
 export function presentGroup(group: NamespaceRow, options: GroupPresentOptions): GroupJson {
+  // Its own setting, else the instance's default (full protection).
+  const branchProtection = branchProtectionOf(group)
   const json = {
     id: group.id,
     web_url: groupWebUrl(group, options.externalUrl),
@@ -77,8 +67,8 @@ export function presentGroup(group: NamespaceRow, options: GroupPresentOptions):
     math_rendering_limits_enabled: true,
     lock_math_rendering_limits_enabled: false,
     default_branch: group.default_branch,
-    default_branch_protection: DEFAULT_BRANCH_PROTECTION,
-    default_branch_protection_defaults: defaultBranchProtectionDefaults(),
+    default_branch_protection: branchProtection.level,
+    default_branch_protection_defaults: branchProtection.defaults,
     avatar_url: null,
     request_access_enabled: group.request_access_enabled === 1,
     full_name: group.full_name,

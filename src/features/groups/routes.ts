@@ -48,6 +48,8 @@ function attributesOf(input: CreateGroupParams | UpdateGroupParams): GroupAttrib
     lfsEnabled: input.lfs_enabled,
     requestAccessEnabled: input.request_access_enabled,
     defaultBranch: input.default_branch,
+    defaultBranchProtection: input.default_branch_protection,
+    defaultBranchProtectionDefaults: input.default_branch_protection_defaults,
   }
 }
 

@@ -70,6 +70,15 @@ const groupSettingsParams = {
   lfs_enabled: Type.Optional(Type.Boolean()),
   request_access_enabled: Type.Optional(Type.Boolean()),
   default_branch: Type.Optional(Type.String()),
+  default_branch_protection: Type.Optional(Type.Integer({ minimum: 0, maximum: 4 })),
+  default_branch_protection_defaults: Type.Optional(
+    Type.Object({
+      allowed_to_push: Type.Optional(Type.Array(Type.Object({ access_level: Type.Integer() }))),
+      allow_force_push: Type.Optional(Type.Boolean()),
+      allowed_to_merge: Type.Optional(Type.Array(Type.Object({ access_level: Type.Integer() }))),
+      developer_can_initial_push: Type.Optional(Type.Boolean()),
+    }),
+  ),
 }
 
 export const CreateGroupParams = Type.Object({

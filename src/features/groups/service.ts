@@ -1,7 +1,7 @@
 import { visibilityLevel, visibilityName, type Access, type VisibilityName } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
-import { BadRequest, Forbidden, Invalid, NotAllowed, Rejected } from '../../core/errors.js'
+import { BadRequest, Forbidden, Invalid, NotAllowed, ParamError, Rejected } from '../../core/errors.js'
 import {
   COUNT_LIMIT,
   fetchKeysetPage,
@@ -25,6 +25,12 @@ import {
   visibleGroupsCondition,
 } from '../access/index.js'
 import { addOwner } from '../members/index.js'
+import {
+  BranchProtectionLevel,
+  branchProtectionOfLevel,
+  levelOfBranchProtection,
+  type BranchProtectionDefaults,
+} from '../protected-refs/index.js'
 import { capVisibilityOfProjectsBelow, listProjectsOfGroupForDetail } from '../projects/index.js'
 import {
   createNamespace,
@@ -236,6 +242,44 @@ export interface GroupAttributes {
   lfsEnabled?: boolean
   requestAccessEnabled?: boolean
   defaultBranch?: string
+  /** A Gitlab::Access protection level, 0–4. */
+  defaultBranchProtection?: number
+  /** Settings given one by one; those not given come from the level given, else full protection. */
+  defaultBranchProtectionDefaults?: Partial<BranchProtectionDefaults>
+}
+
+/** ProtectedBranch::PushAccessLevel and MergeAccessLevel `allowed_access_levels`. */
+const BRANCH_PROTECTION_ACCESS_LEVELS = [0, 30, 40, 60]
+
+/** GL groups.rb `default_branch_protection_defaults` params: each `access_level` among the allowed ones. */
+function checkBranchProtectionDefaults(defaults: Partial<BranchProtectionDefaults>) {
+  const problems: string[] = []
+  for (const key of ['allowed_to_push', 'allowed_to_merge'] as const) {
+    ;(defaults[key] ?? []).forEach((entry, n) => {
+      if (!BRANCH_PROTECTION_ACCESS_LEVELS.includes(entry.access_level)) {
+        problems.push(`default_branch_protection_defaults[${key}][${n}][access_level] does not have a valid value`)
+      }
+    })
+  }
+  if (problems.length > 0) throw new ParamError(problems.join(', '))
+}
+
+/** The columns of a group's default branch protection (GL Groups::BaseService#handle_default_branch_protection). */
+function branchProtectionColumns(attributes: GroupAttributes): NamespaceUpdate {
+  const { defaultBranchProtection: level, defaultBranchProtectionDefaults: given } = attributes
+  if (level === undefined && given === undefined) return {}
+  if (given) checkBranchProtectionDefaults(given)
+  const preset = branchProtectionOfLevel(level ?? BranchProtectionLevel.FULL)
+  const defaults: BranchProtectionDefaults = {
+    allowed_to_push: given?.allowed_to_push ?? preset.allowed_to_push,
+    allow_force_push: given?.allow_force_push ?? preset.allow_force_push,
+    allowed_to_merge: given?.allowed_to_merge ?? preset.allowed_to_merge,
+    developer_can_initial_push: given?.developer_can_initial_push ?? preset.developer_can_initial_push,
+  }
+  return {
+    default_branch_protection: given ? (levelOfBranchProtection(defaults) ?? level ?? null) : (level ?? null),
+    default_branch_protection_defaults: JSON.stringify(defaults),
+  }
 }
 
 /** The columns the settings set, for the attributes given. */
@@ -258,7 +302,7 @@ function settingsColumns(attributes: GroupAttributes): NamespaceUpdate {
   if (attributes.lfsEnabled !== undefined) columns.lfs_enabled = flag(attributes.lfsEnabled)
   if (attributes.requestAccessEnabled !== undefined) columns.request_access_enabled = flag(attributes.requestAccessEnabled)
   if (attributes.defaultBranch !== undefined) columns.default_branch = attributes.defaultBranch
-  return columns
+  return { ...columns, ...branchProtectionColumns(attributes) }
 }
 
 /** A group as it would be saved, with what changed: the model validations run on these. */

@@ -168,7 +168,8 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   const { project } = loaded
   // GL MergeRequest#can_be_merged_by?: a protected target needs its push or merge access level.
   const protection = await loadProtection(ctx.db, project.id)
-  if (!canUpdateBranch({ access: loaded.access, project, protection }, found.target_branch)) throw new Unauthorized()
+  const subject = { access: loaded.access, project, namespace: loaded.namespace, protection }
+  if (!canUpdateBranch(subject, found.target_branch)) throw new Unauthorized()
   const branches = await loadBranches(ctx, found, project)
   const diffHeadSha = branches?.facts.sourceSha ?? null
   if (input.sha !== undefined && input.sha !== diffHeadSha) {
@@ -228,9 +229,10 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
   const source = branches.sourceProject
   if (!source || branches.sourceDir === null || source.default_branch === row.source_branch) return
   if (source.repository_read_only === 1) return
-  const { access } = await withAccess(ctx, source)
+  const { access, namespace } = await withAccess(ctx, source)
   if (!canPushCode(access, source)) return
-  if (isBranchProtected({ access, project: source, protection: await loadProtection(ctx.db, source.id) }, row.source_branch)) return
+  const protection = await loadProtection(ctx.db, source.id)
+  if (isBranchProtected({ access, project: source, namespace, protection }, row.source_branch)) return
   if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
   if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
   const now = ctx.now()

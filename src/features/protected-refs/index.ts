@@ -2,14 +2,15 @@
  * Protected branches and tags: the rules every change of a ref obeys (API writes, merges and Git pushes), and what the
  * branch and tag entities show of them.
  */
+export { assertMayChangeRef, loadProtection, protectDefaultBranch, RefChangeRefused, refChangeRefusalFor } from './protection.js'
 export {
-  assertMayChangeRef,
-  DEFAULT_BRANCH_PROTECTION,
-  loadProtection,
-  protectDefaultBranch,
-  RefChangeRefused,
-  refChangeRefusalFor,
-} from './protection.js'
+  BranchProtectionLevel,
+  branchProtectionOf,
+  branchProtectionOfLevel,
+  levelOfBranchProtection,
+  type BranchProtectionDefaults,
+  type NamespaceBranchProtection,
+} from './default-branch.js'
 export { protectBranchByLegacyApi, unprotectBranchByLegacyApi } from './service.js'
 export {
   canCreateTag,

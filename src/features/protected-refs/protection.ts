@@ -8,6 +8,7 @@ import type {
   ProtectedTagRow,
 } from '../../db/schema.js'
 import type { LoadedProject } from '../access/index.js'
+import { branchProtectionOf, isDefaultBranchProtected, type NamespaceBranchProtection } from './default-branch.js'
 import { refChangeRefusal, type Protection, type ProtectedBranch, type ProtectedTag, type RefAccessLevel, type RefChange } from './rules.js'
 import {
   findBranchAccessLevels,
@@ -73,7 +74,8 @@ export class RefChangeRefused extends Rejected {}
  */
 export async function refChangeRefusalFor(ctx: Context, loaded: LoadedProject, ref: string, change: RefChange): Promise<string | null> {
   const protection = await loadProtection(ctx.db, loaded.project.id)
-  return refChangeRefusal({ access: loaded.access, project: loaded.project, protection }, ref, change, 'web', ctx.config.externalUrl)
+  const subject = { access: loaded.access, project: loaded.project, namespace: loaded.namespace, protection }
+  return refChangeRefusal(subject, ref, change, 'web', ctx.config.externalUrl)
 }
 
 /**
@@ -86,30 +88,29 @@ export async function assertMayChangeRef(ctx: Context, loaded: LoadedProject, re
   if (refusal !== null) throw new RefChangeRefused(refusal)
 }
 
-/** GL `default_branch_protection_defaults` at its default, full protection: Maintainers push and merge, nobody force-pushes. */
-export const DEFAULT_BRANCH_PROTECTION = {
-  allowedToPush: [{ access_level: 40 }],
-  allowForcePush: false,
-  allowedToMerge: [{ access_level: 40 }],
-  developerCanInitialPush: false,
-} as const
-
 /**
- * Protects a new project's default branch as the instance's default branch protection says (GL
- * Projects::ProtectDefaultBranchService), unless a rule of that name exists. Runs in the creating transaction.
+ * Protects a new project's default branch as its group's default branch protection says, or the instance's (GL
+ * Projects::ProtectDefaultBranchService): nothing under PROTECTION_NONE, nothing when a rule of that name exists. Runs
+ * in the creating transaction.
  */
-export async function protectDefaultBranch(db: Db, project: { id: number; default_branch: string | null }, at: string): Promise<void> {
+export async function protectDefaultBranch(
+  db: Db,
+  project: { id: number; default_branch: string | null },
+  namespace: NamespaceBranchProtection | null,
+  at: string,
+): Promise<void> {
   const name = project.default_branch
-  if (!name || (await findProtectedBranchByName(db, project.id, name))) return
+  const { defaults } = branchProtectionOf(namespace)
+  if (!name || !isDefaultBranchProtected(defaults) || (await findProtectedBranchByName(db, project.id, name))) return
   const row = await insertProtectedBranch(db, {
     project_id: project.id,
     name,
-    allow_force_push: DEFAULT_BRANCH_PROTECTION.allowForcePush ? 1 : 0,
+    allow_force_push: defaults.allow_force_push ? 1 : 0,
     code_owner_approval_required: 0,
     created_at: at,
   })
   const levels = (entries: readonly { access_level: number }[]) =>
     entries.map((entry) => ({ accessLevel: entry.access_level, userId: null, groupId: null }))
-  await insertBranchAccessLevels(db, row.id, 'push', levels(DEFAULT_BRANCH_PROTECTION.allowedToPush), at)
-  await insertBranchAccessLevels(db, row.id, 'merge', levels(DEFAULT_BRANCH_PROTECTION.allowedToMerge), at)
+  await insertBranchAccessLevels(db, row.id, 'push', levels(defaults.allowed_to_push), at)
+  await insertBranchAccessLevels(db, row.id, 'merge', levels(defaults.allowed_to_merge), at)
 }

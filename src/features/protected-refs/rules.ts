@@ -2,6 +2,7 @@ import { AccessLevel } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { canPushCode, type ProjectAccess } from '../access/index.js'
+import { branchProtectionOf, isDefaultBranchProtected, type NamespaceBranchProtection } from './default-branch.js'
 
 // What protected branches and tags allow (GL ProtectedRef, ProtectedRefAccess, Gitlab::UserAccess, and the branch and
 // tag checks of lib/gitlab/checks), as pure functions of the project's rules and the caller's access.
@@ -40,10 +41,11 @@ export interface Protection {
   tags: ProtectedTag[]
 }
 
-/** Who asks, on which project, under which rules. */
+/** Who asks, on which project (and its namespace, for the default branch protection), under which rules. */
 export interface RefSubject {
   access: ProjectAccess
   project: ProjectRow
+  namespace: NamespaceBranchProtection | null
   protection: Protection
 }
 
@@ -75,11 +77,11 @@ export function matchingTags(protection: Protection, name: string): ProtectedTag
 }
 
 /**
- * GL ProtectedBranch.protected?: a rule names or matches the branch; in an empty repository every branch is, as the
- * default branch protection (full, GitLab's default) guards its first push.
+ * GL ProtectedBranch.protected?: a rule names or matches the branch; in an empty repository every branch is while the
+ * namespace's default branch protection guards the first push.
  */
 export function isBranchProtected(subject: RefSubject, name: string): boolean {
-  if (subject.project.empty_repo === 1) return true
+  if (subject.project.empty_repo === 1 && isDefaultBranchProtected(branchProtectionOf(subject.namespace).defaults)) return true
   return matchingBranches(subject.protection, name).length > 0
 }
 
@@ -104,9 +106,16 @@ function isMaintainer(access: ProjectAccess): boolean {
   return isAdmin(access.caller) || (access.caller.user !== null && access.level >= AccessLevel.MAINTAINER)
 }
 
-/** GL ProtectedBranch.protected_ref_accessible_to?: Maintainers (and administrators) make an empty project's first branch. */
+/**
+ * GL ProtectedBranch.protected_ref_accessible_to?: Maintainers (and administrators) make an empty project's first branch;
+ * Developers too when the default branch protection lets them push it first.
+ */
 function branchAccessibleTo(subject: RefSubject, name: string, action: 'push' | 'merge'): boolean {
-  if (subject.project.empty_repo === 1 && isMaintainer(subject.access)) return true
+  if (subject.project.empty_repo === 1) {
+    if (isMaintainer(subject.access)) return true
+    const isDeveloper = subject.access.caller.user !== null && subject.access.level === AccessLevel.DEVELOPER
+    if (isDeveloper && branchProtectionOf(subject.namespace).defaults.developer_can_initial_push) return true
+  }
   return matchingBranches(subject.protection, name).some((branch) => branch[action].some((level) => allows(subject.access, level)))
 }
 
