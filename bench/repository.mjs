@@ -149,6 +149,8 @@ async function load(port, urlPath, token) {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     timeouts: result.timeouts,
+    errors: result.errors,
+    answered: result.requests.total,
   }
 }
 
@@ -196,7 +198,9 @@ export async function benchRepository() {
     console.log(`for scale, GET /api/v4/projects/:id (no git): ${format(reference.rps)} req/s, p50 ${format(reference.p50)} ms`)
     const rows = [['scenario', 'status', 'svc req/s', 'cat-file reads/s', 'svc/cat-file', 'svc p50 ms', 'svc p99 ms', 'svc peak RSS MB']]
     for (const scenario of scenarios) {
+      const probeStarted = performance.now()
       const probe = await request(port, 'GET', scenario.path, { headers: { 'private-token': token } })
+      const probeMs = performance.now() - probeStarted
       if (probe.status !== 200) {
         rows.push([scenario.name, String(probe.status), 'not available', '-', '-', '-', '-', '-'])
         continue
@@ -209,6 +213,8 @@ export async function benchRepository() {
           String(probe.status),
           measured.non2xx ? `${measured.non2xx} not 2xx` : '',
           measured.timeouts ? `${measured.timeouts} timed out` : '',
+          measured.errors ? `${measured.errors} errors` : '',
+          measured.answered === 0 ? `none answered in the run (one alone took ${format(probeMs)} ms)` : '',
         ]
           .filter(Boolean)
           .join(', '),
