@@ -69,3 +69,14 @@ export async function fetchCommit(directory: string, source: string, oid: string
     gitDir: directory,
   })
 }
+
+/** Whether `ancestor` is `descendant` or one of its ancestors (false when either is missing here). */
+export async function isAncestor(directory: string, ancestor: string, descendant: string): Promise<boolean> {
+  try {
+    await git(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir: directory })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}

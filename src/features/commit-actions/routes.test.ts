@@ -226,6 +226,24 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(forced.status, forced.text).toBe(201)
     expect(forced.body.parent_ids).toEqual([main])
     expect(await files(project.id, 'feature')).toEqual(['100644 README.md', '100644 g.txt'])
+
+    // main is protected (Maintainers push, nobody force-pushes): replacing its history is refused in the hooks' words.
+    const ahead = await commitCreate(owner, project.id, {
+      branch: 'main',
+      commit_message: 'Ahead',
+      actions: [{ action: 'create', file_path: 'ahead.txt', content: 'a' }],
+    })
+    expect(ahead.status).toBe(201)
+    const rewrite = await commitCreate(owner, project.id, {
+      branch: 'main',
+      start_sha: main,
+      force: true,
+      commit_message: 'Rewrite',
+      actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }],
+    })
+    expect(rewrite.status).toBe(400)
+    expect(rewrite.body).toEqual({ message: 'You are not allowed to force push code to a protected branch on this project.' })
+    expect(await head(project.id)).toBe(ahead.body.id)
   })
 
   test('an empty repository takes a first commit on any branch, and the project shows it', async () => {

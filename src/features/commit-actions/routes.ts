@@ -24,8 +24,8 @@ function commitOptions(ctx: Context, loaded: LoadedProject) {
 }
 
 /** GL commits.rb `authorize_push_to_branch!`: 403 "You are not allowed to push into this branch". */
-async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch: string, force = false) {
-  if (!(await mayPushToBranch(ctx, loaded, branch, force))) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch: string) {
+  if (!(await mayPushToBranch(ctx, loaded, branch))) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
 }
 
 /**
@@ -58,7 +58,7 @@ export function registerCommitActionRoutes(api: ApiRouter) {
       const loaded = await findProject(ctx, input.id)
       codeDirectory(ctx, loaded)
       const startProject = await findStartProject(ctx, loaded, input.start_project)
-      await authorizePushToBranch(ctx, loaded, input.branch, input.force)
+      await authorizePushToBranch(ctx, loaded, input.branch)
       if (input.branch.trim() === '') throw new BadRequest('branch is required')
       if (input.commit_message.trim() === '') throw new BadRequest('commit_message is required')
       if (input.actions.length === 0) throw new BadRequest('actions is required')

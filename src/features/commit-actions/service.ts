@@ -21,6 +21,7 @@ import {
 import {
   countNewCommits,
   fetchCommit,
+  isAncestor,
   isObjectId,
   isValidBranchName,
   lastCommitForPath,
@@ -80,10 +81,10 @@ export function codeDirectory(ctx: Context, loaded: LoadedProject): string {
  * GL `Gitlab::UserAccess#can_push_to_branch?`: Developers and up, under the project's protected branches. Answers the
  * branch's head, so that the caller starts from what it checked.
  */
-export async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branch: string, force = false): Promise<boolean> {
+export async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<boolean> {
   if (!ctx.caller.user || !canPushCode(loaded.access, loaded.project)) return false
   const head = await readBranchHead(projectRepositoryDirectory(ctx.config, loaded.project), branch)
-  const change: RefChange = head === null ? 'create' : force ? 'force-push' : 'push'
+  const change: RefChange = head === null ? 'create' : 'push'
   try {
     await assertMayChangeRef(ctx, loaded, `refs/heads/${branch}`, change)
     return true
@@ -139,11 +140,15 @@ function assertWritable(ctx: Context, loaded: LoadedProject) {
   if (loaded.project.repository_read_only === 1) throw new Rejected('The repository is temporarily read-only. Please try again later.')
 }
 
+/**
+ * GL `validate_permissions!` (`can_push_to_branch?`): "You are not allowed to push into this branch". A force push is
+ * judged afterwards as the server hooks judge it, with their own words.
+ */
 async function assertMayChange(ctx: Context, loaded: LoadedProject, branch: string, change: RefChange) {
   try {
     await assertMayChangeRef(ctx, loaded, `refs/heads/${branch}`, change)
   } catch (error) {
-    if (error instanceof DomainError) throw new Rejected(NOT_ALLOWED_TO_PUSH)
+    if (error instanceof DomainError && change !== 'force-push') throw new Rejected(NOT_ALLOWED_TO_PUSH)
     throw error
   }
 }
@@ -168,7 +173,7 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   const startEmpty = startProject.empty_repo === 1
   const branchHead = await readBranchHead(directory, branch)
   const differentBranch = startProject.id !== project.id || startBranch !== branch || startSha !== undefined
-  await assertMayChange(ctx, loaded, branch, branchHead === null ? 'create' : force && differentBranch ? 'force-push' : 'push')
+  await assertMayChange(ctx, loaded, branch, branchHead === null ? 'create' : 'push')
 
   let parent: string | null = null
   if (startSha !== undefined) {
@@ -187,6 +192,10 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   }
   if ((differentBranch || branchHead === null) && !isValidBranchName(branch)) {
     throw new Rejected(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`)
+  }
+  // `force` replaces the branch: a force push unless the new commit descends from the branch's head.
+  if (force && branchHead !== null && parent !== branchHead && !(parent !== null && (await isAncestor(directory, branchHead, parent)))) {
+    await assertMayChange(ctx, loaded, branch, 'force-push')
   }
   // A fork starts from its upstream's commit: the commit's objects are fetched into the fork first (as Gitaly does).
   if (parent !== null && startDirectory !== directory) await fetchCommit(directory, startDirectory, parent)
