@@ -40,12 +40,20 @@ function keep<T>(cache: Map<string, T>, key: string, value: T): T {
 }
 
 /**
- * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or any revision git
- * reads); null when there is none. Git refuses a revision that starts with a dash, as Gitaly does. The revision is
+ * Whether a revision is one Gitaly reads (git.ValidateRevision: not empty, no leading dash, no white space, NUL or
+ * `:` path scope). Reflog and upstream forms (`@{…}`) are refused too: some of them make a cat-file process die.
+ */
+export function isAcceptedRevision(revision: string): boolean {
+  return revision !== '' && !revision.startsWith('-') && !/[\s\0:]/.test(revision) && !revision.includes('@{')
+}
+
+/**
+ * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or another revision
+ * Gitaly accepts); null when there is none. The revision is
  * resolved in the repository every time (refs move); the commit it names is parsed once.
  */
 export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
-  if (revision === '' || revision.startsWith('-') || /[\0\n\r]/.test(revision)) return null
+  if (!isAcceptedRevision(revision)) return null
   const header = await readObjectHeader(repository.directory, `${revision}^{commit}`)
   if (header?.type !== 'commit') return null
   return parsedCommits.get(header.oid) ?? keep(parsedCommits, header.oid, (await readCommit(repository.directory, header.oid))!)

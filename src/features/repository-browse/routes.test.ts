@@ -179,7 +179,7 @@ describe('GET /projects/:id/repository/tree', () => {
 })
 
 describe('bad input', () => {
-  test('NUL bytes are refused before routing, as by GitLab malformed-strings middleware; encoded slashes are plain names', async () => {
+  test('NUL bytes are refused before routing (GitLab malformed-strings middleware); revisions Gitaly refuses name nothing', async () => {
     const queries = [
       'repository/tree?path=%00',
       'repository/tree?ref=ma%00in',
@@ -198,6 +198,22 @@ describe('bad input', () => {
       status: 404,
       body: { message: '404 Blob Not Found' },
     })
+    // Path scopes, reflog and upstream forms are no revisions Gitaly reads; some would end git's reader.
+    const revisions = ['main@{u}', '@{upstream}', 'main@{1}', 'main:../x', 'HEAD:README.md', 'main main']
+    for (const revision of revisions) {
+      const ref = encodeURIComponent(revision)
+      const tree = await request('GET', `/projects/${project.id}/repository/tree?ref=${ref}`)
+      expect(tree, revision).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })
+      const blob = await request('GET', `/projects/${project.id}/repository/blobs/${ref}`)
+      expect(blob, revision).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } })
+      const archive = await request('GET', `/projects/${project.id}/repository/archive?sha=${ref}`)
+      expect(archive, revision).toMatchObject({ status: 404, body: { message: '404 File Not Found' } })
+      const contributors = await request('GET', `/projects/${project.id}/repository/contributors?ref=${ref}`)
+      expect(contributors, revision).toMatchObject({ status: 404, body: { message: '404 Not Found' } })
+      const mergeBase = await request('GET', `/projects/${project.id}/repository/merge_base?refs[]=main&refs[]=${ref}`)
+      expect(mergeBase, revision).toMatchObject({ status: 400, body: { message: `Could not find ref: ${revision}` } })
+    }
+    expect((await request('GET', `/projects/${project.id}/repository/tree`)).status).toBe(200)
     expect(await request('GET', `/projects/${project.id}/repository/tree?path=src%2F..%2F..`)).toMatchObject({
       status: 404,
       body: { message: '404 invalid revision or path Not Found' },
@@ -210,7 +226,8 @@ describe('access', () => {
     const secret = await fixture.project(owner, { visibility: 'private', initialize_with_readme: true })
     const guest = await fixture.person('gus')
     await fixture.member(guest, secret.id, 10)
-    const paths = ['repository/tree', 'repository/blobs/HEAD:README.md', 'repository/contributors', 'repository/archive.zip', 'languages']
+    const readme = (await request('GET', `/projects/${secret.id}/repository/tree`, { token: owner.token })).body[0].id
+    const paths = ['repository/tree', `repository/blobs/${readme}`, 'repository/contributors', 'repository/archive.zip', 'languages']
     for (const path of paths) {
       const anonymous = await request('GET', `/projects/${secret.id}/${path}`)
       expect(anonymous, path).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } })
