@@ -244,6 +244,10 @@ describe('reading files', () => {
       [two, ['two']],
       [numbers, ['3']],
     ])
+    const headed = await request('HEAD', `${filesPath(project.id, 'n.txt', '/blame')}?ref=main`)
+    expect(headed.status).toBe(200)
+    expect(headed.headers['x-gitlab-last-commit-id']).toBe(two)
+    expect(headed.text).toBe('')
     const ranged = await blame('&range[start]=2&range[end]=9')
     expect(ranged.body.map((range: any) => [range.commit.id, range.lines])).toEqual([
       [two, ['two']],
@@ -341,6 +345,15 @@ describe('writing files', () => {
     await write('POST', 'x.txt', { content: 'x' }, 403, message('403 Forbidden'), reporter)
     const anonymous = await request('POST', filesPath(project.id, 'x.txt'), { body: { branch: 'main', content: 'x', commit_message: 'M' } })
     expect(anonymous.status).toBe(401)
+
+    // Beyond the largest body the API reads (GitLab's request size limit).
+    const huge = await request('POST', filesPath(project.id, 'huge.txt'), {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'Huge', content: 'x'.repeat(3 * 1024 * 1024) },
+    })
+    expect(huge.status).toBe(413)
+    expect(huge.body).toEqual({ message: '413 Request Entity Too Large' })
+    expect(await head(project.id)).toBe(main)
   })
 
   test('a stale last_commit_id is refused; base64 content, execute_filemode and a new branch from start_branch', async () => {
