@@ -7,10 +7,12 @@ import {
   projectRepositoryDirectory,
   rawPatchBetween,
   readCommit,
+  readObjectHeader,
+  repositoryExists,
   type DiffResult,
   type ParsedCommit,
 } from '../repositories/index.js'
-import { canReadMergeRequests, type LoadedProject } from '../access/index.js'
+import { canReadMergeRequests, findProjectsByIds, type LoadedProject } from '../access/index.js'
 import { findProjectCommit } from '../commits/index.js'
 import { loadBranches } from './mergeability.js'
 import { showMergeRequest, type MergeRequestView } from './service.js'
@@ -22,10 +24,29 @@ export type MergeRequestVersion = MergeRequestDiffRow
 
 const NO_DIFF: DiffResult = { files: [], overflow: false }
 
-/** The merge request's repository and its latest version, recorded first when the source branch has moved. */
+/** The head of the merge request's source branch, read through the object reader (no git process); null when gone. */
+async function sourceHeadOf(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<string | null> {
+  const sourceId = row.source_project_id ?? row.project_id
+  const source = sourceId === loaded.project.id ? loaded.project : (await findProjectsByIds(ctx.db, [sourceId]))[0]
+  if (!source || /[\0\n\r]/.test(row.source_branch)) return null
+  const directory = projectRepositoryDirectory(ctx.config, source)
+  if (!(await repositoryExists(directory))) return null
+  const header = await readObjectHeader(directory, `refs/heads/${row.source_branch}`)
+  return header?.oid ?? null
+}
+
+/**
+ * The merge request's repository and its latest version, recorded first when the source branch has moved. While the
+ * latest version's head is still the source branch's, no git process runs (no mergeability check either).
+ */
 async function latestVersionOf(ctx: Context, loaded: LoadedProject, row: MergeRequestRow) {
+  const directory = projectRepositoryDirectory(ctx.config, loaded.project)
+  const latest = (await findLatestMergeRequestDiff(ctx.db, row.id)) ?? null
+  if (row.state !== 'opened' || (latest !== null && (await sourceHeadOf(ctx, loaded, row)) === latest.head_commit_sha)) {
+    return { directory, version: latest }
+  }
   const branches = await loadBranches(ctx, row, loaded.project)
-  return { directory: projectRepositoryDirectory(ctx.config, loaded.project), version: branches?.version ?? null }
+  return { directory, version: branches?.version ?? latest }
 }
 
 /** A version's commits, newest first (GL MergeRequestDiff#commits), read by one `git rev-list` and the object reader. */
