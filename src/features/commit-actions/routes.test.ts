@@ -483,7 +483,9 @@ describe('POST /projects/:id/repository/commits', () => {
     )
     const won = racers.filter((res) => res.status === 201)
     const lost = racers.filter((res) => res.status !== 201)
+    // All read the branch before the first of them moves it (a commit takes several git processes): most lose.
     expect(won.length).toBeGreaterThanOrEqual(1)
+    expect(lost.length).toBeGreaterThanOrEqual(1)
     for (const res of lost) {
       expect(res.status).toBe(400)
       expect(res.body).toEqual({ message: 'Could not update branch main. Please refresh and try again.' })
