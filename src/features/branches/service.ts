@@ -6,7 +6,7 @@ import {
   canPushToBranch,
   developersCan,
   isBranchProtected,
-  loadProtection,
+  loadRefSubject,
   protectBranchByLegacyApi,
   unprotectBranchByLegacyApi,
   type RefSubject,
@@ -94,15 +94,6 @@ async function isMergedToDefault(directory: string, tip: string, defaultTip: str
   } catch (error) {
     if (error instanceof GitError) return false
     throw error
-  }
-}
-
-async function subjectOf(ctx: Context, loaded: LoadedProject): Promise<RefSubject> {
-  return {
-    access: loaded.access,
-    project: loaded.project,
-    namespace: loaded.namespace,
-    protection: await loadProtection(ctx.db, loaded.project.id),
   }
 }
 
@@ -204,7 +195,7 @@ export async function listBranches(ctx: Context, loaded: LoadedProject, input: L
     const offset = (input.page - 1) * input.perPage
     pageNames = names.slice(offset, offset + input.perPage)
   }
-  const subject = await subjectOf(ctx, loaded)
+  const subject = await loadRefSubject(ctx, loaded)
   const defaultBranch = loaded.project.default_branch ?? ''
   const merged = await readMergedBranchNames(directory, tips.get(defaultBranch))
   const branches: BranchView[] = []
@@ -225,7 +216,7 @@ export async function showBranch(ctx: Context, loaded: LoadedProject, name: stri
   const [commit, merged, subject] = await Promise.all([
     commitAt(directory, tip),
     isMergedToDefault(directory, tip, defaultTip),
-    subjectOf(ctx, loaded),
+    loadRefSubject(ctx, loaded),
   ])
   return viewOf(subject, name, commit, merged)
 }
@@ -330,7 +321,10 @@ export async function deleteMergedBranches(ctx: Context, loaded: LoadedProject):
   const tips = await readBranchTips(directory)
   const merged = await readMergedBranchNames(directory, tips.get(loaded.project.default_branch ?? ''))
   if (merged.size === 0) return
-  const [subject, openBranches] = await Promise.all([subjectOf(ctx, loaded), findOpenMergeRequestBranchNames(ctx.db, loaded.project.id)])
+  const [subject, openBranches] = await Promise.all([
+    loadRefSubject(ctx, loaded),
+    findOpenMergeRequestBranchNames(ctx.db, loaded.project.id),
+  ])
   for (const name of merged) {
     if (openBranches.has(name) || isBranchProtected(subject, name)) continue
     await removeBranch(ctx, loaded, directory, name, tips.get(name) as string).catch((error: unknown) => {

@@ -1,8 +1,18 @@
 /**
  * Protected branches and tags: the rules every change of a ref obeys (API writes, merges and Git pushes), and what the
- * branch and tag entities show of them.
+ * branch and tag entities show of them. API writes call assertMayChangeRef (GitLab's pre-receive refusal, 400); a
+ * service with its own wording (GL Commits::CreateService's "You are not allowed to push into this branch") asks
+ * canPushToBranch(await loadRefSubject(ctx, loaded), branch) instead; entities ask isBranchProtected, developersCan,
+ * isTagProtected.
  */
-export { assertMayChangeRef, loadProtection, protectDefaultBranch, RefChangeRefused, refChangeRefusalFor } from './protection.js'
+export {
+  assertMayChangeRef,
+  loadProtection,
+  loadRefSubject,
+  protectDefaultBranch,
+  RefChangeRefused,
+  refChangeRefusalFor,
+} from './protection.js'
 export {
   BranchProtectionLevel,
   branchProtectionOf,

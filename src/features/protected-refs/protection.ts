@@ -9,7 +9,15 @@ import type {
 } from '../../db/schema.js'
 import type { LoadedProject } from '../access/index.js'
 import { branchProtectionOf, isDefaultBranchProtected, type NamespaceBranchProtection } from './default-branch.js'
-import { refChangeRefusal, type Protection, type ProtectedBranch, type ProtectedTag, type RefAccessLevel, type RefChange } from './rules.js'
+import {
+  refChangeRefusal,
+  type Protection,
+  type ProtectedBranch,
+  type ProtectedTag,
+  type RefAccessLevel,
+  type RefChange,
+  type RefSubject,
+} from './rules.js'
 import {
   findBranchAccessLevels,
   findProtectedBranchByName,
@@ -65,6 +73,19 @@ export async function loadProtection(db: Db, projectId: number): Promise<Protect
   return { branches, tags }
 }
 
+/**
+ * The caller, the project and its protected branches and tags, for the questions rules.ts answers (canPushToBranch,
+ * isBranchProtected, developersCan, isTagProtected…), read once per request.
+ */
+export async function loadRefSubject(ctx: Context, loaded: LoadedProject): Promise<RefSubject> {
+  return {
+    access: loaded.access,
+    project: loaded.project,
+    namespace: loaded.namespace,
+    protection: await loadProtection(ctx.db, loaded.project.id),
+  }
+}
+
 /** A change of a ref refused by the project's protected branches or tags: 400 with GitLab's pre-receive message. */
 export class RefChangeRefused extends Rejected {}
 
@@ -73,9 +94,7 @@ export class RefChangeRefused extends Rejected {}
  * full ref name, `refs/heads/main` or `refs/tags/v1`.
  */
 export async function refChangeRefusalFor(ctx: Context, loaded: LoadedProject, ref: string, change: RefChange): Promise<string | null> {
-  const protection = await loadProtection(ctx.db, loaded.project.id)
-  const subject = { access: loaded.access, project: loaded.project, namespace: loaded.namespace, protection }
-  return refChangeRefusal(subject, ref, change, 'web', ctx.config.externalUrl)
+  return refChangeRefusal(await loadRefSubject(ctx, loaded), ref, change, 'web', ctx.config.externalUrl)
 }
 
 /**
