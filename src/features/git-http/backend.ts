@@ -125,8 +125,21 @@ function protocolVersion(protocol: string | undefined): number {
  * repository itself (a push's objects wait in a quarantine directory) and `--all` lists its refs already.
  */
 const SERVICE_CONFIG: Record<BackendRequest['service'], string[]> = {
-  'git-upload-pack': [],
-  'git-receive-pack': ['-c', 'receive.autogc=false', '-c', 'core.alternateRefsCommand=exit 0 #'],
+  // Gitaly hides the refs svc keeps for itself: merge request versions' commits (refs/keep-around/) and temporary ones.
+  'git-upload-pack': ['-c', 'uploadpack.hideRefs=refs/keep-around/', '-c', 'uploadpack.hideRefs=refs/tmp/'],
+  'git-receive-pack': [
+    '-c',
+    'receive.autogc=false',
+    '-c',
+    'core.alternateRefsCommand=exit 0 #',
+    // Pushes cannot touch them either, nor the merge requests' head refs (a `git push --mirror` would delete them).
+    '-c',
+    'receive.hideRefs=refs/keep-around/',
+    '-c',
+    'receive.hideRefs=refs/merge-requests/',
+    '-c',
+    'receive.hideRefs=refs/tmp/',
+  ],
 }
 
 /** Beyond this much a first section is not waited for whole: its service reads it as it comes. */

@@ -222,6 +222,12 @@ describe('pushing to the source branch', () => {
     expect(older.body.diffs.find((d: any) => d.new_path === 'a.txt').diff).toBe('@@ -0,0 +1 @@\n+a\n')
     const shown = await request('GET', url(''), { token: developer.token })
     expect(shown.body.diff_refs).toEqual({ base_sha: base, head_sha: secondHead, start_sha: base })
+    // The versions' commits are kept by refs clients do not see; the head ref is GitLab's refs/merge-requests/<iid>/head.
+    const advertised = await gitOk(dir, 'ls-remote', 'origin')
+    expect(advertised).toContain(`${secondHead}\trefs/merge-requests/${mr.iid}/head`)
+    expect(advertised).not.toContain('refs/keep-around/')
+    const pushed = await gitClient.run(dir, 'push', 'origin', `${firstHead}:refs/keep-around/${firstHead}`)
+    expect(pushed.code).not.toBe(0)
     // Reading again records nothing new.
     expect((await request('GET', url('/versions'), { token: developer.token })).body).toHaveLength(2)
   })
