@@ -137,16 +137,24 @@ function checkedRevision(revision: string): string {
 }
 
 /**
+ * Reflog and upstream forms (`main@{1}`, `@{upstream}`) name nothing here: git answers some of them with a fatal
+ * error that ends the reader, and every read waiting on it with it.
+ */
+const UNREADABLE = /@\{/
+
+/**
  * An object by any revision git understands (an object id, `refs/heads/main`, `main:path/to/file`, `<oid>^{tree}`),
  * with its content; null when there is none.
  */
 export async function readObject(directory: string, revision: string): Promise<GitObject | null> {
-  return (await readerOf(directory).read(checkedRevision(revision), true)) as GitObject | null
+  if (UNREADABLE.test(checkedRevision(revision))) return null
+  return (await readerOf(directory).read(revision, true)) as GitObject | null
 }
 
 /** The id, type and size of an object (see readObject), without its content; null when there is none. */
 export async function readObjectHeader(directory: string, revision: string): Promise<ObjectHeader | null> {
-  return readerOf(directory).read(checkedRevision(revision), false)
+  if (UNREADABLE.test(checkedRevision(revision))) return null
+  return readerOf(directory).read(revision, false)
 }
 
 /** Ends the object reader of a repository (before it is moved or removed). */
