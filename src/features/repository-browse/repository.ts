@@ -28,15 +28,40 @@ export function refOrDefault(repository: BrowsedRepository, ref: string | undefi
   return ref ?? repository.loaded.project.default_branch ?? 'HEAD'
 }
 
-/** Parsed commits and trees kept, by object id: an object's content never changes, so they never go stale. */
-const OBJECTS_KEPT = 2048
+/** Parsed commits kept, by object id: an object's content never changes, so they never go stale. */
+const COMMITS_KEPT = 2048
+/** Parsed trees kept, counted in entries (one tree may hold thousands), by object id. */
+const TREE_ENTRIES_KEPT = 200_000
 const parsedCommits = new Map<string, ParsedCommit>()
 const parsedTrees = new Map<string, TreeEntry[]>()
+let treeEntriesKept = 0
 
-function keep<T>(cache: Map<string, T>, key: string, value: T): T {
-  if (cache.size >= OBJECTS_KEPT) cache.delete(cache.keys().next().value as string)
-  cache.set(key, value)
+/** A kept value, made the most recently used. */
+function recall<T>(cache: Map<string, T>, key: string): T | undefined {
+  const value = cache.get(key)
+  if (value !== undefined) {
+    cache.delete(key)
+    cache.set(key, value)
+  }
   return value
+}
+
+function keepCommit(commit: ParsedCommit): ParsedCommit {
+  if (parsedCommits.size >= COMMITS_KEPT) parsedCommits.delete(parsedCommits.keys().next().value as string)
+  parsedCommits.set(commit.oid, commit)
+  return commit
+}
+
+function keepTree(oid: string, entries: TreeEntry[]): TreeEntry[] {
+  if (entries.length > TREE_ENTRIES_KEPT) return entries
+  for (const [kept, keptEntries] of parsedTrees) {
+    if (treeEntriesKept + entries.length <= TREE_ENTRIES_KEPT) break
+    parsedTrees.delete(kept)
+    treeEntriesKept -= keptEntries.length
+  }
+  parsedTrees.set(oid, entries)
+  treeEntriesKept += entries.length
+  return entries
 }
 
 /**
@@ -49,23 +74,26 @@ export function isAcceptedRevision(revision: string): boolean {
 
 /**
  * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or another revision
- * Gitaly accepts); null when there is none. The revision is
- * resolved in the repository every time (refs move); the commit it names is parsed once.
+ * Gitaly accepts); null when there is none. The revision is resolved in the repository every time (refs move);
+ * the commit it names is parsed once.
  */
 export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
   if (!isAcceptedRevision(revision)) return null
   const header = await readObjectHeader(repository.directory, `${revision}^{commit}`)
   if (header?.type !== 'commit') return null
-  return parsedCommits.get(header.oid) ?? keep(parsedCommits, header.oid, (await readCommit(repository.directory, header.oid))!)
+  const kept = recall(parsedCommits, header.oid)
+  if (kept) return kept
+  const commit = await readCommit(repository.directory, header.oid)
+  return commit ? keepCommit(commit) : null
 }
 
 /** The entries of a tree object (reached from one of the repository's commits), read through its long-lived cat-file. */
 export async function readTreeEntries(repository: BrowsedRepository, oid: string): Promise<TreeEntry[]> {
-  const cached = parsedTrees.get(oid)
-  if (cached) return cached
+  const kept = recall(parsedTrees, oid)
+  if (kept) return kept
   const object = await readObject(repository.directory, oid)
   if (!object || object.type !== 'tree') throw new Error(`tree ${oid} is missing`)
-  return keep(parsedTrees, oid, parseTree(object.content, oid.length))
+  return keepTree(oid, parseTree(object.content, oid.length))
 }
 
 /**
