@@ -248,6 +248,23 @@ describe('a commit diff', () => {
   })
 })
 
+describe("a diff past GitLab's limits", () => {
+  test('a file whose patch passes 200 KiB is too_large, its diff left out', async () => {
+    const big = await repository(owner)
+    const bigDir = await cloneAs(owner, big.path_with_namespace)
+    const sha = await commit(bigDir, { 'big.txt': 'a line of text that repeats\n'.repeat(8_000), 'small.txt': 'small\n' }, 'Big')
+    await gitOk(bigDir, 'push', '--quiet', 'origin', 'main')
+    const res = await request('GET', `/projects/${big.id}/repository/commits/${sha}/diff`, { token: owner.token })
+    expect(res.status).toBe(200)
+    expect(res.body.map((d: any) => [d.new_path, d.too_large, d.diff.length > 0])).toEqual([
+      ['big.txt', true, false],
+      ['small.txt', false, true],
+    ])
+    const shown = await request('GET', `/projects/${big.id}/repository/commits/${sha}`, { token: owner.token })
+    expect(shown.body.stats).toEqual({ additions: 8_001, deletions: 0, total: 8_001 })
+  })
+})
+
 describe('the commit list', () => {
   test('newest first on the default branch, without totals, as GitLab pages it', async () => {
     const res = await request('GET', `/projects/${project.id}/repository/commits?per_page=2`, { token: owner.token })

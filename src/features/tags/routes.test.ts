@@ -178,6 +178,31 @@ describe('reading tags', () => {
   })
 })
 
+describe('protected tags', () => {
+  test('a protected tag shows protected: true; a Developer may not create one under a Maintainers rule', async () => {
+    const protect = await request('POST', `/projects/${project.id}/protected_tags`, {
+      token: owner.token,
+      body: { name: 'rel-*', create_access_level: 40 },
+    })
+    expect(protect.status, protect.text).toBe(201)
+    const refused = await request('POST', `/projects/${project.id}/repository/tags`, {
+      token: developer.token,
+      body: { tag_name: 'rel-1', ref: 'main' },
+    })
+    expect(refused.status).toBe(400)
+    expect(typeof refused.body.message).toBe('string')
+    expect((await request('GET', `/projects/${project.id}/repository/tags/rel-1`, { token: developer.token })).status).toBe(404)
+    const created = await request('POST', `/projects/${project.id}/repository/tags`, {
+      token: owner.token,
+      body: { tag_name: 'rel-2', ref: 'main' },
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.protected).toBe(true)
+    const listed = await request('GET', `/projects/${project.id}/repository/tags?search=rel-`, { token: developer.token })
+    expect(listed.body.map((tag: any) => [tag.name, tag.protected])).toEqual([['rel-2', true]])
+  })
+})
+
 describe('deleting tags', () => {
   test('204, then gone; a second delete is 404; If-Unmodified-Since before the commit is 412', async () => {
     await request('POST', `/projects/${project.id}/repository/tags`, { token: developer.token, body: { tag_name: 'doomed', ref: 'main' } })
