@@ -674,6 +674,7 @@ describe('cherry-pick and revert', () => {
     expect((await post(owner, 'main:README.md', { branch: 'main' })).body).toEqual({ message: '404 Commit Not Found' })
     expect((await post(owner, pick, { branch: 'nowhere' })).body).toEqual({ message: '404 Branch Not Found' })
     expect((await post(owner, pick, {})).body).toEqual({ message: '400 (Bad request) "branch" not given' })
+    expect((await post(owner, pick, { branch: ' ' })).body).toEqual({ error: 'branch is empty' })
     await addTestMember(db, { user: reporter.user, project: await projectRow(project.id), accessLevel: 20 })
     const asReporter = await post(reporter, pick, { branch: 'main' })
     expect(asReporter.status).toBe(403)

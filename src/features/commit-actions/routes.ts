@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Forbidden } from '../../core/errors.js'
+import { BadRequest, Forbidden, ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
 import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
 import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
@@ -86,10 +86,11 @@ export function registerCommitActionRoutes(api: ApiRouter) {
   const change =
     (kind: ChangeKind) =>
     async (ctx: Context, reply: FastifyReply, input: { id: string; sha: string; branch: string; dry_run: boolean; message?: string }) => {
+      // Grape's `allow_blank: false`, checked with the params.
+      if (input.branch.trim() === '') throw new ParamError('branch is empty')
       const loaded = await findProject(ctx, input.id)
       codeDirectory(ctx, loaded)
       await authorizePushToBranch(ctx, loaded, input.branch)
-      if (input.branch === '') throw new BadRequest('branch is empty')
       const commit = await findCommit(ctx, loaded, input.sha)
       await findBranch(ctx, loaded, input.branch)
       try {
