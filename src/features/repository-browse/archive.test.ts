@@ -130,6 +130,10 @@ describe('GET /projects/:id/repository/archive', () => {
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}.tar"`)
     expect(bytes.equals(await gitArchive('tar', prefix, head, 'src'))).toBe(true)
 
+    const slashed = await download('.tar?sha=release/1.0&path=src/')
+    expect(slashed.response.headers.get('content-disposition')).toBe(`attachment; filename="${prefix}-.tar"`)
+    expect(slashed.bytes.equals(await gitArchive('tar', `${prefix}-`, head, 'src'))).toBe(true)
+
     const excluded = await download(`.tar?sha=${head}&exclude_paths=docs,src/lib`)
     const excludedPrefix = `${project.path}-${head}-${head}`
     expect(excluded.response.headers.get('content-disposition')).toBe(`attachment; filename="${excludedPrefix}.tar"`)

@@ -77,7 +77,9 @@ export async function openArchive(ctx: Context, loaded: LoadedProject, request: 
   const format = gitFormatOf(request.format)
   const path = segments.join('/')
   // GL Gitlab::Git::Repository#archive_prefix.
-  const prefix = [loaded.project.path, ref.replaceAll('/', '-'), commit.oid, ...(path ? [path.replaceAll('/', '-')] : [])].join('-')
+  // The path as asked for, slashes made dashes (`src/` gives `src-`).
+  const asked = request.path ? [request.path.replaceAll('/', '-')] : []
+  const prefix = [loaded.project.path, ref.replaceAll('/', '-'), commit.oid, ...asked].join('-')
   const pathspecs = [
     ...(path || excludes.length > 0 ? [path ? `:(literal)${path}` : '.'] : []),
     ...excludes.map((segments) => `:(exclude,literal)${segments!.join('/')}`),
