@@ -77,7 +77,8 @@ export async function showMergeRequestChanges(
   if (version === null) return { view, diff: NO_DIFF, overflow: false }
   const directory = projectRepositoryDirectory(ctx.config, loaded.project)
   const diff = await versionDiff(directory, version, { limits: !options.rawDiffs })
-  return { view, diff, overflow: version.state === 'overflow' }
+  // GL MergeRequestChanges#overflow?: false when read without limits.
+  return { view, diff, overflow: !options.rawDiffs && diff.overflow }
 }
 
 /** GET …/merge_requests/:iid/diffs: the latest version's files in GitLab's order. */
@@ -104,7 +105,7 @@ export async function listMergeRequestVersions(ctx: Context, loaded: LoadedProje
   return findMergeRequestDiffs(ctx.db, row.id)
 }
 
-/** GET …/merge_requests/:iid/versions/:version_id: the version with its commits and diff; 404 "Not found" otherwise. */
+/** GET …/merge_requests/:iid/versions/:version_id: the version with its commits and whole diff; 404 "Not found" otherwise. */
 export async function showMergeRequestVersion(
   ctx: Context,
   loaded: LoadedProject,
@@ -114,7 +115,8 @@ export async function showMergeRequestVersion(
   const version = await findMergeRequestDiff(ctx.db, row.id, id)
   if (!version) throw new RecordNotFound()
   const directory = projectRepositoryDirectory(ctx.config, loaded.project)
-  const [commits, diff] = await Promise.all([versionCommits(directory, version), versionDiff(directory, version)])
+  // GL MergeRequestDiffFull: its diffs without limits.
+  const [commits, diff] = await Promise.all([versionCommits(directory, version), versionDiff(directory, version, { limits: false })])
   return { version, commits, diff }
 }
 
