@@ -169,6 +169,40 @@ describe('a branch', () => {
     const gone = await request('GET', `/projects/${project.id}/repository/branches/${encoded('feature/one')}`, { token: developer.token })
     expect(gone.status).toBe(404)
     expect(gone.body).toEqual({ message: '404 Branch Not Found' })
+
+    // As GitLab's post-receive records them: a new branch, and a removed one, by the developer.
+    const events = await request('GET', `/projects/${project.id}/events?action=pushed&sort=asc`, { token: owner.token })
+    expect(events.body.map((event: Record<string, any>) => [event.action_name, event.author_id, event.push_data])).toEqual([
+      [
+        'pushed new',
+        developer.user.id,
+        {
+          commit_count: 0,
+          action: 'created',
+          ref_type: 'branch',
+          commit_from: null,
+          commit_to: main,
+          ref: 'feature/one',
+          commit_title: null,
+          ref_count: null,
+        },
+      ],
+      ['pushed new', developer.user.id, expect.objectContaining({ action: 'created', ref: 'from-sha' })],
+      [
+        'deleted',
+        developer.user.id,
+        {
+          commit_count: 0,
+          action: 'removed',
+          ref_type: 'branch',
+          commit_from: main,
+          commit_to: null,
+          ref: 'feature/one',
+          commit_title: null,
+          ref_count: null,
+        },
+      ],
+    ])
   })
 
   test('creation refuses what GitLab refuses, with its messages, and changes nothing', async () => {

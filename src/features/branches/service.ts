@@ -22,6 +22,7 @@ import {
   repositoryExists,
   type ParsedCommit,
 } from '../repositories/index.js'
+import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { isValidBranchName, isWellFormedRefName } from './names.js'
 import { findOpenMergeRequestBranchNames } from './store.js'
 
@@ -226,14 +227,56 @@ export async function branchExists(ctx: Context, loaded: LoadedProject, name: st
   return (await readBranchTip(codeDirectoryOf(ctx, loaded), name)) !== null
 }
 
+/** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters as Rails' `truncate` does. */
+function pushTitle(message: string): string {
+  const line = message.split('\n', 1)[0].trim()
+  return line.length > 70 ? `${line.slice(0, 67)}...` : line
+}
+
+/**
+ * The push event GitLab's post-receive records for a branch the API created or removed (GL Git::BranchPushService):
+ * a new branch counts the commits the default branch does not have.
+ */
+async function recordBranchEvent(
+  ctx: Context,
+  loaded: LoadedProject,
+  directory: string,
+  name: string,
+  from: string | null,
+  to: string | null,
+) {
+  const user = ctx.caller.user
+  if (!user) return
+  let count = 0
+  let title: string | null = null
+  if (to !== null) {
+    const defaultTip = name === loaded.project.default_branch ? null : await readBranchTip(directory, loaded.project.default_branch ?? '')
+    const exclude = defaultTip ? ['--not', defaultTip] : []
+    count = Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
+    if (count > 0) title = pushTitle((await commitAt(directory, to)).message)
+  }
+  const payload: PushPayload = {
+    commit_count: count,
+    action: from === null ? 'created' : 'removed',
+    ref_type: 'branch',
+    commit_from: from,
+    commit_to: to,
+    ref: name,
+    commit_title: title,
+  }
+  const at = ctx.now()
+  await ctx.db.transaction().execute((trx) => recordPushEvent(trx, { projectId: loaded.project.id, authorId: user.id, at, payload }))
+}
+
 /** GL Branches::CreateService#create_default_branch: an empty repository gets an empty README on its default branch first. */
 async function createDefaultBranch(ctx: Context, loaded: LoadedProject, directory: string): Promise<void> {
   const user = ctx.caller.user
   const branch = loaded.project.default_branch ?? 'main'
   if (!user || (await readBranchTip(directory, branch))) return
   await assertMayChangeRef(ctx, loaded, `refs/heads/${branch}`, 'create')
+  let created: string
   try {
-    await commitFirstFile({
+    created = await commitFirstFile({
       directory,
       branch,
       path: 'README.md',
@@ -245,7 +288,9 @@ async function createDefaultBranch(ctx: Context, loaded: LoadedProject, director
   } catch (error) {
     // Another request made the branch first: it is there either way.
     if (!(error instanceof GitError) || !(await readBranchTip(directory, branch))) throw error
+    return
   }
+  await recordBranchEvent(ctx, loaded, directory, branch, null, created)
 }
 
 /** POST /projects/:id/repository/branches (GL Branches::CreateService): refusals are 400 with GitLab's message. */
@@ -275,6 +320,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
     const state = await refreshRepositoryState(ctx.db, ctx.config, loaded.project)
     loaded.project = { ...loaded.project, empty_repo: state.emptyRepo ? 1 : 0, default_branch: state.defaultBranch }
   }
+  await recordBranchEvent(ctx, loaded, directory, name, null, start.oid)
   return showBranch(ctx, loaded, name)
 }
 
@@ -309,6 +355,7 @@ async function removeBranch(ctx: Context, loaded: LoadedProject, directory: stri
     if (error instanceof GitError) throw new Rejected('Failed to remove branch')
     throw error
   }
+  await recordBranchEvent(ctx, loaded, directory, name, tip, null)
 }
 
 /**
