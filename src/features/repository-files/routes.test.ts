@@ -183,7 +183,7 @@ describe('reading files', () => {
     expect(text.status).toBe(200)
     expect(text.headers['content-type']).toBe('text/plain; charset=utf-8')
     expect(text.headers['content-disposition']).toBe(`inline; filename="README.md"; filename*=UTF-8''README.md`)
-    expect(text.headers['x-gitlab-ref']).toBe('HEAD')
+    expect(text.headers['x-gitlab-ref']).toBe('')
     expect(text.headers['cache-control']).toBe('max-age=0, private, must-revalidate, no-store, no-cache')
     expect(text.headers.expires).toBe('Fri, 01 Jan 1990 00:00:00 GMT')
 
@@ -308,6 +308,17 @@ describe('reading files', () => {
       body: { branch: 'main', content: 'x', commit_message: 'x' },
     })
     expect(write.status).toBe(403)
+
+    const disabled = await request('PUT', `/projects/${project.id}`, { token: owner.token, body: { repository_access_level: 'disabled' } })
+    expect(disabled.status, disabled.text).toBe(200)
+    const readDisabled = await request('GET', `${filesPath(project.id, 'README.md')}?ref=main`, { token: owner.token })
+    expect(readDisabled.status).toBe(403)
+    const writeDisabled = await request('POST', filesPath(project.id, 'x.txt'), {
+      token: owner.token,
+      body: { branch: 'main', content: 'x', commit_message: 'x' },
+    })
+    expect(writeDisabled.status).toBe(403)
+    expect(writeDisabled.body).toEqual({ message: '403 Forbidden' })
   })
 })
 

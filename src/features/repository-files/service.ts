@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, Rejected } from '../../core/errors.js'
-import { canPushCode, type LoadedProject } from '../access/index.js'
+import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
 import { codeDirectory, commitChanges, lastCommitForPath, readNamedCommit } from '../commit-actions/index.js'
 import { git, parseTree, readCommit, readObject, type FileChange, type ParsedCommit } from '../repositories/index.js'
 
@@ -56,7 +56,8 @@ export async function readRepositoryFile(
     path: filePath,
     size: blob.size,
     contentSha256: createHash('sha256').update(blob.content).digest('hex'),
-    ref: ref ?? 'HEAD',
+    // GL `blob_data` shows the ref as given: nothing when raw was asked without one.
+    ref: ref ?? '',
     blobId: blob.oid,
     commitId: commit.oid,
     lastCommitId,
@@ -130,9 +131,10 @@ export interface FileWrite {
   authorEmail?: string
 }
 
-/** GL files.rb `authorize! :push_code`: plain 403. */
+/** GL files.rb `authorize! :push_code`: plain 403, also when the repository feature is off. */
 function authorizePushCode(ctx: Context, loaded: LoadedProject) {
-  if (!ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden()
+  const allowed = ctx.caller.user && canPushCode(loaded.access, loaded.project) && canReadCode(loaded.access, loaded.project)
+  if (!allowed) throw new Forbidden()
 }
 
 async function writeFile(
