@@ -76,6 +76,8 @@ export function registerMergeRequestReviewRoutes(api: ApiRouter) {
     const { ctx, input } = request
     const { loaded, row } = await findTarget(ctx, input)
     const patch = await readMergeRequestRawDiff(ctx, loaded, row)
+    // GL `no_cache_headers`.
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache').header('expires', 'Fri, 01 Jan 1990 00:00:00 GMT')
     return reply.type('text/plain; charset=utf-8').send(patch)
   })
 

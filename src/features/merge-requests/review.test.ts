@@ -164,6 +164,8 @@ describe('a merge request opened on a pushed branch', () => {
     const raw = await request('GET', url('/raw_diffs'), { token: developer.token })
     expect(raw.status).toBe(200)
     expect(raw.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(raw.headers['cache-control']).toBe('no-store')
+    expect(raw.headers.pragma).toBe('no-cache')
     expect(raw.text).toBe(await gitOk(dir, 'diff', '--full-index', base, firstHead))
   })
 
