@@ -7,6 +7,7 @@ import {
   readCommit,
   readObject,
   readObjectHeader,
+  repositoryExists,
   type ParsedCommit,
   type TreeEntry,
 } from '../repositories/index.js'
@@ -65,6 +66,19 @@ function keepTree(oid: string, entries: TreeEntry[]): TreeEntry[] {
 }
 
 /**
+ * A read of the repository, or null when it has no repository on disk (as a repository that does not exist reads in
+ * GitLab: nothing there). Checked only when the read fails, so a read that works costs nothing more.
+ */
+export async function readIfPresent<T>(repository: BrowsedRepository, read: () => Promise<T | null>): Promise<T | null> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(await repositoryExists(repository.directory))) return null
+    throw error
+  }
+}
+
+/**
  * Whether a revision is one Gitaly reads (git.ValidateRevision: not empty, no leading dash, no white space, NUL or
  * `:` path scope). Reflog and upstream forms (`@{…}`) are refused too: some of them make a cat-file process die.
  */
@@ -79,7 +93,7 @@ export function isAcceptedRevision(revision: string): boolean {
  */
 export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
   if (!isAcceptedRevision(revision)) return null
-  const header = await readObjectHeader(repository.directory, `${revision}^{commit}`)
+  const header = await readIfPresent(repository, () => readObjectHeader(repository.directory, `${revision}^{commit}`))
   if (header?.type !== 'commit') return null
   const kept = recall(parsedCommits, header.oid)
   if (kept) return kept

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createTestProject } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { BrowseFixture, type CreatedProject, type Person } from './browse-fixtures.js'
 
@@ -175,6 +176,23 @@ describe('GET /projects/:id/repository/tree', () => {
       status: 404,
       body: { message: '404 Tree Not Found' },
     })
+  })
+})
+
+describe('a project with no repository on disk', () => {
+  test('reads as nothing there, never a 5xx', async () => {
+    const bare = await createTestProject(server.database.db, { owner: owner.user })
+    const get = (path: string) => request('GET', `/projects/${bare.id}/${path}`, { token: owner.token })
+    expect(await get('repository/tree')).toMatchObject({ status: 404, body: { message: '404 Tree Not Found' } })
+    expect(await get(`repository/blobs/${head}`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } })
+    expect(await get(`repository/blobs/${head}/raw`)).toMatchObject({ status: 404, body: { message: '404 Blob Not Found' } })
+    expect(await get('repository/archive.zip')).toMatchObject({ status: 404, body: { message: '404 File Not Found' } })
+    expect(await get('repository/merge_base?refs=main,other')).toMatchObject({
+      status: 400,
+      body: { message: 'Could not find refs: main, other' },
+    })
+    expect(await get('repository/contributors')).toMatchObject({ status: 200, body: [] })
+    expect(await get('languages')).toMatchObject({ status: 200, body: {} })
   })
 })
 
