@@ -513,6 +513,10 @@ describe('POST /projects/:id/repository/commits', () => {
     const asReporter = await commitCreate(reporter, project.id, body)
     expect(asReporter.status).toBe(403)
     expect(asReporter.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' })
+    // Who may not commit hears so before any parameter is looked at.
+    const reporterWithoutParams = await commitCreate(reporter, project.id, {})
+    expect(reporterWithoutParams.status).toBe(403)
+    expect(reporterWithoutParams.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' })
     const asDeveloper = await commitCreate(developer, project.id, body)
     expect(asDeveloper.status, asDeveloper.text).toBe(201)
 

@@ -1,8 +1,8 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../core/context.js'
 import { BadRequest, Forbidden, ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
-import { canReadCode, findProject, type LoadedProject } from '../access/index.js'
+import { canPushCode, canReadCode, findProject, type LoadedProject } from '../access/index.js'
 import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
 import { decodeActions } from './actions.js'
 import { CherryPickParams, CreateCommitParams, DryRunJson, RevertParams } from './schemas.js'
@@ -39,6 +39,25 @@ async function findStartProject(ctx: Context, loaded: LoadedProject, startProjec
   throw new Forbidden(`Project is not included in the fork network for ${start.project.full_name}`)
 }
 
+const projectsOfRequests = new WeakMap<FastifyRequest, LoadedProject>()
+
+/**
+ * GL commits.rb checks who may commit before it reads the body (the body arrives through Workhorse): 404 for a
+ * project the caller cannot see, 403 without `read_code`, then 403 for who may push to no branch of it at all.
+ */
+async function authorizeCommitting(request: FastifyRequest, raw: Record<string, unknown>) {
+  const loaded = await findProject(request.ctx, String(raw.id))
+  codeDirectory(request.ctx, loaded)
+  if (!request.ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+  projectsOfRequests.set(request, loaded)
+}
+
+function projectOf(request: FastifyRequest): LoadedProject {
+  const loaded = projectsOfRequests.get(request)
+  if (!loaded) throw new Error('the project was not loaded')
+  return loaded
+}
+
 /** GL commits.rb's answer to a failed cherry-pick or revert: the message, GitLab's error code, and `dry_run: error`. */
 function sendChangeFailure(reply: FastifyReply, error: ChangeFailed, dryRun: boolean) {
   const body: Record<string, string> = { message: error.message }
@@ -52,11 +71,10 @@ export function registerCommitActionRoutes(api: ApiRouter) {
 
   api.post(
     '/projects/:id/repository/commits',
-    { params: CreateCommitParams, response: { 201: CommitDetailJson } },
+    { params: CreateCommitParams, response: { 201: CommitDetailJson }, before: authorizeCommitting },
     async (request, reply) => {
       const { ctx, input } = request
-      const loaded = await findProject(ctx, input.id)
-      codeDirectory(ctx, loaded)
+      const loaded = projectOf(request)
       const startProject = await findStartProject(ctx, loaded, input.start_project)
       await authorizePushToBranch(ctx, loaded, input.branch)
       if (input.branch.trim() === '') throw new BadRequest('branch is required')
