@@ -53,13 +53,15 @@ describe('object reader', () => {
     expect((await readCommit(directory, second))?.author.date).toBe('2026-01-03T00:00:00.000Z')
   })
 
-  test('refuses a revision with a line break; reflog and upstream forms name nothing, and the reader lives on', async () => {
+  test('refuses a revision with a line break; reflog, upstream, relative and search forms name nothing, and the reader lives on', async () => {
     await expect(readObject(directory, 'main\ncontents main')).rejects.toThrow('line break')
-    expect(await Promise.all(['main@{1}', '@{upstream}', 'main@{u}'].map((revision) => readObject(directory, revision)))).toEqual([
-      null,
-      null,
-      null,
-    ])
+    expect(
+      await Promise.all(
+        ['main@{1}', '@{upstream}', 'main@{u}', 'main:./b.txt', 'main:../x', ':/Second', 'main^{/Second}'].map((revision) =>
+          readObject(directory, revision),
+        ),
+      ),
+    ).toEqual([null, null, null])
     expect((await readObjectHeader(directory, 'main'))?.type).toBe('commit')
   })
 

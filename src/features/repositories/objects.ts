@@ -137,10 +137,11 @@ function checkedRevision(revision: string): string {
 }
 
 /**
- * Reflog and upstream forms (`main@{1}`, `@{upstream}`) name nothing here: git answers some of them with a fatal
- * error that ends the reader, and every read waiting on it with it.
+ * Forms that name nothing here: reflog and upstream ones (`main@{1}`, `@{u}`) and paths relative to a working tree
+ * (`main:./a`, `main:../a`), which git answers with a fatal error that ends the reader and every read waiting on it;
+ * and searches of commit messages (`:/text`, `main^{/text}`), which walk the whole history.
  */
-const UNREADABLE = /@\{/
+const UNREADABLE = /@\{|:\.\.?\/|^:\/|\^\{\//
 
 /**
  * An object by any revision git understands (an object id, `refs/heads/main`, `main:path/to/file`, `<oid>^{tree}`),
