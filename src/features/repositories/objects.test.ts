@@ -61,7 +61,7 @@ describe('object reader', () => {
           readObject(directory, revision),
         ),
       ),
-    ).toEqual([null, null, null])
+    ).toEqual(Array(7).fill(null))
     expect((await readObjectHeader(directory, 'main'))?.type).toBe('commit')
   })
 
