@@ -7,6 +7,7 @@ import { createTestToken, createTestUser } from '../../testing/factories.js'
 import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { projectRepositoryDirectory } from '../repositories/index.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -419,5 +420,42 @@ describe('compare', () => {
     const compared = await api.Repositories.compare(project.id, 'main', 'side')
     expect((compared.commits ?? []).map((c) => c.id)).toEqual([shas.side])
     expect(compared.diffs?.[0]).toMatchObject({ new_path: 'side.txt', new_file: true, diff: '@@ -0,0 +1 @@\n+side\n' })
+  })
+})
+
+describe('compare across a fork network', () => {
+  test('from the upstream project into a fork: the upstream commit is fetched for the comparison and its ref removed after', async () => {
+    const forker = await person()
+    const forkedRes = await request('POST', `/projects/${project.id}/fork`, { token: forker.token, body: {} })
+    expect(forkedRes.status, forkedRes.text).toBe(201)
+    await server.runJobs()
+    const fork = forkedRes.body
+    const forkDir = await cloneAs(forker, fork.path_with_namespace)
+    await gitOk(forkDir, 'checkout', '--quiet', '-b', 'feature')
+    const forkHead = await commit(forkDir, { 'fork.txt': 'fork\n' }, 'In the fork')
+    await gitOk(forkDir, 'push', '--quiet', 'origin', 'feature')
+    await gitOk(dir, 'checkout', '--quiet', 'main')
+    const upstreamHead = await commit(dir, { 'upstream.txt': 'upstream\n' }, 'Upstream moves on')
+    await gitOk(dir, 'push', '--quiet', 'origin', 'main')
+
+    const res = await request('GET', `/projects/${fork.id}/repository/compare?from=main&to=feature&from_project_id=${project.id}`, {
+      token: forker.token,
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.commits.map((c: any) => c.id)).toEqual([forkHead])
+    expect(res.body.diffs.map((d: any) => d.new_path)).toEqual(['fork.txt'])
+    expect(res.body.web_url).toBe(`${server.url}/${fork.path_with_namespace}/-/compare/${upstreamHead}...${forkHead}`)
+    const straight = await request(
+      'GET',
+      `/projects/${fork.id}/repository/compare?from=main&to=feature&from_project_id=${project.id}&straight=true`,
+      { token: forker.token },
+    )
+    expect(straight.body.diffs.map((d: any) => [d.new_path, d.deleted_file])).toEqual([
+      ['fork.txt', false],
+      ['upstream.txt', true],
+    ])
+    const forkRow = await server.database.db.selectFrom('projects').selectAll().where('id', '=', fork.id).executeTakeFirstOrThrow()
+    const forkRepository = projectRepositoryDirectory(server.config, forkRow)
+    expect(await gitOk(forkDir, '--git-dir', forkRepository, 'for-each-ref', 'refs/tmp/')).toBe('')
   })
 })
