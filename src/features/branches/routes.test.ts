@@ -266,6 +266,29 @@ describe('a branch', () => {
     expect(byOwner.status, byOwner.text).toBe(204)
   })
 
+  test('a name git would read as more than a branch is no branch: 404, never a 5xx', async () => {
+    const project = await repository()
+    for (const name of [
+      'main^',
+      'main~1',
+      'main:README.md',
+      'main@{0}',
+      '../../etc/passwd',
+      '/main',
+      'HEAD',
+      '-main',
+      'refs/heads/main',
+      'a b',
+    ]) {
+      const res = await request('GET', `/projects/${project.id}/repository/branches/${encoded(name)}`, { token: owner.token })
+      expect([res.status, res.body], name).toEqual([404, { message: '404 Branch Not Found' }])
+      const removed = await request('DELETE', `/projects/${project.id}/repository/branches/${encoded(name)}`, { token: owner.token })
+      expect(removed.status, name).toBe(404)
+    }
+    const unknownProject = await request('GET', '/projects/999999/repository/branches/main', { token: owner.token })
+    expect([unknownProject.status, unknownProject.body]).toEqual([404, { message: '404 Project Not Found' }])
+  })
+
   test('a branch in an empty repository starts from a README on the default branch', async () => {
     sequence += 1
     const made = await request('POST', '/projects', { token: owner.token, body: { name: `Empty ${sequence}` } })
@@ -347,6 +370,12 @@ describe('the branch list', () => {
       token: owner.token,
     })
     expect(names(regex)).toEqual(['feature/a', 'feature/b'])
+
+    const newest = await request('GET', `/projects/${project.id}/repository/branches?sort=updated_desc`, { token: owner.token })
+    expect(newest.status).toBe(200)
+    expect(names(newest)).toHaveLength(6)
+    const badSort = await request('GET', `/projects/${project.id}/repository/branches?sort=size`, { token: owner.token })
+    expect([badSort.status, badSort.body]).toEqual([400, { error: 'sort does not have a valid value' }])
 
     const first = await request('GET', `/projects/${project.id}/repository/branches?per_page=2`, { token: owner.token })
     expect(names(first)).toEqual(['a-feature', 'feature/a'])
