@@ -266,6 +266,28 @@ describe('a branch', () => {
     expect(byOwner.status, byOwner.text).toBe(204)
   })
 
+  test('requests racing to create or delete one branch: one wins, the others get GitLab 4xx answers', async () => {
+    const project = await repository()
+    const creations = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        request('POST', `/projects/${project.id}/repository/branches`, { token: owner.token, body: { branch: 'race', ref: 'main' } }),
+      ),
+    )
+    expect(creations.filter((res) => res.status === 201)).toHaveLength(1)
+    for (const res of creations.filter((res) => res.status !== 201))
+      expect([res.status, res.body]).toEqual([400, { message: 'Branch already exists' }])
+    const deletions = await Promise.all(
+      Array.from({ length: 6 }, () => request('DELETE', `/projects/${project.id}/repository/branches/race`, { token: owner.token })),
+    )
+    expect(deletions.filter((res) => res.status === 204)).toHaveLength(1)
+    for (const res of deletions.filter((res) => res.status !== 204)) {
+      expect([
+        [400, { message: 'Failed to remove branch' }],
+        [404, { message: '404 Branch Not Found' }],
+      ]).toContainEqual([res.status, res.body])
+    }
+  })
+
   test('a name git would read as more than a branch is no branch: 404, never a 5xx', async () => {
     const project = await repository()
     for (const name of [

@@ -310,10 +310,11 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
     await git(['update-ref', `refs/heads/${name}`, start.oid, ''], { gitDir: directory })
   } catch (error) {
     if (!(error instanceof GitError)) throw error
-    if (await readBranchTip(directory, name)) throw new Rejected('Branch already exists')
-    if (/exists; cannot create|cannot lock ref/.test(error.stderr)) {
+    if (/exists; cannot create/.test(error.stderr)) {
       throw new Rejected(`Failed to create branch '${name}': Branch name conflicts with existing branch hierarchy.`)
     }
+    // The ref is there, or another request holds its lock to make it.
+    if ((await readBranchTip(directory, name)) || /\.lock': File exists/.test(error.stderr)) throw new Rejected('Branch already exists')
     throw error
   }
   if (wasEmpty) {
