@@ -683,6 +683,18 @@ describe('cherry-pick and revert', () => {
     const asReporter = await post(reporter, pick, { branch: 'main' })
     expect(asReporter.status).toBe(403)
     expect(asReporter.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' })
+    const disabled = await request('PUT', `/projects/${project.id}`, { token: owner.token, body: { repository_access_level: 'disabled' } })
+    expect(disabled.status, disabled.text).toBe(200)
+    // The repository check comes before the parameters are looked at.
+    for (const res of [
+      await post(owner, pick, {}),
+      await request('POST', `/projects/${project.id}/repository/commits/${pick}/revert`, { token: owner.token, body: {} }),
+      await commitCreate(owner, project.id, {}),
+    ]) {
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ message: '404 Repository Not Found' })
+    }
+    await request('PUT', `/projects/${project.id}`, { token: owner.token, body: { repository_access_level: 'enabled' } })
     const revertMissing = await request('POST', `/projects/${project.id}/repository/commits/${'e'.repeat(40)}/revert`, {
       token: owner.token,
       body: { branch: 'main' },

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Forbidden, ParamError } from '../../core/errors.js'
+import { BadRequest, Forbidden, NotFound, ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
-import { canPushCode, canReadCode, findProject, type LoadedProject } from '../access/index.js'
+import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
 import { decodeActions } from './actions.js'
 import { CherryPickParams, CreateCommitParams, DryRunJson, RevertParams } from './schemas.js'
@@ -42,14 +42,26 @@ async function findStartProject(ctx: Context, loaded: LoadedProject, startProjec
 const projectsOfRequests = new WeakMap<FastifyRequest, LoadedProject>()
 
 /**
- * GL commits.rb checks who may commit before it reads the body (the body arrives through Workhorse): 404 for a
- * project the caller cannot see, 403 without `read_code`, then 403 for who may push to no branch of it at all.
+ * GL commits.rb's `before` block, which runs before any parameter is checked: 404 for a project the caller cannot see,
+ * 404 "Repository Not Found" when its repository feature is off for them (`require_repository_enabled!`), 403 without
+ * `read_code`.
  */
-async function authorizeCommitting(request: FastifyRequest, raw: Record<string, unknown>) {
+async function openRepository(request: FastifyRequest, raw: Record<string, unknown>): Promise<LoadedProject> {
   const loaded = await findProject(request.ctx, String(raw.id))
+  if (!isFeatureAvailable(loaded.access, loaded.project, 'repository')) throw new NotFound('Repository')
   codeDirectory(request.ctx, loaded)
-  if (!request.ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
   projectsOfRequests.set(request, loaded)
+  return loaded
+}
+
+async function openRepositoryFirst(request: FastifyRequest, raw: Record<string, unknown>): Promise<void> {
+  await openRepository(request, raw)
+}
+
+/** POST /repository/commits reads its body after `authorize_push_to_branch!`: who may push to no branch hears 403 first. */
+async function authorizeCommitting(request: FastifyRequest, raw: Record<string, unknown>) {
+  const loaded = await openRepository(request, raw)
+  if (!request.ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
 }
 
 function projectOf(request: FastifyRequest): LoadedProject {
@@ -103,11 +115,11 @@ export function registerCommitActionRoutes(api: ApiRouter) {
 
   const change =
     (kind: ChangeKind) =>
-    async (ctx: Context, reply: FastifyReply, input: { id: string; sha: string; branch: string; dry_run: boolean; message?: string }) => {
+    async (request: FastifyRequest, reply: FastifyReply, input: { sha: string; branch: string; dry_run: boolean; message?: string }) => {
+      const { ctx } = request
       // Grape's `allow_blank: false`, checked with the params.
       if (input.branch.trim() === '') throw new ParamError('branch is empty')
-      const loaded = await findProject(ctx, input.id)
-      codeDirectory(ctx, loaded)
+      const loaded = projectOf(request)
       await authorizePushToBranch(ctx, loaded, input.branch)
       const commit = await findCommit(ctx, loaded, input.sha)
       await findBranch(ctx, loaded, input.branch)
@@ -128,14 +140,14 @@ export function registerCommitActionRoutes(api: ApiRouter) {
   const cherryPick = change('cherry_pick')
   api.post(
     '/projects/:id/repository/commits/:sha/cherry_pick',
-    { params: CherryPickParams, response: { 200: DryRunJson, 201: CommitJson } },
-    async (request, reply) => cherryPick(request.ctx, reply, request.input),
+    { params: CherryPickParams, response: { 200: DryRunJson, 201: CommitJson }, before: openRepositoryFirst },
+    async (request, reply) => cherryPick(request, reply, request.input),
   )
 
   const revert = change('revert')
   api.post(
     '/projects/:id/repository/commits/:sha/revert',
-    { params: RevertParams, response: { 200: DryRunJson, 201: CommitJson } },
-    async (request, reply) => revert(request.ctx, reply, request.input),
+    { params: RevertParams, response: { 200: DryRunJson, 201: CommitJson }, before: openRepositoryFirst },
+    async (request, reply) => revert(request, reply, request.input),
   )
 }
