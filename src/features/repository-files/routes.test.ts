@@ -380,9 +380,13 @@ describe('writing files', () => {
     })
     expect(fresh.status, fresh.text).toBe(200)
     expect(fresh.body).toEqual({ file_path: 'README.md', branch: 'main' })
-    const second = await head(project.id)
     expect(await inRepository(project.id, 'show', 'main:README.md')).toBe('first edit\n')
     expect((await inRepository(project.id, 'ls-tree', 'main', 'README.md')).slice(0, 6)).toBe('100755')
+
+    const emptied = await put({ content: null, encoding: 'base64' })
+    expect(emptied.status, emptied.text).toBe(200)
+    expect(await inRepository(project.id, 'show', 'main:README.md')).toBe('')
+    const second = await head(project.id)
 
     const stale = await put({ content: 'mine\n', last_commit_id: first })
     expect(stale.status).toBe(400)

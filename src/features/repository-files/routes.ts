@@ -137,7 +137,7 @@ export function registerRepositoryFileRoutes(api: ApiRouter) {
 
   const contentWriteOf = (input: WriteFileParams) => ({
     ...writeOf(input),
-    content: contentOf(input.content, input.encoding, 'content'),
+    content: contentOf(input.content ?? '', input.encoding, 'content'),
     executable: input.execute_filemode,
   })
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { Nullable } from '../../http/schema.js'
 
 // Request params and response entities (GL lib/api/files.rb, lib/api/entities/blame_range*.rb).
 // `:file_path` is the URL-encoded path of a file; `:id` a project id or URL-encoded full path.
@@ -43,7 +44,8 @@ const simpleFileParams = {
 /** POST and PUT: GL `extended_file_params`. */
 export const WriteFileParams = Type.Object({
   ...simpleFileParams,
-  content: Type.String(),
+  // GitLab takes the key as given even when its value is null: an empty file.
+  content: Nullable(Type.String()),
   encoding: Type.Union([Type.Literal('text'), Type.Literal('base64')], { default: 'text' }),
   last_commit_id: Type.Optional(Type.String()),
   execute_filemode: Type.Optional(Type.Boolean()),
