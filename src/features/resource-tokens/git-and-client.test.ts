@@ -44,6 +44,9 @@ async function projectToken(projectId: number, accessLevel: number, scopes: stri
 describe('a project access token over Git HTTP', () => {
   test('clones and pushes with any username as a Developer; a Reporter clones but may not push', async () => {
     const project = await privateProject('Bot push')
+    // A new project's main is protected (Maintainers push): unprotected, a Developer's token pushes to it.
+    const unprotected = await request('DELETE', `/api/v4/projects/${project.id}/protected_branches/main`, { token: owner.token })
+    expect(unprotected.status).toBe(204)
     const developer = await projectToken(project.id, 30, ['read_repository', 'write_repository'])
     const { run, dir } = await gitClient.clone(repoUrl(server.url, project.path_with_namespace, 'anything', developer))
     expect(run.code, run.stderr).toBe(0)
