@@ -94,6 +94,8 @@ export async function compareRefs(
   let temporaryRef: string | null = null
   try {
     if (fromDirectory !== directory && !(await readCommit(directory, start.oid))) {
+      // A repository being moved takes no ref writes, so the from-project's commit cannot be brought in.
+      if (loaded.project.repository_read_only === 1) throw new NotFound('Ref')
       temporaryRef = `refs/tmp/compare-${randomUUID()}`
       await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', fromDirectory, `+${start.oid}:${temporaryRef}`], {
         gitDir: directory,

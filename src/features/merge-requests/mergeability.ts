@@ -50,7 +50,9 @@ async function sourceProjectOf(ctx: Context, row: MergeRequestRow, target: Proje
 export async function loadBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<LoadedBranches | null> {
   const branches = await readBranches(ctx, row, target)
   if (branches === null) return null
-  return { ...branches, version: await reconcileVersion(ctx, row, branches.targetDir, branches.facts) }
+  // A repository being moved to another storage takes no ref writes: no new version until the move ends.
+  const writable = target.repository_read_only !== 1
+  return { ...branches, version: await reconcileVersion(ctx, row, branches.targetDir, branches.facts, { writable }) }
 }
 
 async function readBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<Omit<LoadedBranches, 'version'> | null> {

@@ -78,10 +78,11 @@ export async function reconcileVersion(
   row: MergeRequestRow,
   targetDir: string,
   facts: BranchFacts,
+  options: { writable: boolean } = { writable: true },
 ): Promise<MergeRequestDiffRow | null> {
   const latest = (await findLatestMergeRequestDiff(ctx.db, row.id)) ?? null
   const { sourceSha, targetSha } = facts
-  if (row.state !== 'opened' || sourceSha === null || targetSha === null) return latest
+  if (row.state !== 'opened' || sourceSha === null || targetSha === null || !options.writable) return latest
   if (latest && latest.head_commit_sha === sourceSha) return latest
   const from = facts.baseSha ?? targetSha
   const [diff, commitCount, patchId] = await Promise.all([

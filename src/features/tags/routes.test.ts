@@ -220,6 +220,26 @@ describe('deleting tags', () => {
   })
 })
 
+describe('a repository being moved', () => {
+  test('takes no tag changes: 400 read-only, nothing changes', async () => {
+    const db = server.database.db
+    await db.updateTable('projects').set({ repository_read_only: 1 }).where('id', '=', project.id).execute()
+    try {
+      const created = await request('POST', `/projects/${project.id}/repository/tags`, {
+        token: owner.token,
+        body: { tag_name: 'ro', ref: 'main' },
+      })
+      expect(created.status).toBe(400)
+      expect(created.body).toEqual({ message: 'The repository is temporarily read-only. Please try again later.' })
+      const deleted = await request('DELETE', `/projects/${project.id}/repository/tags/light`, { token: owner.token })
+      expect(deleted.status).toBe(400)
+      expect((await request('GET', `/projects/${project.id}/repository/tags/light`, { token: owner.token })).status).toBe(200)
+    } finally {
+      await db.updateTable('projects').set({ repository_read_only: 0 }).where('id', '=', project.id).execute()
+    }
+  })
+})
+
 describe('gitbeaker', () => {
   test('Tags.create, all, show and remove', async () => {
     const api = new Gitlab({ host: server.url, token: developer.token })

@@ -45,6 +45,9 @@ async function readableDirectory(ctx: Context, loaded: LoadedProject): Promise<s
   return directory
 }
 
+// GL GitAccess ERROR_MESSAGES[:read_only], raised by the pre-receive hook of a repository being moved.
+const READ_ONLY = 'The repository is temporarily read-only. Please try again later.'
+
 /** A tag name git could hold and a URL can carry: no line break or NUL, which cat-file would misread. */
 function isReadableTagName(name: string): boolean {
   return name !== '' && !/[\0\n\r]/.test(name)
@@ -179,6 +182,7 @@ export async function createTag(
   const fullName = `refs/tags/${input.name}`
   if (await findTagRef(directory, input.name)) throw new Rejected(`Tag ${input.name} already exists`)
   await assertMayChangeRef(ctx, loaded, fullName, 'create')
+  if (loaded.project.repository_read_only === 1) throw new Rejected(READ_ONLY)
   const message = input.message?.trim() ?? ''
   const now = ctx.now()
   const target = message === '' ? commit.oid : await writeTagObject(directory, commit.oid, input.name, message, user, now)
@@ -224,6 +228,7 @@ export async function deleteTag(ctx: Context, loaded: LoadedProject, name: strin
   if (unmodifiedSince && commit && new Date(commit.author.date).getTime() > unmodifiedSince.getTime()) throw new PreconditionFailed()
   const fullName = `refs/tags/${name}`
   await assertMayChangeRef(ctx, loaded, fullName, 'delete')
+  if (loaded.project.repository_read_only === 1) throw new Rejected(READ_ONLY)
   try {
     await git(['update-ref', '-d', fullName, ref.oid], { gitDir: directory })
   } catch (error) {
