@@ -147,6 +147,27 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(await inRepository(project.id, 'show', `${secondSha}:new.txt`)).toBe('moving\n')
   })
 
+  test('author names and emails lose what git refuses in an identity', async () => {
+    const project = await repository(owner)
+    const res = await commitCreate(owner, project.id, {
+      branch: 'main',
+      commit_message: 'Odd author',
+      author_name: 'Mal <lory>\nInjected: yes',
+      author_email: '<mal@example.com>\n',
+      actions: [{ action: 'create', file_path: 'odd.txt', content: 'x' }],
+    })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body).toMatchObject({ author_name: 'Mal loryInjected: yes', author_email: 'mal@example.com' })
+    const blank = await commitCreate(owner, project.id, {
+      branch: 'main',
+      commit_message: 'Blank author',
+      author_name: '<>',
+      actions: [{ action: 'create', file_path: 'blank.txt', content: 'x' }],
+    })
+    expect(blank.status, blank.text).toBe(201)
+    expect(blank.body.author_name).toBe('Olive')
+  })
+
   test("python-gitlab's request (a JSON body with actions as objects) works, and stats=false leaves stats out", async () => {
     const project = await repository(owner)
     const res = await commitCreate(owner, project.id, {

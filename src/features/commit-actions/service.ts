@@ -67,8 +67,14 @@ function userOf(ctx: Context) {
   return user
 }
 
-function identityOf(user: { name: string; email: string; commit_email: string | null }): GitIdentity {
-  return { name: user.name, email: user.commit_email ?? user.email }
+/** A name or email as Gitaly writes it into a commit: without the angle brackets and line breaks git refuses there. */
+function identityText(text: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  return (text ?? '').replace(/[<>\0-\x1f]/g, '').trim()
+}
+
+function identityOf(user: { name: string; username: string; email: string; commit_email: string | null }): GitIdentity {
+  return { name: identityText(user.name) || user.username, email: identityText(user.commit_email ?? user.email) }
 }
 
 /** The repository a caller who may read the project's code reads (GL `authorize_read_code!`). */
@@ -218,8 +224,8 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   }
   const committer = identityOf(user)
   const author = {
-    name: input.authorName || user.name,
-    email: input.authorEmail || committer.email,
+    name: identityText(input.authorName) || committer.name,
+    email: identityText(input.authorEmail) || committer.email,
   }
   const oid = await writeCommitObject(directory, {
     tree,
