@@ -221,6 +221,25 @@ describe('a push to a protected branch', () => {
   })
 })
 
+describe('names GitLab refuses in a push', () => {
+  test('a 40-character hexadecimal branch, a tag named like a sha, a tag named as the default branch', async () => {
+    const project = await repository()
+    const dir = await cloneAs(maintainer, project.path_with_namespace)
+    const hex = 'a'.repeat(40)
+    expectDeclined(await push(dir, `main:${hex}`), 'You cannot create a branch with a 40-character hexadecimal branch name.', [
+      `main -> ${hex}`,
+    ])
+    await gitOk(dir, 'tag', 'b'.repeat(40))
+    expectDeclined(await push(dir, 'b'.repeat(40)), 'You cannot create a tag with a SHA-1 or SHA-256 tag name.', [
+      `${'b'.repeat(40)} -> ${'b'.repeat(40)}`,
+    ])
+    await gitOk(dir, 'tag', 'main-tag')
+    expectDeclined(await push(dir, 'refs/tags/main-tag:refs/tags/main'), 'You cannot use default branch name to create a tag', [
+      'main-tag -> main',
+    ])
+  })
+})
+
 describe('a push of a protected tag', () => {
   test('creating it needs its create level; it is never updated', async () => {
     const project = await repository()
