@@ -215,7 +215,9 @@ function branchRefusal(subject: RefSubject, name: string, change: RefChange, ori
   if (change === 'delete' && name === project.default_branch) return RefMessages.deleteDefaultBranch
   if (change !== 'delete' && /^[0-9a-fA-F]{40}(?:-\/|\/|$)/.test(name)) return RefMessages.prohibitedHexBranchName
   if (!isBranchProtected(subject, name)) return null
-  if (change === 'force-push' && !matchingBranches(subject.protection, name).some((branch) => branch.allowForcePush)) {
+  // GL ForcePush.force_push?: nothing is forced into an empty repository.
+  const forced = change === 'force-push' && project.empty_repo !== 1
+  if (forced && !matchingBranches(subject.protection, name).some((branch) => branch.allowForcePush)) {
     return RefMessages.forcePushProtectedBranch
   }
   if (change === 'merge') {
