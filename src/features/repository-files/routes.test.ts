@@ -322,6 +322,83 @@ describe('reading files', () => {
   })
 })
 
+describe('hostile input', () => {
+  test('odd values for every parameter of the files and commits APIs get a 4xx or a success, never a 5xx', async () => {
+    const project = await repository(owner)
+    const odd: unknown[] = [
+      '',
+      ' ',
+      '..',
+      '../x',
+      '-x',
+      'a b',
+      'a:b',
+      '\u0001',
+      'x'.repeat(5000),
+      '%',
+      '%00',
+      '\u202e',
+      'HEAD@{0}',
+      'main^{tree}',
+      0,
+      -1,
+      true,
+      [],
+      {},
+      ['a'],
+      { a: 1 },
+      null,
+    ]
+    const failures: string[] = []
+    const send = async (method: string, path: string, body?: Record<string, unknown>) => {
+      const res = await request(method, path, { token: owner.token, body })
+      if (res.status >= 500) failures.push(`${res.status} ${method} ${path} ${JSON.stringify(body)}`)
+    }
+    for (const value of odd) {
+      const text = typeof value === 'string' ? value : JSON.stringify(value)
+      const ref = encodeURIComponent(text)
+      await send('GET', `${filesPath(project.id, 'README.md')}?ref=${ref}`)
+      await send('GET', `${filesPath(project.id, 'README.md', '/raw')}?ref=${ref}`)
+      await send('GET', `${filesPath(project.id, 'README.md', '/blame')}?ref=main&range[start]=${ref}&range[end]=${ref}`)
+      await send('GET', `/projects/${project.id}/repository/files/${ref}?ref=main`)
+      await send('POST', filesPath(project.id, 'odd.txt'), { branch: value, commit_message: value, content: value, encoding: value })
+      await send('PUT', filesPath(project.id, 'README.md'), {
+        branch: 'main',
+        commit_message: 'M',
+        content: 'x',
+        last_commit_id: value,
+        execute_filemode: value,
+      })
+      await send('DELETE', filesPath(project.id, 'nope.txt'), {
+        branch: value,
+        commit_message: 'M',
+        start_branch: value,
+        author_name: value,
+      })
+      await send('POST', `/projects/${project.id}/repository/commits`, { branch: value, commit_message: 'M', actions: value })
+      await send('POST', `/projects/${project.id}/repository/commits`, {
+        branch: 'odd',
+        start_branch: 'main',
+        commit_message: 'M',
+        start_sha: value,
+        actions: [{ action: 'create', file_path: value, content: value, encoding: 'text', previous_path: value, last_commit_id: value }],
+      })
+      await send('POST', `/projects/${project.id}/repository/commits`, {
+        branch: 'main',
+        commit_message: 'M',
+        actions: [
+          value,
+          { action: 'move', file_path: 'x', previous_path: value },
+          { action: 'chmod', file_path: value, execute_filemode: value },
+        ],
+      })
+      await send('POST', `/projects/${project.id}/repository/commits/${ref}/cherry_pick`, { branch: value, dry_run: value, message: value })
+      await send('POST', `/projects/${project.id}/repository/commits/main/revert`, { branch: value, dry_run: value })
+    }
+    expect(failures).toEqual([])
+  })
+})
+
 describe('writing files', () => {
   test("GitLab's answers and refusals, each leaving the branch where it was", async () => {
     const project = await repository(owner)
