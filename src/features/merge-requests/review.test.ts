@@ -211,6 +211,7 @@ describe('pushing to the source branch', () => {
       real_size: '5',
     })
     expect(versions.body[0].patch_id_sha).toMatch(/^[0-9a-f]{40}$/)
+    expect(versions.body[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(versions.body[0].patch_id_sha).not.toBe(versions.body[1].patch_id_sha)
     expect(versions.body[0].id).toBeGreaterThan(versions.body[1].id)
 
@@ -288,6 +289,34 @@ describe('git pushes', () => {
     }
     const versions = await request('GET', `/projects/${other.id}/merge_requests/${opened.body.iid}/versions`, { token: owner.token })
     expect(versions.body.map((v: any) => v.head_commit_sha)).toEqual([...heads].reverse())
+  })
+})
+
+describe('another target branch', () => {
+  test('a new version starting from the new target', async () => {
+    const other = await repository(owner)
+    const otherDir = await cloneAs(owner, other.path_with_namespace)
+    const readme = (await gitOk(otherDir, 'rev-parse', 'HEAD')).trim()
+    await gitOk(otherDir, 'push', '--quiet', 'origin', 'HEAD:refs/heads/stable')
+    const moved = await commit(otherDir, { 'main.txt': 'main\n' }, 'Main moves')
+    await gitOk(otherDir, 'push', '--quiet', 'origin', 'main')
+    await gitOk(otherDir, 'checkout', '--quiet', '-b', 'topic')
+    const head = await commit(otherDir, { 'topic.txt': 'topic\n' }, 'Topic')
+    await gitOk(otherDir, 'push', '--quiet', 'origin', 'topic')
+    const opened = await request('POST', `/projects/${other.id}/merge_requests`, {
+      token: owner.token,
+      body: { source_branch: 'topic', target_branch: 'main', title: 'Topic' },
+    })
+    expect(opened.body.diff_refs).toEqual({ base_sha: moved, head_sha: head, start_sha: moved })
+    const retargeted = await request('PUT', `/projects/${other.id}/merge_requests/${opened.body.iid}`, {
+      token: owner.token,
+      body: { target_branch: 'stable' },
+    })
+    expect(retargeted.status, retargeted.text).toBe(200)
+    expect(retargeted.body.diff_refs).toEqual({ base_sha: readme, head_sha: head, start_sha: readme })
+    expect(retargeted.body.changes_count).toBe('2')
+    const versions = await request('GET', `/projects/${other.id}/merge_requests/${opened.body.iid}/versions`, { token: owner.token })
+    expect(versions.body.map((v: any) => v.start_commit_sha)).toEqual([readme, moved])
   })
 })
 

@@ -62,6 +62,16 @@ async function patchIdOf(directory: string, from: string, to: string): Promise<s
   }
 }
 
+async function isAncestor(directory: string, ancestor: string, of: string): Promise<boolean> {
+  try {
+    await git(['merge-base', '--is-ancestor', ancestor, of], { gitDir: directory })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}
+
 async function countCommits(directory: string, from: string, to: string): Promise<number> {
   return Number((await git(['rev-list', '--count', `${from}..${to}`], { gitDir: directory })).trim())
 }
@@ -83,7 +93,11 @@ export async function reconcileVersion(
   const latest = (await findLatestMergeRequestDiff(ctx.db, row.id)) ?? null
   const { sourceSha, targetSha } = facts
   if (row.state !== 'opened' || sourceSha === null || targetSha === null || !options.writable) return latest
-  if (latest && latest.head_commit_sha === sourceSha) return latest
+  // The source has not moved, and the target only moved ahead of the version's start (GL reloads the diff when the
+  // target branch is rewritten by a force push, or when the merge request is given another target branch).
+  if (latest && latest.head_commit_sha === sourceSha) {
+    if (latest.start_commit_sha === targetSha || (await isAncestor(targetDir, latest.start_commit_sha, targetSha))) return latest
+  }
   const from = facts.baseSha ?? targetSha
   const [diff, commitCount, patchId] = await Promise.all([
     diffBetween(targetDir, from, sourceSha),
