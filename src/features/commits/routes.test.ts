@@ -293,6 +293,7 @@ describe('the commit list', () => {
     expect((await list('all=true')).map((c) => c.id).sort()).toEqual(Object.values(shas).sort())
     expect((await list('ref_name=nope')).map((c) => c.id)).toEqual([])
     expect((await list('author=Nobody')).map((c) => c.id)).toEqual([])
+    for (const path of ['../x', '/etc/passwd', ':(glob)**', '%00']) expect(await list(`path=${encodeURIComponent(path)}`), path).toEqual([])
     expect((await list('first_parent=true&order=topo')).length).toBe(4)
     const since = await list(`since=${encodeURIComponent('2099-01-01T00:00:00Z')}`)
     expect(since).toEqual([])
