@@ -1,4 +1,4 @@
-import { git, GitError, readCommit, readObjectHeader, type ParsedCommit } from '../repositories/index.js'
+import { git, GitError, readCommit, readObjectHeader, repositoryExists, type ParsedCommit } from '../repositories/index.js'
 
 // Reads of a repository that writes of commits need. Object reads go through the long-lived object reader; a few
 // questions only git's history walk answers run one git process each.
@@ -27,8 +27,18 @@ export function isObjectId(text: string): boolean {
 /** The commit a branch points at, or null when there is no such branch (or no such name could be one). */
 export async function readBranchHead(directory: string, branch: string): Promise<string | null> {
   if (!isValidBranchName(branch)) return null
-  const header = await readObjectHeader(directory, `refs/heads/${branch}`)
+  const header = await unlessMissing(directory, () => readObjectHeader(directory, `refs/heads/${branch}`))
   return header?.type === 'commit' ? header.oid : null
+}
+
+/** A read of a repository, or null when there is no repository on disk (a project whose repository is gone). */
+async function unlessMissing<T>(directory: string, read: () => Promise<T | null>): Promise<T | null> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(await repositoryExists(directory))) return null
+    throw error
+  }
 }
 
 /**
@@ -42,7 +52,7 @@ export function isPlainRevision(revision: string): boolean {
 /** The commit a client's revision names, or null. */
 export async function readNamedCommit(directory: string, revision: string): Promise<ParsedCommit | null> {
   if (!isPlainRevision(revision)) return null
-  return readCommit(directory, revision)
+  return unlessMissing(directory, () => readCommit(directory, revision))
 }
 
 /** The last commit reachable from `revision` that changed `filePath` (GL Commit.last_for_path, literal pathspec). */

@@ -12,6 +12,7 @@ import {
   projectRepositoryDirectory,
   readCommit,
   refreshRepositoryState,
+  repositoryExists,
   writeChangedTree,
   writeCommitObject,
   type FileChange,
@@ -170,6 +171,7 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   const user = userOf(ctx)
   const { project } = loaded
   const directory = projectRepositoryDirectory(ctx.config, project)
+  if (!(await repositoryExists(directory))) throw new NotFound('Repository')
   const { branch, startSha } = input
   const force = input.force ?? false
   const startBranch = startSha === undefined ? (input.startBranch ?? branch) : input.startBranch

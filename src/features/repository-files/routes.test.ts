@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
@@ -319,6 +320,31 @@ describe('reading files', () => {
     })
     expect(writeDisabled.status).toBe(403)
     expect(writeDisabled.body).toEqual({ message: '403 Forbidden' })
+  })
+})
+
+describe('a project whose repository is gone from disk', () => {
+  test("reads answer 404 Commit Not Found and writes 404 Repository Not Found, GitLab's words, never a 500", async () => {
+    const project = await repository(owner)
+    const directory = projectRepositoryDirectory(server.config, await projectRow(project.id))
+    await fs.rm(directory, { recursive: true, force: true })
+    const read = await request('GET', `${filesPath(project.id, 'README.md')}?ref=main`, { token: owner.token })
+    expect(read.status).toBe(404)
+    expect(read.body).toEqual({ message: '404 Commit Not Found' })
+    const raw = await request('GET', filesPath(project.id, 'README.md', '/raw'), { token: owner.token })
+    expect(raw.body).toEqual({ message: '404 Commit Not Found' })
+    const write = await request('POST', filesPath(project.id, 'x.txt'), {
+      token: owner.token,
+      body: { branch: 'main', content: 'x', commit_message: 'M' },
+    })
+    expect(write.status).toBe(404)
+    expect(write.body).toEqual({ message: '404 Repository Not Found' })
+    const pick = await request('POST', `/projects/${project.id}/repository/commits/main/cherry_pick`, {
+      token: owner.token,
+      body: { branch: 'main' },
+    })
+    expect(pick.status).toBe(404)
+    expect(pick.body).toEqual({ message: '404 Commit Not Found' })
   })
 })
 
