@@ -194,6 +194,15 @@ describe('reading files', () => {
     expect(binary.headers.get('content-disposition')).toBe(`attachment; filename="data.bin"; filename*=UTF-8''data.bin`)
     expect(Buffer.from(await binary.arrayBuffer())).toEqual(bytes)
 
+    const svg = await request('POST', filesPath(project.id, 'logo.svg'), {
+      token: owner.token,
+      body: { branch: 'main', content: '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>\n', commit_message: 'Logo' },
+    })
+    expect(svg.status).toBe(201)
+    const svgRaw = await request('GET', `${filesPath(project.id, 'logo.svg', '/raw')}?ref=main`)
+    expect(svgRaw.headers['content-type']).toBe('image/svg+xml')
+    expect(svgRaw.headers['content-disposition']).toBe(`attachment; filename="logo.svg"; filename*=UTF-8''logo.svg`)
+
     const json = await request('GET', `/projects/${project.id}/repository/files/package.json?ref=main`)
     expect(json.status, json.text).toBe(200)
     expect(json.body.file_path).toBe('package.json')
