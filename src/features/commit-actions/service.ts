@@ -84,10 +84,7 @@ export function codeDirectory(ctx: Context, loaded: LoadedProject): string {
   return projectRepositoryDirectory(ctx.config, loaded.project)
 }
 
-/**
- * GL `Gitlab::UserAccess#can_push_to_branch?`: Developers and up, under the project's protected branches. Answers the
- * branch's head, so that the caller starts from what it checked.
- */
+/** GL `Gitlab::UserAccess#can_push_to_branch?`: Developers and up, under the project's protected branches. */
 export async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<boolean> {
   if (!ctx.caller.user || !canPushCode(loaded.access, loaded.project)) return false
   const head = await readBranchHead(projectRepositoryDirectory(ctx.config, loaded.project), branch)
