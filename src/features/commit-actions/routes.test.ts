@@ -323,6 +323,20 @@ describe('POST /projects/:id/repository/commits', () => {
     })
   })
 
+  test('a repository being moved to another storage takes no commit', async () => {
+    const project = await repository(owner)
+    const main = await head(project.id)
+    await db.updateTable('projects').set({ repository_read_only: 1 }).where('id', '=', project.id).execute()
+    const res = await commitCreate(owner, project.id, {
+      branch: 'main',
+      commit_message: 'During a move',
+      actions: [{ action: 'create', file_path: 'm.txt', content: 'm' }],
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ message: 'The repository is temporarily read-only. Please try again later.' })
+    expect(await head(project.id)).toBe(main)
+  })
+
   test('a commit records a push event, as a push does', async () => {
     const project = await repository(owner)
     const before = await head(project.id)
