@@ -119,6 +119,9 @@ describe('creating tags', () => {
       expect(res.status, ref).toBe(400)
       expect(res.body, ref).toEqual({ message: `Target ${ref} is invalid` })
     }
+    const empty = await create({ tag_name: 'never', ref: ' ' })
+    expect(empty.status).toBe(400)
+    expect(empty.body).toEqual({ message: 'Target is empty' })
     const missing = await request('POST', `/projects/${project.id}/repository/tags`, { token: developer.token, body: { ref: 'main' } })
     expect(missing.status).toBe(400)
     expect((await gitClient.run(dir, 'ls-remote', '--exit-code', 'origin', 'refs/tags/never')).code).toBe(2)

@@ -175,6 +175,7 @@ export async function createTag(
   const directory = await readableDirectory(ctx, loaded)
   const user = ctx.caller.user
   if (!user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden()
+  if (input.ref.trim() === '') throw new Rejected('Target is empty')
   if (!isValidRefName(input.name)) throw new Rejected('Tag name invalid')
   const commit =
     /^[\0\n\r-]/.test(input.ref) || /[\0\n\r]/.test(input.ref) || input.ref === '' ? null : await readCommit(directory, input.ref)
