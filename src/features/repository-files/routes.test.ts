@@ -258,7 +258,7 @@ describe('reading files', () => {
     expect(headed.status).toBe(200)
     expect(headed.headers['x-gitlab-last-commit-id']).toBe(two)
     expect(headed.text).toBe('')
-    const ranged = await blame('&range[start]=2&range[end]=9')
+    const ranged = await blame('&range[start]=2&range[end]=3')
     expect(ranged.body.map((range: any) => [range.commit.id, range.lines])).toEqual([
       [two, ['two']],
       [numbers, ['3']],
@@ -266,6 +266,9 @@ describe('reading files', () => {
     expect((await blame('&range[start]=3&range[end]=2')).body).toEqual({ message: 'range[start] must be less than or equal to range[end]' })
     expect((await blame('&range[start]=0&range[end]=2')).body).toEqual({ error: 'range[start] does not have a valid value' })
     expect((await blame('&range[start]=2')).body).toEqual({ message: '400 (Bad request) "range[end]" not given' })
+    const pastEnd = await blame('&range[start]=2&range[end]=4')
+    expect(pastEnd.status).toBe(400)
+    expect(pastEnd.body).toEqual({ message: 'range is outside of the file length' })
     const past = await blame('&range[start]=7&range[end]=9')
     expect(past.status).toBe(400)
     expect(past.body).toEqual({ message: 'range is outside of the file length' })

@@ -90,7 +90,7 @@ function parseBlame(out: string): { oid: string; lines: string[] }[] {
 
 /**
  * The blame of a file at a ref (GL files.rb `/blame`), optionally of lines `range.start`..`range.end` (1-based,
- * inclusive): 400 when the start is past the end or past the file.
+ * inclusive): 400 when the start is past the end, or the range past the file.
  */
 export async function blameRepositoryFile(
   ctx: Context,
@@ -102,8 +102,9 @@ export async function blameRepositoryFile(
   if (range && range.start > range.end) throw new Rejected('range[start] must be less than or equal to range[end]')
   const lineCount =
     file.content.length === 0 ? 0 : file.content.toString('latin1').split('\n').length - (file.content.at(-1) === 0x0a ? 1 : 0)
-  if (range && range.start > lineCount) throw new Rejected('range is outside of the file length')
-  const lines = range ? ['-L', `${range.start},${Math.min(range.end, lineCount)}`] : []
+  // git refuses a range past the file's end, and Gitaly says so (RawBlame's OutOfRange); GitLab passes it on.
+  if (range && range.end > lineCount) throw new Rejected('range is outside of the file length')
+  const lines = range ? ['-L', `${range.start},${range.end}`] : []
   if (lineCount === 0) return []
   const out = await git(['--literal-pathspecs', 'blame', '--porcelain', ...lines, file.commitId, '--', file.path], { gitDir: directory })
   const commits = new Map<string, ParsedCommit>()
