@@ -1,4 +1,12 @@
-import { git, GitError, readCommit, readObjectHeader, repositoryExists, type ParsedCommit } from '../repositories/index.js'
+import {
+  git,
+  GitError,
+  isClientRevision,
+  readCommit,
+  readObjectHeader,
+  repositoryExists,
+  type ParsedCommit,
+} from '../repositories/index.js'
 
 // Reads of a repository that writes of commits need. Object reads go through the long-lived object reader; a few
 // questions only git's history walk answers run one git process each.
@@ -41,29 +49,35 @@ async function unlessMissing<T>(directory: string, read: () => Promise<T | null>
   }
 }
 
-/**
- * A revision a client names (a branch, a tag, an object id or its prefix, `HEAD`), as GitLab's Gitaly accepts it:
- * nothing that git would read as revision syntax beyond a name (`:`, `..`, whitespace, a leading `-`).
- */
-export function isPlainRevision(revision: string): boolean {
-  return revision !== '' && !revision.startsWith('-') && !/[\0-\x20\x7f:]/.test(revision) && !revision.includes('..')
-}
-
 /** The commit a client's revision names, or null. */
 export async function readNamedCommit(directory: string, revision: string): Promise<ParsedCommit | null> {
-  if (!isPlainRevision(revision)) return null
+  if (!isClientRevision(revision)) return null
   return unlessMissing(directory, () => readCommit(directory, revision))
 }
 
-/** The last commit reachable from `revision` that changed `filePath` (GL Commit.last_for_path, literal pathspec). */
+/** Answers of lastCommitForPath by commit and path: a commit's history never changes. Bounded; the oldest go first. */
+const LAST_COMMITS_KEPT = 10_000
+const lastCommits = new Map<string, string | null>()
+
+/**
+ * The last commit reachable from `revision` that changed `filePath` (GL Commit.last_for_path, literal pathspec). It
+ * walks history, which takes long in a deep one, so the answer for an object id is kept.
+ */
 export async function lastCommitForPath(directory: string, revision: string, filePath: string): Promise<string | null> {
+  const key = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(revision) ? `${revision}\0${filePath}` : null
+  if (key !== null && lastCommits.has(key)) return lastCommits.get(key) ?? null
+  let found: string | null
   try {
     const out = await git(['--literal-pathspecs', 'rev-list', '-1', revision, '--', filePath], { gitDir: directory })
-    return out.trim() || null
+    found = out.trim() || null
   } catch (error) {
     if (error instanceof GitError) return null
     throw error
   }
+  if (key === null) return found
+  if (lastCommits.size >= LAST_COMMITS_KEPT) lastCommits.delete(lastCommits.keys().next().value as string)
+  lastCommits.set(key, found)
+  return found
 }
 
 /** How many commits `to` brings that `from` did not have. */

@@ -59,6 +59,8 @@ function commitCreate(who: Person, projectId: number, body: Record<string, unkno
 }
 
 const AT = '2026-11-27T10:00:00.000Z'
+/** The same moment as a commit shows it: in the offset git recorded. */
+const COMMIT_AT = '2026-11-27T10:00:00.000+00:00'
 let owner: Person
 let developer: Person
 let reporter: Person
@@ -94,16 +96,16 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(first).toEqual({
       id: firstSha,
       short_id: firstSha.slice(0, 8),
-      created_at: AT,
+      created_at: COMMIT_AT,
       parent_ids: [before],
       title: 'Add files',
       message: 'Add files',
       author_name: 'Olive',
       author_email: 'olive@example.com',
-      authored_date: AT,
+      authored_date: COMMIT_AT,
       committer_name: 'Olive',
       committer_email: 'olive@example.com',
-      committed_date: AT,
+      committed_date: COMMIT_AT,
       trailers: {},
       extended_trailers: {},
       web_url: `${server.config.externalUrl}/${project.path_with_namespace}/-/commit/${firstSha}`,
@@ -606,16 +608,16 @@ describe('cherry-pick and revert', () => {
     expect(picked).toEqual({
       id: sha,
       short_id: sha.slice(0, 8),
-      created_at: AT,
+      created_at: COMMIT_AT,
       parent_ids: [base],
       title: 'Feature change',
       message: `Feature change\n\n(cherry-picked from commit ${pick})\n\nCo-authored-by: Fay <fay@example.com>`,
       author_name: 'Olive',
       author_email: 'olive@example.com',
-      authored_date: AT,
+      authored_date: COMMIT_AT,
       committer_name: 'Olive',
       committer_email: 'olive@example.com',
-      committed_date: AT,
+      committed_date: COMMIT_AT,
       trailers: {},
       extended_trailers: {},
       web_url: `${server.config.externalUrl}/${project.path_with_namespace}/-/commit/${sha}`,

@@ -12,6 +12,7 @@ import {
   type ParsedCommit,
 } from '../repositories/index.js'
 import { canReadCode, findProjectsByIds, withAccess, type LoadedProject } from '../access/index.js'
+import { inSameForkNetwork } from '../projects/index.js'
 import { codeDirectoryOf, findCommitIn } from './service.js'
 
 export interface Comparison {
@@ -21,19 +22,6 @@ export interface Comparison {
   same: boolean
   startSha: string
   headSha: string
-}
-
-/** The root of a project's fork network (GL ForkNetwork#root_project), following forked_from links. */
-async function forkRootOf(ctx: Context, project: ProjectRow): Promise<number> {
-  const seen = new Set<number>([project.id])
-  let current = project
-  while (current.forked_from_project_id !== null && !seen.has(current.forked_from_project_id)) {
-    const [parent] = await findProjectsByIds(ctx.db, [current.forked_from_project_id])
-    if (!parent) break
-    seen.add(parent.id)
-    current = parent
-  }
-  return current.id
 }
 
 /**
@@ -50,7 +38,7 @@ async function fromProjectOf(ctx: Context, loaded: LoadedProject, fromProjectId:
   if (!project || project.pending_delete) throw refuse()
   const { access } = await withAccess(ctx, project)
   if (!canReadCode(access, project)) throw refuse()
-  if ((await forkRootOf(ctx, project)) !== (await forkRootOf(ctx, loaded.project))) throw refuse()
+  if (!(await inSameForkNetwork(ctx.db, project, loaded.project))) throw refuse()
   return project
 }
 

@@ -6,6 +6,7 @@ import {
   diffStats,
   git,
   GitError,
+  isClientRevision,
   projectRepositoryDirectory,
   readCommit,
   repositoryExists,
@@ -15,14 +16,6 @@ import {
 import { canReadCode, type LoadedProject } from '../access/index.js'
 import type { CommitStatsJson } from './schemas.js'
 
-/**
- * A revision svc hands to git: not empty, no line break or NUL (cat-file reads one a line), and no leading `-` (an
- * option). Anything else is for git to resolve or not.
- */
-export function isUsableRevision(revision: string): boolean {
-  return revision !== '' && !/[\0\n\r]/.test(revision) && !revision.startsWith('-')
-}
-
 /** GL `authorize! :read_code, user_project`: the project's repository directory once the caller may read its code. */
 export function codeDirectoryOf(ctx: Context, loaded: LoadedProject): string {
   if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
@@ -31,7 +24,7 @@ export function codeDirectoryOf(ctx: Context, loaded: LoadedProject): string {
 
 /** The commit a revision names (a sha, a branch, a tag, `main~2`), or null; never starts git beyond the object reader. */
 export async function findCommitIn(directory: string, revision: string): Promise<ParsedCommit | null> {
-  if (!isUsableRevision(revision)) return null
+  if (!isClientRevision(revision)) return null
   if (!(await repositoryExists(directory))) return null
   return readCommit(directory, revision)
 }
@@ -89,7 +82,7 @@ export async function listCommits(
   const directory = codeDirectoryOf(ctx, loaded)
   if (!(await repositoryExists(directory))) throw new NotFound('Repository')
   const ref = input.refName || loaded.project.default_branch || 'HEAD'
-  if (!input.all && !isUsableRevision(ref)) return { directory, commits: [] }
+  if (!input.all && !isClientRevision(ref, { range: true })) return { directory, commits: [] }
   const args = ['rev-list', `--max-count=${input.limit}`, `--skip=${input.offset}`]
   if (input.firstParent) args.push('--first-parent')
   if (input.order === 'topo') args.push('--topo-order')

@@ -19,6 +19,7 @@ import {
   type MetadataInput,
 } from '../issuables/index.js'
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
+import { inSameForkNetwork } from '../projects/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
@@ -244,7 +245,7 @@ export async function createMergeRequest(
   if (!user || !canCreateMergeRequest(loaded.access, loaded.project)) throw new Forbidden()
   const source = loaded.project
   const target = await targetProjectOf(ctx, loaded, input.targetProjectId)
-  if (target.project.id !== source.id && !(await inSameForkNetwork(ctx, source, target.project))) {
+  if (target.project.id !== source.id && !(await inSameForkNetwork(ctx.db, source, target.project))) {
     throw new Unprocessable(['Source project is not a fork of the target project'])
   }
   validateText(input.title, input.description)
@@ -301,24 +302,6 @@ async function targetProjectOf(ctx: Context, loaded: LoadedProject, targetProjec
   if (asked) return asked
   const upstream = loaded.project.mr_default_target_self === 1 ? null : await usable(loaded.project.forked_from_project_id)
   return upstream ?? loaded
-}
-
-/** The project at the root of a fork network (GL ForkNetwork#root_project), following forked_from links. */
-async function forkRootOf(ctx: Context, project: ProjectRow): Promise<number> {
-  const seen = new Set<number>([project.id])
-  let current = project
-  while (current.forked_from_project_id !== null && !seen.has(current.forked_from_project_id)) {
-    const [parent] = await findProjectsByIds(ctx.db, [current.forked_from_project_id])
-    if (!parent) break
-    seen.add(parent.id)
-    current = parent
-  }
-  return current.id
-}
-
-/** GL Project#in_fork_network_of?: both projects descend from the same root. */
-async function inSameForkNetwork(ctx: Context, a: ProjectRow, b: ProjectRow): Promise<boolean> {
-  return (await forkRootOf(ctx, a)) === (await forkRootOf(ctx, b))
 }
 
 /** PUT /projects/:id/merge_requests/:merge_request_iid (GL MergeRequests::UpdateService, CloseService, ReopenService). */

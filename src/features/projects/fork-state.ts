@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { ProjectRow } from '../../db/schema.js'
+import { findProjectsByIds } from '../access/index.js'
 import { moveImportStatusRow, setForkedFrom, clearForkedFrom } from './store.js'
 
 // The fork relation of a project and the import state of a fork, as the forks feature moves them.
@@ -25,4 +26,22 @@ export function markForkedFrom(trx: Db, projectId: number, sourceId: number): Pr
 /** Forgets the project's source; undefined when it had none. Call it inside a transaction. */
 export function unmarkForked(trx: Db, projectId: number): Promise<ProjectRow | undefined> {
   return clearForkedFrom(trx, projectId)
+}
+
+/** The project at the root of a fork network (GL ForkNetwork#root_project), following forked_from links. */
+async function forkRootOf(db: Db, project: ProjectRow): Promise<number> {
+  const seen = new Set<number>([project.id])
+  let current = project
+  while (current.forked_from_project_id !== null && !seen.has(current.forked_from_project_id)) {
+    const [parent] = await findProjectsByIds(db, [current.forked_from_project_id])
+    if (!parent) break
+    seen.add(parent.id)
+    current = parent
+  }
+  return current.id
+}
+
+/** GL Project#in_fork_network_of?: both projects descend from the same root. */
+export async function inSameForkNetwork(db: Db, a: ProjectRow, b: ProjectRow): Promise<boolean> {
+  return (await forkRootOf(db, a)) === (await forkRootOf(db, b))
 }

@@ -36,7 +36,7 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
 }
 
 export { capVisibilityOfProjectsBelow, markProjectsBelowPendingDelete } from './groups.js'
-export { markForkedFrom, moveImportStatus, unmarkForked, type ImportStatus } from './fork-state.js'
+export { inSameForkNetwork, markForkedFrom, moveImportStatus, unmarkForked, type ImportStatus } from './fork-state.js'
 export { findMovedProjectLocation } from './web-redirects.js'
 export { projectPage, projectPageRoutes } from './pages.js'
 

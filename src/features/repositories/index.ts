@@ -38,9 +38,11 @@ export {
   type TreeChange,
 } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
+export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {
   closeObjectReader,
+  isClientRevision,
   parseCommit,
   parseSignature,
   parseTag,

@@ -50,7 +50,7 @@ describe('object reader', () => {
     await gitClient.ok(work, 'push', '-q', 'origin', 'main')
     await gitClient.ok(work, 'gc', '-q')
     expect((await readCommit(directory, 'main'))?.parents).toEqual([first])
-    expect((await readCommit(directory, second))?.author.date).toBe('2026-01-03T00:00:00.000Z')
+    expect((await readCommit(directory, second))?.author.date).toBe('2026-01-03T00:00:00.000+00:00')
   })
 
   test('refuses a revision with a line break; reflog, upstream, relative and search forms name nothing, and the reader lives on', async () => {

@@ -144,6 +144,16 @@ function checkedRevision(revision: string): string {
 const UNREADABLE = /@\{|:\.\.?\/|^:\/|\^\{\//
 
 /**
+ * Whether a revision a client names is one Gitaly accepts (git.ValidateRevision): not empty, no leading `-` (an
+ * option), no white space or control character, no `:` path scope and no `@{` reflog or upstream form; a range
+ * (`a..b`) only where the caller reads ranges.
+ */
+export function isClientRevision(revision: string, options: { range?: boolean } = {}): boolean {
+  if (revision === '' || revision.startsWith('-') || /[\0-\x20\x7f:]/.test(revision) || revision.includes('@{')) return false
+  return options.range === true || !revision.includes('..')
+}
+
+/**
  * An object by any revision git understands (an object id, `refs/heads/main`, `main:path/to/file`, `<oid>^{tree}`),
  * with its content; null when there is none.
  */
@@ -211,7 +221,8 @@ export function parseSignature(text: string): Signature {
   const [, name, email, seconds, sign, hours, minutes] = match
   const offsetMinutes = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes))
   const local = new Date(Number(seconds) * 1000 + offsetMinutes * 60_000).toISOString().slice(0, 23)
-  return { name, email, date: `${local}${offsetMinutes === 0 ? 'Z' : `${sign}${hours}:${minutes}`}` }
+  // GitLab shows the offset git recorded, `+00:00` too (GL Gitlab::Git::Commit#init_date_from_gitaly parses it with %z).
+  return { name, email, date: `${local}${offsetMinutes === 0 ? '+00:00' : `${sign}${hours}:${minutes}`}` }
 }
 
 /** The headers and message of a commit or tag object: headers up to the first blank line (continuation lines skipped). */

@@ -1,8 +1,8 @@
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { readObject, type GitObject } from '../repositories/index.js'
-import { isAcceptedRevision, openRepository, readIfPresent } from './repository.js'
+import { isClientRevision, readObject, type GitObject } from '../repositories/index.js'
+import { openRepository, readIfPresent } from './repository.js'
 
 /**
  * A blob by its object id (GL `Gitlab::Git::Blob.raw`; Gitaly reads any revision it accepts that names a blob);
@@ -10,7 +10,7 @@ import { isAcceptedRevision, openRepository, readIfPresent } from './repository.
  */
 export async function readBlob(ctx: Context, loaded: LoadedProject, sha: string): Promise<GitObject> {
   const repository = openRepository(ctx, loaded)
-  if (!isAcceptedRevision(sha)) throw new NotFound('Blob')
+  if (!isClientRevision(sha)) throw new NotFound('Blob')
   const object = await readIfPresent(repository, () => readObject(repository.directory, sha))
   if (!object || object.type !== 'blob') throw new NotFound('Blob')
   return object

@@ -2,6 +2,7 @@ import type { Context } from '../../core/context.js'
 import { Forbidden } from '../../core/errors.js'
 import { canReadCode, type LoadedProject } from '../access/index.js'
 import {
+  isClientRevision,
   parseTree,
   projectRepositoryDirectory,
   readCommit,
@@ -79,20 +80,12 @@ export async function readIfPresent<T>(repository: BrowsedRepository, read: () =
 }
 
 /**
- * Whether a revision is one Gitaly reads (git.ValidateRevision: not empty, no leading dash, no white space, NUL or
- * `:` path scope). Reflog and upstream forms (`@{…}`) are refused too: some of them make a cat-file process die.
- */
-export function isAcceptedRevision(revision: string): boolean {
-  return revision !== '' && !revision.startsWith('-') && !/[\s\0:]/.test(revision) && !revision.includes('@{')
-}
-
-/**
  * The commit a revision names, as GL `project.commit(ref)` finds it (branch, tag, object id or another revision
  * Gitaly accepts); null when there is none. The revision is resolved in the repository every time (refs move);
  * the commit it names is parsed once.
  */
 export async function findCommit(repository: BrowsedRepository, revision: string): Promise<ParsedCommit | null> {
-  if (!isAcceptedRevision(revision)) return null
+  if (!isClientRevision(revision)) return null
   const header = await readIfPresent(repository, () => readObjectHeader(repository.directory, `${revision}^{commit}`))
   if (header?.type !== 'commit') return null
   const kept = recall(parsedCommits, header.oid)

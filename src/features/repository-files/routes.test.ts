@@ -55,6 +55,8 @@ const filesPath = (projectId: number, filePath: string, suffix = '') =>
   `/projects/${projectId}/repository/files/${encodeURIComponent(filePath)}${suffix}`
 
 const AT = '2026-11-27T10:00:00.000Z'
+/** The same moment as a commit shows it: in the offset git recorded. */
+const COMMIT_AT = '2026-11-27T10:00:00.000+00:00'
 let owner: Person
 let developer: Person
 let reporter: Person
@@ -116,10 +118,10 @@ describe('the files API through gitbeaker', () => {
       id: sha,
       parent_ids: [expect.stringMatching(/^[0-9a-f]{40}$/)],
       message,
-      authored_date: AT,
+      authored_date: COMMIT_AT,
       author_name: author,
       author_email: email,
-      committed_date: AT,
+      committed_date: COMMIT_AT,
       committer_name: 'Olive',
       committer_email: 'olive@example.com',
     })

@@ -3,7 +3,7 @@ import { MissingParam, ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findProject } from '../access/index.js'
 import { contentOf } from '../commit-actions/index.js'
-import { rawContentType } from './content-type.js'
+import { blobContentType, blobDisposition } from '../repositories/index.js'
 import { contentDisposition, fileHeaders, presentBlameRange, presentFile } from './present.js'
 import {
   BlameListResponse,
@@ -104,9 +104,12 @@ export function registerRepositoryFileRoutes(api: ApiRouter) {
     if (input.ref !== undefined) requireNotBlank({ ref: input.ref })
     const loaded = await findProject(ctx, input.id)
     const file = await readRepositoryFile(ctx, loaded, input.file_path, input.ref)
-    const { type, disposition } = rawContentType(file.content)
+    const type = blobContentType(file.content)
     sendHeaders(reply, { ...NO_CACHE_HEADERS, ...fileHeaders(file) })
-    return reply.header('content-type', type).header('content-disposition', contentDisposition(disposition, file.name)).send(file.content)
+    return reply
+      .header('content-type', type)
+      .header('content-disposition', contentDisposition(blobDisposition(type), file.name))
+      .send(file.content)
   })
 
   api.get(

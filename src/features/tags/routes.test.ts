@@ -85,7 +85,7 @@ describe('creating tags', () => {
     expect(annotated.body).toMatchObject({ name: 'v1.0.0', message: 'Release 1.0.0', release: null, protected: false })
     expect(annotated.body.target).not.toBe(main)
     expect(annotated.body.commit.id).toBe(main)
-    expect(annotated.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/)
+    expect(annotated.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000\+00:00$/)
     await gitOk(dir, 'fetch', '--quiet', '--tags', 'origin')
     expect((await gitOk(dir, 'cat-file', '-t', 'v1.0.0')).trim()).toBe('tag')
     expect(await gitOk(dir, 'for-each-ref', '--format=%(taggername) %(taggeremail)|%(contents)', 'refs/tags/v1.0.0')).toBe(
