@@ -10,6 +10,11 @@ export interface Settings {
   /** Administrators must enable Admin Mode (token scope `admin_mode`) to act as admins. */
   admin_mode: boolean
   can_create_group: boolean
+  /**
+   * How a new project's default branch is protected when its group says nothing (GL Gitlab::Access protection levels:
+   * 0 none, 1 Developers push, 2 full, 3 Developers merge, 4 Developers make the first push).
+   */
+  default_branch_protection: number
   default_group_visibility: VisibilityName
   default_project_visibility: VisibilityName
   default_projects_limit: number
@@ -72,6 +77,7 @@ export interface Settings {
 export const defaultSettings: Readonly<Settings> = Object.freeze({
   admin_mode: false,
   can_create_group: true,
+  default_branch_protection: 2,
   default_group_visibility: 'private',
   default_project_visibility: 'private',
   default_projects_limit: 100000,
@@ -188,6 +194,7 @@ const flag = { type: 'boolean' } as const
 export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]> } = {
   admin_mode: flag,
   can_create_group: flag,
+  default_branch_protection: { type: 'integer', greaterThanOrEqualTo: 0, lessThanOrEqualTo: 4 },
   default_group_visibility: visibility,
   default_project_visibility: visibility,
   default_projects_limit: notNegative,

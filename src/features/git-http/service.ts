@@ -238,7 +238,13 @@ export async function guardPush(ctx: Context, loaded: LoadedProject, directory: 
     env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks, SVC_PUSH_CHECKS: checks },
     async begin(section) {
       const [start, protection] = await Promise.all([readPushStart(directory, section), loadProtection(ctx.db, loaded.project.id)])
-      const subject = { access: loaded.access, project: loaded.project, namespace: loaded.namespace, protection }
+      const subject = {
+        access: loaded.access,
+        project: loaded.project,
+        namespace: loaded.namespace,
+        instanceBranchProtection: ctx.settings.default_branch_protection,
+        protection,
+      }
       const script = pushChecksScript(subject, pushCommands(section), ctx.config.externalUrl)
       if (script !== null) {
         await fs.writeFile(checks, script)

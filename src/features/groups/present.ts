@@ -16,6 +16,8 @@ export interface GroupPresentOptions {
   statistics: boolean
   /** Administrators asked for custom attributes. */
   customAttributes: boolean
+  /** The instance's default branch protection level, shown by groups without their own. */
+  instanceBranchProtection: number
 }
 
 // No storage is measured yet: every size is zero.
@@ -43,8 +45,7 @@ export function groupWebUrl(group: Pick<NamespaceRow, 'full_path'>, externalUrl:
 
 /** Entities::Group (with BasicGroupDetails first). */
 export function presentGroup(group: NamespaceRow, options: GroupPresentOptions): GroupJson {
-  // Its own setting, else the instance's default (full protection).
-  const branchProtection = branchProtectionOf(group)
+  const branchProtection = branchProtectionOf(group, options.instanceBranchProtection)
   const json = {
     id: group.id,
     web_url: groupWebUrl(group, options.externalUrl),

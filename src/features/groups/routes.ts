@@ -77,6 +77,7 @@ function presentOptions(ctx: Context, options: { statistics?: boolean; customAtt
     externalUrl: ctx.config.externalUrl,
     statistics: options.statistics ?? false,
     customAttributes: options.customAttributes ?? false,
+    instanceBranchProtection: ctx.settings.default_branch_protection,
   }
 }
 

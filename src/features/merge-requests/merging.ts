@@ -21,7 +21,7 @@ import {
 import { showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
-import { canUpdateBranch, isBranchProtected, loadProtection } from '../protected-refs/index.js'
+import { canUpdateBranch, isBranchProtected, loadRefSubject } from '../protected-refs/index.js'
 
 export interface MergeInput {
   mergeCommitMessage?: string
@@ -167,9 +167,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   if (!user || !canMerge(loaded.access, loaded.project)) throw new Unauthorized()
   const { project } = loaded
   // GL MergeRequest#can_be_merged_by?: a protected target needs its push or merge access level.
-  const protection = await loadProtection(ctx.db, project.id)
-  const subject = { access: loaded.access, project, namespace: loaded.namespace, protection }
-  if (!canUpdateBranch(subject, found.target_branch)) throw new Unauthorized()
+  if (!canUpdateBranch(await loadRefSubject(ctx, loaded), found.target_branch)) throw new Unauthorized()
   const branches = await loadBranches(ctx, found, project)
   const diffHeadSha = branches?.facts.sourceSha ?? null
   if (input.sha !== undefined && input.sha !== diffHeadSha) {
@@ -229,10 +227,9 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
   const source = branches.sourceProject
   if (!source || branches.sourceDir === null || source.default_branch === row.source_branch) return
   if (source.repository_read_only === 1) return
-  const { access, namespace } = await withAccess(ctx, source)
-  if (!canPushCode(access, source)) return
-  const protection = await loadProtection(ctx.db, source.id)
-  if (isBranchProtected({ access, project: source, namespace, protection }, row.source_branch)) return
+  const loadedSource = await withAccess(ctx, source)
+  if (!canPushCode(loadedSource.access, source)) return
+  if (isBranchProtected(await loadRefSubject(ctx, loadedSource), row.source_branch)) return
   if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
   if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
   const now = ctx.now()

@@ -203,7 +203,7 @@ export async function createProject(
         await makeRepository(acting, inserted, readme ? { description: input.description ?? null, author: creator } : null)
       }
       // GL Projects::ProtectDefaultBranchService: the default branch is protected from the start, as the first push to it would.
-      await protectDefaultBranch(trx, inserted, namespace, at)
+      await protectDefaultBranch(trx, inserted, namespace, acting.settings.default_branch_protection, at)
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await releaseRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {

@@ -109,3 +109,22 @@ test("a group's default branch protection is shown, changed, and decides its new
     { error: 'default_branch_protection_defaults[allowed_to_push][0][access_level] does not have a valid value' },
   ])
 })
+
+test("the instance's default branch protection decides for groups and personal namespaces without their own", async () => {
+  const setting = async (level: number) => {
+    const res = await request('PUT', '/application/settings', { token: server.rootToken, body: { default_branch_protection: level } })
+    return { status: res.status, body: res.body }
+  }
+  expect(await setting(5)).toEqual({ status: 400, body: { message: { default_branch_protection: ['must be less than or equal to 4'] } } })
+  expect((await setting(0)).body.default_branch_protection).toBe(0)
+  try {
+    const made = await request('POST', '/groups', { token: owner.token, body: { name: 'Unset', path: 'unset' } })
+    expect(made.body).toMatchObject({ default_branch_protection: 0, default_branch_protection_defaults: { allow_force_push: true } })
+    const inGroup = await projectIn(made.body.id, 'Unprotected', { initialize_with_readme: true })
+    expect((await request('GET', `/projects/${inGroup.id}/protected_branches`, { token: owner.token })).body).toEqual([])
+    const personal = await request('POST', '/projects', { token: owner.token, body: { name: 'Mine', initialize_with_readme: true } })
+    expect((await request('GET', `/projects/${personal.body.id}/protected_branches`, { token: owner.token })).body).toEqual([])
+  } finally {
+    expect((await setting(2)).body.default_branch_protection).toBe(2)
+  }
+})

@@ -18,9 +18,6 @@ export interface NamespaceBranchProtection {
   default_branch_protection_defaults: string | null
 }
 
-/** GL ApplicationSetting default: full protection. */
-const INSTANCE_LEVEL = BranchProtectionLevel.FULL
-
 /** GL Gitlab::Access::BranchProtection for each protection level. */
 export function branchProtectionOfLevel(level: number): BranchProtectionDefaults {
   const developers = [{ access_level: 30 }]
@@ -68,10 +65,13 @@ function parsedDefaults(text: string | null): BranchProtectionDefaults | null {
   }
 }
 
-/** A namespace's default branch protection: its own setting, else the instance's (full protection). */
-export function branchProtectionOf(namespace: NamespaceBranchProtection | null): { level: number; defaults: BranchProtectionDefaults } {
+/** A namespace's default branch protection: its own setting, else the instance's (`instanceLevel`, a setting). */
+export function branchProtectionOf(
+  namespace: NamespaceBranchProtection | null,
+  instanceLevel: number,
+): { level: number; defaults: BranchProtectionDefaults } {
   const stored = parsedDefaults(namespace?.default_branch_protection_defaults ?? null)
-  const level = namespace?.default_branch_protection ?? (stored ? levelOfBranchProtection(stored) : null) ?? INSTANCE_LEVEL
+  const level = namespace?.default_branch_protection ?? (stored ? levelOfBranchProtection(stored) : null) ?? instanceLevel
   return { level, defaults: stored ?? branchProtectionOfLevel(level) }
 }
 

@@ -82,6 +82,7 @@ export async function loadRefSubject(ctx: Context, loaded: LoadedProject): Promi
     access: loaded.access,
     project: loaded.project,
     namespace: loaded.namespace,
+    instanceBranchProtection: ctx.settings.default_branch_protection,
     protection: await loadProtection(ctx.db, loaded.project.id),
   }
 }
@@ -116,10 +117,11 @@ export async function protectDefaultBranch(
   db: Db,
   project: { id: number; default_branch: string | null },
   namespace: NamespaceBranchProtection | null,
+  instanceLevel: number,
   at: string,
 ): Promise<void> {
   const name = project.default_branch
-  const { defaults } = branchProtectionOf(namespace)
+  const { defaults } = branchProtectionOf(namespace, instanceLevel)
   if (!name || !isDefaultBranchProtected(defaults) || (await findProtectedBranchByName(db, project.id, name))) return
   const row = await insertProtectedBranch(db, {
     project_id: project.id,

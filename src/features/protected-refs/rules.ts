@@ -46,6 +46,8 @@ export interface RefSubject {
   access: ProjectAccess
   project: ProjectRow
   namespace: NamespaceBranchProtection | null
+  /** The instance's default branch protection level, for a namespace without its own. */
+  instanceBranchProtection: number
   protection: Protection
 }
 
@@ -81,7 +83,11 @@ export function matchingTags(protection: Protection, name: string): ProtectedTag
  * namespace's default branch protection guards the first push.
  */
 export function isBranchProtected(subject: RefSubject, name: string): boolean {
-  if (subject.project.empty_repo === 1 && isDefaultBranchProtected(branchProtectionOf(subject.namespace).defaults)) return true
+  if (
+    subject.project.empty_repo === 1 &&
+    isDefaultBranchProtected(branchProtectionOf(subject.namespace, subject.instanceBranchProtection).defaults)
+  )
+    return true
   return matchingBranches(subject.protection, name).length > 0
 }
 
@@ -114,7 +120,8 @@ function branchAccessibleTo(subject: RefSubject, name: string, action: 'push' | 
   if (subject.project.empty_repo === 1) {
     if (isMaintainer(subject.access)) return true
     const isDeveloper = subject.access.caller.user !== null && subject.access.level === AccessLevel.DEVELOPER
-    if (isDeveloper && branchProtectionOf(subject.namespace).defaults.developer_can_initial_push) return true
+    if (isDeveloper && branchProtectionOf(subject.namespace, subject.instanceBranchProtection).defaults.developer_can_initial_push)
+      return true
   }
   return matchingBranches(subject.protection, name).some((branch) => branch[action].some((level) => allows(subject.access, level)))
 }
