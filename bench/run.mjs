@@ -13,6 +13,7 @@ import { benchOAuth } from './oauth.mjs'
 import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchRepository } from './repository.mjs'
+import { benchMergeRequestDiffs } from './merge-request-diffs.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
 import { benchLoad } from './load.mjs'
@@ -218,6 +219,8 @@ async function main() {
   await benchForks()
   // Raw files, raw blobs and tree pages of a 10,000-commit, 20,000-file repository against git cat-file (bench/repository.mjs).
   await benchRepository()
+  // One request for the diffs of a 1,000-file merge request, default page and per_page=100 (bench/merge-request-diffs.mjs).
+  await benchMergeRequestDiffs()
   // Alert ingestion through the webhook against a bare server, and acknowledged alerts surviving kill -9 (bench/alerts.mjs).
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
