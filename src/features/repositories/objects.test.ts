@@ -53,6 +53,22 @@ describe('object reader', () => {
     expect((await readCommit(directory, second))?.author.date).toBe('2026-01-03T00:00:00.000+00:00')
   })
 
+  test('reads an object larger than many pipe chunks, between small reads', async () => {
+    const work = path.join(gitClient.workDir, 'work')
+    const big = Buffer.alloc(3 * 1024 * 1024 + 7, 'abcdefghij')
+    await commitIn(work, 'big.bin', big.toString(), 'Big', '2026-01-04T00:00:00Z')
+    await gitClient.ok(work, 'push', '-q', 'origin', 'main')
+    const [before, read, after] = await Promise.all([
+      readObject(directory, 'main:b.txt'),
+      readObject(directory, 'main:big.bin'),
+      readObjectHeader(directory, 'main:b.txt'),
+    ])
+    expect(before?.content.toString()).toBe('two\n')
+    expect(read?.size).toBe(big.length)
+    expect(read?.content.equals(big)).toBe(true)
+    expect(after).toEqual({ oid: before?.oid, type: 'blob', size: 4 })
+  })
+
   test('refuses a revision with a line break; reflog, upstream, relative and search forms name nothing, and the reader lives on', async () => {
     await expect(readObject(directory, 'main\ncontents main')).rejects.toThrow('line break')
     expect(

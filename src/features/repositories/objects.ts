@@ -33,7 +33,11 @@ interface Pending {
 class ObjectReader {
   private readonly child: ChildProcessWithoutNullStreams
   private readonly queue: Pending[] = []
-  private buffered: Buffer = Buffer.alloc(0)
+  /** What git wrote that is not parsed yet, in the pieces it came in: joined only once a whole answer is in. */
+  private parts: Buffer[] = []
+  private length = 0
+  /** Bytes the answer being read needs in all (a large object's content): nothing is joined before. */
+  private needed = 0
   private idle: NodeJS.Timeout | null = null
   private ended = false
 
@@ -60,39 +64,46 @@ class ObjectReader {
     })
   }
 
+  /** Whether a read waits on it. */
+  get waiting(): boolean {
+    return this.queue.length > 0
+  }
+
   close() {
     this.end(null)
   }
 
   private received(chunk: Buffer) {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk])
+    this.parts.push(chunk)
+    this.length += chunk.length
+    if (this.length < this.needed) return
+    let buffered = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.length)
+    this.needed = 0
     while (this.queue.length > 0) {
-      const newline = this.buffered.indexOf(0x0a)
-      if (newline < 0) return
-      const line = this.buffered.toString('utf8', 0, newline)
-      const header = HEADER.exec(line)
+      const newline = buffered.indexOf(0x0a)
+      if (newline < 0) break
+      const header = HEADER.exec(buffered.toString('utf8', 0, newline))
       const pending = this.queue[0]
-      if (!header) {
-        // `<revision> missing` or `<revision> ambiguous`: no such object.
-        this.buffered = this.buffered.subarray(newline + 1)
+      if (!header || !pending.contents) {
+        // `<revision> missing` or `<revision> ambiguous` (no such object), or a header asked for alone.
+        buffered = buffered.subarray(newline + 1)
         this.queue.shift()
-        pending.resolve(null)
+        pending.resolve(header ? { oid: header[1], type: header[2] as ObjectType, size: Number(header[3]) } : null)
         continue
       }
       const found: ObjectHeader = { oid: header[1], type: header[2] as ObjectType, size: Number(header[3]) }
-      if (!pending.contents) {
-        this.buffered = this.buffered.subarray(newline + 1)
-        this.queue.shift()
-        pending.resolve(found)
-        continue
-      }
       const end = newline + 1 + found.size
-      if (this.buffered.length < end + 1) return
-      const content = Buffer.from(this.buffered.subarray(newline + 1, end))
-      this.buffered = this.buffered.subarray(end + 1)
+      if (buffered.length < end + 1) {
+        this.needed = end + 1
+        break
+      }
+      const content = Buffer.from(buffered.subarray(newline + 1, end))
+      buffered = buffered.subarray(end + 1)
       this.queue.shift()
       pending.resolve({ ...found, content })
     }
+    this.parts = buffered.length > 0 ? [buffered] : []
+    this.length = buffered.length
     if (this.queue.length === 0) this.rest()
   }
 
@@ -122,7 +133,8 @@ function readerOf(directory: string): ObjectReader {
     readers.set(directory, reader)
     return reader
   }
-  if (readers.size >= MAX_READERS) readers.values().next().value?.close()
+  // The least recently used idle reader makes room; while every reader is busy, the pool grows past its bound.
+  if (readers.size >= MAX_READERS) [...readers.values()].find((kept) => !kept.waiting)?.close()
   reader = new ObjectReader(directory, (ended) => {
     if (readers.get(ended.directory) === ended) readers.delete(ended.directory)
   })
