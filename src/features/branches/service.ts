@@ -16,6 +16,7 @@ import {
   git,
   GitError,
   projectRepositoryDirectory,
+  isClientRevision,
   readCommit,
   readObjectHeader,
   refreshRepositoryState,
@@ -297,12 +298,12 @@ async function createDefaultBranch(ctx: Context, loaded: LoadedProject, director
 export async function createBranch(ctx: Context, loaded: LoadedProject, name: string, ref: string): Promise<BranchView> {
   const directory = codeDirectoryOf(ctx, loaded)
   assertMayPush(loaded)
+  // Checked before an empty repository gets its default branch (GitLab makes it first), so a refusal changes nothing.
+  if (!isValidBranchName(name)) throw new Rejected('Branch name is invalid')
   const wasEmpty = loaded.project.empty_repo === 1
   if (wasEmpty) await createDefaultBranch(ctx, loaded, directory)
-  if (!isValidBranchName(name)) throw new Rejected('Branch name is invalid')
   if (await readBranchTip(directory, name)) throw new Rejected('Branch already exists')
-  const usable = ref !== '' && !/[\0\n\r]/.test(ref) && !ref.startsWith('-')
-  const start = usable ? await readCommit(directory, ref) : null
+  const start = isClientRevision(ref) ? await readCommit(directory, ref) : null
   if (!start) throw new Rejected(`Failed to create branch '${name}': invalid reference name '${ref}'`)
   await assertMayChangeRef(ctx, loaded, `refs/heads/${name}`, 'create')
   try {

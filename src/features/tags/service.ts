@@ -7,6 +7,7 @@ import {
   GitError,
   parseTag,
   projectRepositoryDirectory,
+  isClientRevision,
   readCommit,
   readObject,
   repositoryExists,
@@ -177,8 +178,7 @@ export async function createTag(
   if (!user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden()
   if (input.ref.trim() === '') throw new Rejected('Target is empty')
   if (!isValidRefName(input.name)) throw new Rejected('Tag name invalid')
-  const commit =
-    /^[\0\n\r-]/.test(input.ref) || /[\0\n\r]/.test(input.ref) || input.ref === '' ? null : await readCommit(directory, input.ref)
+  const commit = isClientRevision(input.ref) ? await readCommit(directory, input.ref) : null
   if (!commit) throw new Rejected(`Target ${input.ref} is invalid`)
   const fullName = `refs/tags/${input.name}`
   if (await findTagRef(directory, input.name)) throw new Rejected(`Tag ${input.name} already exists`)
