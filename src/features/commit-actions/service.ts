@@ -7,6 +7,8 @@ import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
 import {
   diffStats,
   FileChangeError,
+  identityOf,
+  identityText,
   mergeTrees,
   moveRefIfUnchanged,
   projectRepositoryDirectory,
@@ -16,7 +18,6 @@ import {
   writeChangedTree,
   writeCommitObject,
   type FileChange,
-  type GitIdentity,
   type ParsedCommit,
 } from '../repositories/index.js'
 import {
@@ -66,16 +67,6 @@ function userOf(ctx: Context) {
   const user = ctx.caller.user
   if (!user) throw new Forbidden()
   return user
-}
-
-/** A name or email as Gitaly writes it into a commit: without the angle brackets and line breaks git refuses there. */
-function identityText(text: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  return (text ?? '').replace(/[<>\0-\x1f]/g, '').trim()
-}
-
-function identityOf(user: { name: string; username: string; email: string; commit_email: string | null }): GitIdentity {
-  return { name: identityText(user.name) || user.username, email: identityText(user.commit_email ?? user.email) }
 }
 
 /** The repository a caller who may read the project's code reads (GL `authorize_read_code!`). */

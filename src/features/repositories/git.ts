@@ -26,6 +26,17 @@ export interface GitIdentity {
   email: string
 }
 
+/** A name or email as Gitaly writes it into a commit or tag: without the angle brackets and line breaks git refuses there. */
+export function identityText(text: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  return (text ?? '').replace(/[<>\0-\x1f]/g, '').trim()
+}
+
+/** A user as the author or committer of what svc writes for them. */
+export function identityOf(user: { name: string; username: string; email: string; commit_email: string | null }): GitIdentity {
+  return { name: identityText(user.name) || user.username, email: identityText(user.commit_email ?? user.email) }
+}
+
 /** The environment that makes git write a commit by these people at this time (whole seconds, UTC). */
 export function commitEnvironment(author: GitIdentity, committer: GitIdentity, at: Date): Record<string, string> {
   const date = `${Math.floor(at.getTime() / 1000)} +0000`

@@ -127,6 +127,22 @@ describe('creating tags', () => {
     expect((await gitClient.run(dir, 'ls-remote', '--exit-code', 'origin', 'refs/tags/never')).code).toBe(2)
   })
 
+  test('a tagger whose name has angle brackets and a line break is written as git takes it, never a 5xx', async () => {
+    const odd = await createTestUser(server.database.db, { username: 'oddname', name: 'Odd <x>\nName' })
+    await member({ user: odd, token: '', password: '' }, project.id, 40)
+    const token = (await createTestToken(server.database.db, odd)).value
+    const res = await request('POST', `/projects/${project.id}/repository/tags`, {
+      token,
+      body: { tag_name: 'odd-tagger', ref: 'main', message: 'Odd' },
+    })
+    expect([res.status, res.body.name, res.body.message]).toEqual([201, 'odd-tagger', 'Odd'])
+    expect((await gitOk(dir, 'ls-remote', '--tags', 'origin', 'odd-tagger')).trim()).toMatch(/refs\/tags\/odd-tagger$/)
+    const tagger = await gitOk(dir, 'fetch', '-q', 'origin', 'refs/tags/odd-tagger:refs/tags/odd-tagger').then(() =>
+      gitOk(dir, 'for-each-ref', '--format=%(taggername) %(taggeremail)', 'refs/tags/odd-tagger'),
+    )
+    expect(tagger.trim()).toBe(`Odd xName <${odd.email}>`)
+  })
+
   test('Reporters may not create or delete tags: 403', async () => {
     const res = await request('POST', `/projects/${project.id}/repository/tags`, {
       token: reporter.token,

@@ -7,6 +7,7 @@ import {
   GitError,
   parseTag,
   projectRepositoryDirectory,
+  identityOf,
   isClientRevision,
   readCommit,
   readObject,
@@ -186,7 +187,7 @@ export async function createTag(
   if (loaded.project.repository_read_only === 1) throw new Rejected(READ_ONLY)
   const message = input.message?.trim() ?? ''
   const now = ctx.now()
-  const target = message === '' ? commit.oid : await writeTagObject(directory, commit.oid, input.name, message, user, now)
+  const target = message === '' ? commit.oid : await writeTagObject(directory, commit.oid, input.name, message, identityOf(user), now)
   try {
     // The empty old value: created only if no one made it meanwhile.
     await git(['update-ref', fullName, target, ''], { gitDir: directory })
