@@ -93,14 +93,3 @@ export async function fetchCommit(directory: string, source: string, oid: string
     gitDir: directory,
   })
 }
-
-/** Whether `ancestor` is `descendant` or one of its ancestors (false when either is missing here). */
-export async function isAncestor(directory: string, ancestor: string, descendant: string): Promise<boolean> {
-  try {
-    await git(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir: directory })
-    return true
-  } catch (error) {
-    if (error instanceof GitError) return false
-    throw error
-  }
-}

@@ -18,12 +18,12 @@ import {
   writeChangedTree,
   writeCommitObject,
   type FileChange,
+  isAncestor,
   type ParsedCommit,
 } from '../repositories/index.js'
 import {
   countNewCommits,
   fetchCommit,
-  isAncestor,
   isObjectId,
   isValidBranchName,
   lastCommitForPath,

@@ -3,7 +3,6 @@ import { Forbidden, RecordNotFound } from '../../core/errors.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
 import {
   git,
-  GitError,
   projectRepositoryDirectory,
   rawPatchBetween,
   readCommit,
@@ -11,6 +10,7 @@ import {
   repositoryExists,
   type DiffResult,
   type ParsedCommit,
+  isAncestor,
 } from '../repositories/index.js'
 import { canReadMergeRequests, findProjectsByIds, type LoadedProject } from '../access/index.js'
 import { findProjectCommit } from '../commits/index.js'
@@ -118,16 +118,6 @@ export async function showMergeRequestVersion(
   // GL MergeRequestDiffFull: its diffs without limits.
   const [commits, diff] = await Promise.all([versionCommits(directory, version), versionDiff(directory, version, { limits: false })])
   return { version, commits, diff }
-}
-
-async function isAncestor(directory: string, ancestor: string, of: string): Promise<boolean> {
-  try {
-    await git(['merge-base', '--is-ancestor', ancestor, of], { gitDir: directory })
-    return true
-  } catch (error) {
-    if (error instanceof GitError) return false
-    throw error
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
-import { diffBetween, git, GitError, type DiffResult, type FileDiff } from '../repositories/index.js'
+import { diffBetween, git, GitError, isAncestor, type DiffResult, type FileDiff } from '../repositories/index.js'
 import { mergeRequestHeadRef, writeRef, type BranchFacts } from './repository.js'
 import { findLatestMergeRequestDiff, insertMergeRequestDiffUnlessMoved } from './store.js'
 
@@ -58,16 +58,6 @@ async function patchIdOf(directory: string, from: string, to: string): Promise<s
     return out.split(' ')[0] || null
   } catch (error) {
     if (error instanceof GitError) return null
-    throw error
-  }
-}
-
-async function isAncestor(directory: string, ancestor: string, of: string): Promise<boolean> {
-  try {
-    await git(['merge-base', '--is-ancestor', ancestor, of], { gitDir: directory })
-    return true
-  } catch (error) {
-    if (error instanceof GitError) return false
     throw error
   }
 }

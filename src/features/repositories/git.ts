@@ -78,3 +78,14 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
     else child.stdin?.end()
   })
 }
+
+/** Whether `ancestor` is `descendant` or one of its ancestors (false when either is missing here). */
+export async function isAncestor(directory: string, ancestor: string, descendant: string): Promise<boolean> {
+  try {
+    await git(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir: directory })
+    return true
+  } catch (error) {
+    if (error instanceof GitError) return false
+    throw error
+  }
+}

@@ -16,7 +16,7 @@ import {
   type RepositoryState,
 } from './store.js'
 
-export { commitEnvironment, git, gitEnvironment, GitError, identityOf, identityText, type GitIdentity } from './git.js'
+export { commitEnvironment, git, gitEnvironment, GitError, identityOf, identityText, isAncestor, type GitIdentity } from './git.js'
 export {
   branchCommit,
   commitFiles,
