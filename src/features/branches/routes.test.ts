@@ -240,6 +240,21 @@ describe('a branch', () => {
     expect(list.body.map((branch: { name: string }) => branch.name)).toEqual(['main', 'tree'])
   })
 
+  test('creation takes the names GitLab takes: a refs/tags/ prefix, an @ inside, a 64-character hexadecimal name', async () => {
+    const project = await repository()
+    const names = ['refs/tags/v1', 'implement_@all', '#1', 'a'.repeat(64)]
+    for (const name of names) {
+      const res = await request('POST', `/projects/${project.id}/repository/branches`, {
+        token: owner.token,
+        body: { branch: name, ref: 'main' },
+      })
+      expect(res.status, res.text).toBe(201)
+      expect(res.body.name).toBe(name)
+    }
+    const list = await request('GET', `/projects/${project.id}/repository/branches`, { token: owner.token })
+    expect(list.body.map((branch: { name: string }) => branch.name).sort()).toEqual([...names, 'main'].sort())
+  })
+
   test('deletion refuses the default branch and, below Maintainer, protected ones', async () => {
     const project = await repository()
     await member(developer, project.id, 30)

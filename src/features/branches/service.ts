@@ -17,6 +17,8 @@ import {
   GitError,
   projectRepositoryDirectory,
   isClientRevision,
+  isReadableRefName,
+  isValidRefName,
   readCommit,
   readObjectHeader,
   refreshRepositoryState,
@@ -24,7 +26,6 @@ import {
   type ParsedCommit,
 } from '../repositories/index.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
-import { isValidBranchName, isWellFormedRefName } from './names.js'
 import { findOpenMergeRequestBranchNames } from './store.js'
 
 /** A branch as its entity shows it to the caller. */
@@ -64,7 +65,7 @@ async function readBranchTips(directory: string): Promise<Map<string, string>> {
 
 /** The tip of one branch through the object reader, or null; a name git could read as more than a ref is none. */
 async function readBranchTip(directory: string, name: string): Promise<string | null> {
-  if (!isWellFormedRefName(name) || name.startsWith('-')) return null
+  if (!isReadableRefName(name)) return null
   if (!(await repositoryExists(directory))) return null
   const header = await readObjectHeader(directory, `refs/heads/${name}`)
   return header?.oid ?? null
@@ -299,7 +300,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
   const directory = codeDirectoryOf(ctx, loaded)
   assertMayPush(loaded)
   // Checked before an empty repository gets its default branch (GitLab makes it first), so a refusal changes nothing.
-  if (!isValidBranchName(name)) throw new Rejected('Branch name is invalid')
+  if (!isValidRefName(name)) throw new Rejected('Branch name is invalid')
   const wasEmpty = loaded.project.empty_repo === 1
   if (wasEmpty) await createDefaultBranch(ctx, loaded, directory)
   if (await readBranchTip(directory, name)) throw new Rejected('Branch already exists')

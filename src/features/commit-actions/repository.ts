@@ -2,6 +2,7 @@ import {
   git,
   GitError,
   isClientRevision,
+  isReadableRefName,
   readCommit,
   readObjectHeader,
   repositoryExists,
@@ -13,20 +14,6 @@ import {
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 
-const FORBIDDEN_IN_REF = /[\0-\x20\x7f~^:?*[\\]/
-
-/**
- * GL Gitlab::GitRefValidator.validate: git's check-ref-format rules for `refs/heads/<name>`, and no name that starts
- * with `refs/heads/`, `refs/remotes/` or `-`, is `HEAD`, or looks like a commit id.
- */
-export function isValidBranchName(name: string): boolean {
-  if (name === '' || name === 'HEAD' || name === '@' || OBJECT_ID.test(name)) return false
-  if (name.startsWith('refs/heads/') || name.startsWith('refs/remotes/') || name.startsWith('-')) return false
-  if (FORBIDDEN_IN_REF.test(name) || name.includes('..') || name.includes('@{') || name.includes('//')) return false
-  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false
-  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'))
-}
-
 /** GL Gitlab::Git.commit_id?: a full object id. */
 export function isObjectId(text: string): boolean {
   return OBJECT_ID.test(text)
@@ -34,7 +21,7 @@ export function isObjectId(text: string): boolean {
 
 /** The commit a branch points at, or null when there is no such branch (or no such name could be one). */
 export async function readBranchHead(directory: string, branch: string): Promise<string | null> {
-  if (!isValidBranchName(branch)) return null
+  if (!isReadableRefName(branch)) return null
   const header = await unlessMissing(directory, () => readObjectHeader(directory, `refs/heads/${branch}`))
   return header?.type === 'commit' ? header.oid : null
 }

@@ -19,17 +19,10 @@ import {
   writeCommitObject,
   type FileChange,
   isAncestor,
+  isValidRefName,
   type ParsedCommit,
 } from '../repositories/index.js'
-import {
-  countNewCommits,
-  fetchCommit,
-  isObjectId,
-  isValidBranchName,
-  lastCommitForPath,
-  readBranchHead,
-  readNamedCommit,
-} from './repository.js'
+import { countNewCommits, fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 
@@ -186,7 +179,7 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   if (!emptyRepo && differentBranch && branchHead !== null && !force) {
     throw new Rejected(`A branch called '${branch}' already exists. Switch to that branch in order to make changes`)
   }
-  if ((differentBranch || branchHead === null) && !isValidBranchName(branch)) {
+  if ((differentBranch || branchHead === null) && !isValidRefName(branch)) {
     throw new Rejected(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`)
   }
   // `force` replaces the branch: a force push unless the new commit descends from the branch's head.

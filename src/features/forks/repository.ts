@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { git, readmeAt, readRepositoryState, repositoryExists, syncPath, type RepositoryState } from '../repositories/index.js'
+import {
+  git,
+  isWellFormedRef,
+  readmeAt,
+  readRepositoryState,
+  repositoryExists,
+  syncPath,
+  type RepositoryState,
+} from '../repositories/index.js'
 
 /** What a fork's repository is made from. */
 export interface ForkCopy {
@@ -76,7 +84,9 @@ async function listRefs(copy: ForkCopy): Promise<Snapshot['refs']> {
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 /** A ref name as git writes one (git check-ref-format), no more: anything else is left to git. */
-const PLAIN_REF_NAME = /^(?!.*(?:\.\.|@\{))refs(?:\/(?!\.)[^\0-\x20\x7f~^:?*[\\/]+(?<!\.lock|\.))+$/
+function isPlainRefName(name: string): boolean {
+  return name.startsWith('refs/') && isWellFormedRef(name)
+}
 
 /**
  * The refs under `roots` (e.g. refs/heads) read from the files git keeps them in, without a process: loose refs, then
@@ -103,7 +113,7 @@ async function readRefFiles(gitDir: string, roots: string[]): Promise<Snapshot['
         }
         // A lock is a ref being written: its old value stands.
         if (entry.isFile() && entry.name.endsWith('.lock')) continue
-        if (!entry.isFile() || !PLAIN_REF_NAME.test(child)) return false
+        if (!entry.isFile() || !isPlainRefName(child)) return false
         let text: string
         try {
           text = await fs.readFile(path.join(gitDir, child), 'utf8')
@@ -129,7 +139,7 @@ async function readRefFiles(gitDir: string, roots: string[]): Promise<Snapshot['
       if (line === '' || line.startsWith('#') || line.startsWith('^')) continue
       const space = line.indexOf(' ')
       const [oid, name] = [line.slice(0, space), line.slice(space + 1)]
-      if (!OBJECT_ID.test(oid) || !PLAIN_REF_NAME.test(name)) return null
+      if (!OBJECT_ID.test(oid) || !isPlainRefName(name)) return null
       if (roots.some((root) => name.startsWith(`${root}/`)) && !refs.has(name)) refs.set(name, oid)
     }
     return [...refs].map(([name, oid]) => ({ name, oid }))

@@ -15,6 +15,7 @@ import {
   pickRepositoryStorage,
   readmeContent,
   GitError,
+  isValidRefName,
   removeRepository,
   storageNames,
 } from '../repositories/index.js'
@@ -187,7 +188,7 @@ export async function createProject(
   if (hasErrors(errors)) throw new Invalid(errors)
   // A name git refuses for a branch makes GitLab's repository creation fail (Gitaly checks it), which CreateService
   // answers with this error. It is refused here before anything is written, and is the caller's mistake, not ours.
-  if (!fork && !isBranchName(row.default_branch ?? DEFAULT_BRANCH)) throw new Invalid({ base: ['Failed to create repository'] })
+  if (!fork && !isValidRefName(row.default_branch ?? DEFAULT_BRANCH)) throw new Invalid({ base: ['Failed to create repository'] })
 
   let project: ProjectRow
   let madeRepository: { storage: string; id: number } | null = null
@@ -227,15 +228,6 @@ export async function createProject(
     throw error
   }
   return reload(ctx, project)
-}
-
-/** A name `git check-ref-format --branch` accepts, not starting with `-` (GL Gitlab::GitRefValidator). */
-function isBranchName(name: string): boolean {
-  if (name === '' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false
-  if (name.includes('..') || name.includes('@{') || name.includes('//')) return false
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false
-  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'))
 }
 
 function isFileSystemError(error: unknown): boolean {

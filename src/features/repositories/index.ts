@@ -38,6 +38,7 @@ export {
   type TreeChange,
 } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
+export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.js'
 export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {

@@ -9,6 +9,7 @@ import {
   projectRepositoryDirectory,
   identityOf,
   isClientRevision,
+  isValidRefName,
   readCommit,
   readObject,
   repositoryExists,
@@ -53,20 +54,6 @@ const READ_ONLY = 'The repository is temporarily read-only. Please try again lat
 /** A tag name git could hold and a URL can carry: no line break or NUL, which cat-file would misread. */
 function isReadableTagName(name: string): boolean {
   return name !== '' && !/[\0\n\r]/.test(name)
-}
-
-/**
- * GL Gitlab::GitRefValidator.validate: not empty, not HEAD, no `refs/heads/`, `refs/remotes/` or `-` prefix, and a
- * valid name under refs/heads/ (git-check-ref-format(1), as libgit2 checks it).
- */
-export function isValidRefName(name: string): boolean {
-  if (name === '' || name === 'HEAD') return false
-  if (['refs/heads/', 'refs/remotes/', '-'].some((prefix) => name.startsWith(prefix))) return false
-  // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false
-  if (name.includes('..') || name.includes('@{') || name === '@') return false
-  if (name.endsWith('.') || name.endsWith('/')) return false
-  return `refs/heads/${name}`.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'))
 }
 
 /** A tag's message as GitLab shows it: without the line break git ends it with. */
