@@ -78,6 +78,11 @@ export function registerMergeRequestReviewRoutes(api: ApiRouter) {
     const patch = await readMergeRequestRawDiff(ctx, loaded, row)
     // GL `no_cache_headers`.
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache').header('expires', 'Fri, 01 Jan 1990 00:00:00 GMT')
+    if (!Buffer.isBuffer(patch)) {
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) patch.destroy()
+      })
+    }
     return reply.type('text/plain; charset=utf-8').send(patch)
   })
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import type { Context } from '../../core/context.js'
 import { Forbidden, RecordNotFound } from '../../core/errors.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
@@ -76,8 +77,8 @@ export async function showMergeRequestChanges(
   const version = (await findLatestMergeRequestDiff(ctx.db, row.id)) ?? null
   if (version === null) return { view, diff: NO_DIFF, overflow: false }
   const directory = projectRepositoryDirectory(ctx.config, loaded.project)
-  const diff = await versionDiff(directory, version, { limits: !options.rawDiffs })
-  // GL MergeRequestChanges#overflow?: false when read without limits.
+  const diff = await versionDiff(directory, version)
+  // GL MergeRequestChanges#overflow?: false when read without limits (the version's stored files all the same).
   return { view, diff, overflow: !options.rawDiffs && diff.overflow }
 }
 
@@ -87,8 +88,11 @@ export async function listMergeRequestDiffs(ctx: Context, loaded: LoadedProject,
   return version === null ? NO_DIFF : versionDiff(directory, version)
 }
 
-/** GET …/merge_requests/:iid/raw_diffs: the latest version's whole patch (GL send_git_diff, Gitaly RawDiff). */
-export async function readMergeRequestRawDiff(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<Buffer> {
+/**
+ * GET …/merge_requests/:iid/raw_diffs: the latest version's whole patch (GL send_git_diff, Gitaly RawDiff), streamed
+ * from git as it writes.
+ */
+export async function readMergeRequestRawDiff(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<Buffer | Readable> {
   const { directory, version } = await latestVersionOf(ctx, loaded, row)
   return version === null ? Buffer.alloc(0) : rawPatchBetween(directory, diffStartOf(version), version.head_commit_sha)
 }
@@ -115,8 +119,8 @@ export async function showMergeRequestVersion(
   const version = await findMergeRequestDiff(ctx.db, row.id, id)
   if (!version) throw new RecordNotFound()
   const directory = projectRepositoryDirectory(ctx.config, loaded.project)
-  // GL MergeRequestDiffFull: its diffs without limits.
-  const [commits, diff] = await Promise.all([versionCommits(directory, version), versionDiff(directory, version, { limits: false })])
+  // GL MergeRequestDiffFull: its stored diffs without limits.
+  const [commits, diff] = await Promise.all([versionCommits(directory, version), versionDiff(directory, version)])
   return { version, commits, diff }
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
-import { diffBetween, git, GitError, isAncestor, type DiffResult, type FileDiff } from '../repositories/index.js'
+import { diffBetween, git, GitError, isAncestor, patchIdBetween, type DiffResult, type FileDiff } from '../repositories/index.js'
 import { mergeRequestHeadRef, writeRef, type BranchFacts } from './repository.js'
 import { findLatestMergeRequestDiff, insertMergeRequestDiffUnlessMoved } from './store.js'
 
@@ -39,23 +39,21 @@ export function sortDiffFiles(files: readonly FileDiff[]): FileDiff[] {
   return [...files].sort((a, b) => compare(partsOf(a), partsOf(b)))
 }
 
-/** A version's diff, its files in GitLab's order (GL MergeRequestDiff#diffs), with GitLab's limits. */
-export async function versionDiff(
-  directory: string,
-  version: MergeRequestDiffRow,
-  options: { limits?: boolean } = {},
-): Promise<DiffResult> {
-  const diff = await diffBetween(directory, diffStartOf(version), version.head_commit_sha, options)
+/**
+ * A version's diff, its files in GitLab's order (GL MergeRequestDiff#diffs): the files GitLab stores for it, cut at
+ * GitLab's limits; views without limits read the same files.
+ */
+export async function versionDiff(directory: string, version: MergeRequestDiffRow): Promise<DiffResult> {
+  const diff = await diffBetween(directory, diffStartOf(version), version.head_commit_sha)
   return { files: sortDiffFiles(diff.files), overflow: diff.overflow }
 }
 
-/** `git patch-id --stable` of the diff (GL MergeRequestDiff#patch_id_sha, Gitaly GetPatchID); null for an empty one. */
+/**
+ * `git patch-id --stable` of the diff (GL MergeRequestDiff#patch_id_sha, Gitaly GetPatchID); null for an empty one.
+ */
 async function patchIdOf(directory: string, from: string, to: string): Promise<string | null> {
   try {
-    const patch = await git(['diff-tree', '-p', '--full-index', '--no-color', '--no-ext-diff', from, to], { gitDir: directory })
-    if (patch === '') return null
-    const out = await git(['patch-id', '--stable'], { gitDir: directory, input: patch })
-    return out.split(' ')[0] || null
+    return await patchIdBetween(directory, from, to)
   } catch (error) {
     if (error instanceof GitError) return null
     throw error

@@ -2,8 +2,26 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf } from './diffs.js'
-import { git } from './git.js'
+import { execFileSync } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import {
+  DIFF_MAX_FILES,
+  DIFF_MAX_LINES,
+  DIFF_MAX_PATCH_BYTES,
+  DiffReader,
+  diffBetween,
+  diffStats,
+  patchIdBetween,
+  rawPatchBetween,
+  unifiedDiffOf,
+} from './diffs.js'
+import { git, GitError } from './git.js'
+
+async function text(stream: Readable): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const part of stream) parts.push(part as Buffer)
+  return Buffer.concat(parts).toString('utf8')
+}
 
 let work: string
 let gitDir: string
@@ -81,9 +99,132 @@ describe('diffBetween', () => {
 
   test('stats and the raw patch of the same commits', async () => {
     expect(await diffStats(gitDir, shas[0], shas[1])).toEqual({ additions: 3, deletions: 1 })
-    const patch = (await rawPatchBetween(gitDir, shas[0], shas[1])).toString('utf8')
+    const patch = await text(await rawPatchBetween(gitDir, shas[0], shas[1]))
     expect(patch.startsWith('diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..')).toBe(
       true,
     )
+  })
+})
+
+describe('past the limits', () => {
+  let big: string
+  let bigDir: string
+  const bigShas: string[] = []
+
+  async function commitBig(message: string): Promise<string> {
+    const env = {
+      GIT_WORK_TREE: big,
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@example.com',
+      GIT_COMMITTER_NAME: 'A',
+      GIT_COMMITTER_EMAIL: 'a@example.com',
+    }
+    await git(['add', '-A'], { gitDir: bigDir, env })
+    await git(['commit', '--quiet', '-m', message], { gitDir: bigDir, env })
+    return (await git(['rev-parse', 'HEAD'], { gitDir: bigDir })).trim()
+  }
+
+  beforeAll(async () => {
+    big = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-diffs-big-'))
+    bigDir = path.join(big, '.git')
+    await git(['init', '--quiet', '--initial-branch=main', big])
+    fs.writeFileSync(path.join(big, 'seed'), 'seed\n')
+    bigShas.push(await commitBig('seed'))
+    // A file whose patch passes the per-file limit, between two small ones.
+    fs.writeFileSync(path.join(big, 'a.txt'), 'a\n')
+    fs.writeFileSync(path.join(big, 'b-huge.txt'), 'x'.repeat(99) + '\n'.repeat(1) + `${'y'.repeat(99)}\n`.repeat(2_100))
+    fs.writeFileSync(path.join(big, 'c.txt'), 'c\n')
+    bigShas.push(await commitBig('huge file'))
+    // More files than a diff shows.
+    fs.mkdirSync(path.join(big, 'many'))
+    for (let index = 0; index < DIFF_MAX_FILES + 5; index += 1)
+      fs.writeFileSync(path.join(big, 'many', `f${String(index).padStart(4, '0')}`), `${index}\n`)
+    bigShas.push(await commitBig('many files'))
+    fs.rmSync(path.join(big, 'many'), { recursive: true })
+    // More lines than a diff shows, after one small file.
+    fs.writeFileSync(path.join(big, 'd.txt'), 'd\n')
+    fs.writeFileSync(path.join(big, 'e-long.txt'), 'l\n'.repeat(DIFF_MAX_LINES + 10))
+    bigShas.push(await commitBig('many lines'))
+  })
+
+  afterAll(() => fs.rmSync(big, { recursive: true, force: true }))
+
+  test('a patch past DIFF_MAX_PATCH_BYTES keeps no text, only its counts, and the files after it are shown', async () => {
+    const { files, overflow } = await diffBetween(bigDir, bigShas[0], bigShas[1])
+    expect(overflow).toBe(false)
+    expect(files.map((file) => [file.newPath, file.tooLarge, file.additions, file.deletions, file.diff.length])).toEqual([
+      ['a.txt', false, 1, 0, '@@ -0,0 +1 @@\n+a\n'.length],
+      ['b-huge.txt', true, 2_101, 0, 0],
+      ['c.txt', false, 1, 0, '@@ -0,0 +1 @@\n+c\n'.length],
+    ])
+    expect(2_101 * 101).toBeGreaterThan(DIFF_MAX_PATCH_BYTES)
+  })
+
+  test('more files than DIFF_MAX_FILES: the first ones, and overflow', async () => {
+    const { files, overflow } = await diffBetween(bigDir, bigShas[1], bigShas[2])
+    expect(overflow).toBe(true)
+    expect(files.length).toBe(DIFF_MAX_FILES)
+    expect(files[0]).toMatchObject({ newPath: 'many/f0000', diff: '@@ -0,0 +1 @@\n+0\n' })
+    expect(files[DIFF_MAX_FILES - 1]).toMatchObject({
+      newPath: `many/f0${DIFF_MAX_FILES - 1}`,
+      diff: `@@ -0,0 +1 @@\n+${DIFF_MAX_FILES - 1}\n`,
+    })
+  })
+
+  test('more lines than DIFF_MAX_LINES: the files before the one that passes them, and overflow', async () => {
+    const { files, overflow } = await diffBetween(bigDir, bigShas[2], bigShas[3])
+    expect(overflow).toBe(true)
+    expect(files.map((file) => file.newPath)).toEqual(['d.txt'])
+  })
+
+  test('the reader reads the same whatever pieces git writes in', async () => {
+    const out = execFileSync(
+      'git',
+      [
+        `--git-dir=${gitDir}`,
+        'diff-tree',
+        '-r',
+        '-z',
+        '--raw',
+        '-p',
+        '-M30%',
+        '--full-index',
+        '--no-color',
+        '--no-commit-id',
+        shas[0],
+        shas[1],
+      ],
+      { maxBuffer: 1 << 20 },
+    )
+    const whole = await diffBetween(gitDir, shas[0], shas[1])
+    for (const size of [1, 2, 7, 13, 14, 64]) {
+      const reader = new DiffReader()
+      for (let at = 0; at < out.length; at += size) reader.push(out.subarray(at, at + size))
+      reader.finish()
+      expect({ files: reader.files, overflow: reader.overflow }, `pieces of ${size}`).toEqual(whole)
+    }
+  })
+
+  test('stats count every file, however many', async () => {
+    expect(await diffStats(bigDir, bigShas[1], bigShas[2])).toEqual({ additions: DIFF_MAX_FILES + 5, deletions: 0 })
+    expect(await diffStats(bigDir, null, bigShas[0])).toEqual({ additions: 1, deletions: 0 })
+  })
+
+  test('the raw patch streams the whole patch; a commit git does not know rejects before any byte', async () => {
+    const expected = execFileSync('git', [`--git-dir=${bigDir}`, 'diff', '--full-index', bigShas[1], bigShas[2]], { maxBuffer: 1 << 24 })
+    expect(await text(await rawPatchBetween(bigDir, bigShas[1], bigShas[2]))).toBe(expected.toString('utf8'))
+    expect(await text(await rawPatchBetween(bigDir, bigShas[1], bigShas[1]))).toBe('')
+    await expect(rawPatchBetween(bigDir, bigShas[1], 'f'.repeat(40))).rejects.toBeInstanceOf(GitError)
+  })
+
+  test('the patch id is git patch-id --stable of the whole patch; none for an empty one', async () => {
+    const patch = execFileSync('git', [`--git-dir=${bigDir}`, 'diff-tree', '-p', '--full-index', bigShas[1], bigShas[2]], {
+      maxBuffer: 1 << 24,
+    })
+    const expected = execFileSync('git', [`--git-dir=${bigDir}`, 'patch-id', '--stable'], { input: patch })
+      .toString('utf8')
+      .split(' ')[0]
+    expect(await patchIdBetween(bigDir, bigShas[1], bigShas[2])).toBe(expected)
+    expect(await patchIdBetween(bigDir, bigShas[1], bigShas[1])).toBeNull()
   })
 })

@@ -40,7 +40,7 @@ export {
 export { readmeContent, type ReadmeValues } from './readme.js'
 export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.js'
 export { blobContentType, blobDisposition } from './content-type.js'
-export { diffBetween, diffStats, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
+export { diffBetween, diffStats, patchIdBetween, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {
   closeObjectReader,
   isClientRevision,

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import { gitEnvironment, GitError } from './git.js'
+
+/** Standard error kept of a streamed git command, for the log: its first bytes say what failed. */
+const STDERR_KEPT = 64 * 1024
+
+function spawnGit(directory: string, args: readonly string[]) {
+  const argv = [`--git-dir=${directory}`, ...args]
+  const child = spawn('git', argv, { env: gitEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8')
+  })
+  return { child, argv, stderr: () => stderr }
+}
+
+/**
+ * Runs git and hands its standard output to `read` piece by piece as it comes, so nothing holds the whole output.
+ * `read` answers false once it has read enough: git is ended then and the run counts as a success.
+ */
+export function readGitOutput(directory: string, args: readonly string[], read: (chunk: Buffer) => boolean | void): Promise<void> {
+  const { child, argv, stderr } = spawnGit(directory, args)
+  return new Promise((resolve, reject) => {
+    let stopped = false
+    const stop = () => {
+      stopped = true
+      child.stdout.destroy()
+      child.kill()
+    }
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stopped) return
+      try {
+        if (read(chunk) === false) stop()
+      } catch (error) {
+        stop()
+        reject(error as Error)
+      }
+    })
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      if (stopped || code === 0) resolve()
+      else reject(new GitError(argv, code ?? signal, stderr()))
+    })
+  })
+}
+
+/**
+ * Git's standard output as a stream, once git has written its first bytes (or ended with nothing to say): a git that
+ * fails before writing anything rejects, so the caller can still answer an error. Destroying the stream ends git;
+ * git failing later destroys the stream with the error.
+ */
+export function openGitOutput(directory: string, args: readonly string[]): Promise<Readable> {
+  const { child, argv, stderr } = spawnGit(directory, args)
+  const { stdout } = child
+  stdout.once('close', () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill()
+  })
+  return new Promise((resolve, reject) => {
+    let opened = false
+    const open = () => {
+      if (opened) return
+      opened = true
+      resolve(stdout)
+    }
+    stdout.once('readable', () => {
+      if (stdout.readableLength > 0) open()
+    })
+    child.on('error', (error) => {
+      if (opened) stdout.destroy(error)
+      else reject(error)
+    })
+    child.on('exit', (code, signal) => {
+      if (code === 0) return open()
+      if (opened) {
+        child.once('close', () => stdout.destroy(new GitError(argv, code ?? signal, stderr())))
+        return
+      }
+      opened = true
+      stdout.resume()
+      child.once('close', () => reject(new GitError(argv, code ?? signal, stderr())))
+    })
+  })
+}
+
+/** Output a piped command may answer: it reads a stream and answers a line or two. */
+const PIPED_OUTPUT_KEPT = 64 * 1024
+
+/**
+ * Runs `first | second` in a repository, git's output flowing from one to the other without passing through here;
+ * answers what `second` writes (its first PIPED_OUTPUT_KEPT bytes). Either failing rejects.
+ */
+export function pipeGit(directory: string, first: readonly string[], second: readonly string[]): Promise<Buffer> {
+  const writer = spawnGit(directory, first)
+  const reader = spawn('git', [`--git-dir=${directory}`, ...second], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'ignore'] })
+  writer.child.stdout.pipe(reader.stdin)
+  // A reader that ends early (or fails) must not leave the writer blocked on a full pipe.
+  reader.stdin.on('error', () => writer.child.kill())
+  const exited = (child: ChildProcess) =>
+    new Promise<number | string | null>((resolve, reject) => {
+      child.on('error', reject)
+      child.on('close', (code, signal) => resolve(code ?? signal))
+    })
+  const parts: Buffer[] = []
+  let length = 0
+  reader.stdout.on('data', (chunk: Buffer) => {
+    if (length >= PIPED_OUTPUT_KEPT) return
+    parts.push(chunk)
+    length += chunk.length
+  })
+  return Promise.all([exited(writer.child), exited(reader)]).then(([writerCode, readerCode]) => {
+    if (writerCode !== 0) throw new GitError(writer.argv, writerCode, writer.stderr())
+    if (readerCode !== 0) throw new GitError(second, readerCode, '')
+    return Buffer.concat(parts, length)
+  })
+}
