@@ -19,6 +19,7 @@ import {
   isClientRevision,
   isReadableRefName,
   isValidRefName,
+  pushCommitTitle,
   readCommit,
   readObjectHeader,
   refreshRepositoryState,
@@ -229,12 +230,6 @@ export async function branchExists(ctx: Context, loaded: LoadedProject, name: st
   return (await readBranchTip(codeDirectoryOf(ctx, loaded), name)) !== null
 }
 
-/** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters as Rails' `truncate` does. */
-function pushTitle(message: string): string {
-  const line = message.split('\n', 1)[0].trim()
-  return line.length > 70 ? `${line.slice(0, 67)}...` : line
-}
-
 /**
  * The push event GitLab's post-receive records for a branch the API created or removed (GL Git::BranchPushService):
  * a new branch counts the commits the default branch does not have.
@@ -255,7 +250,7 @@ async function recordBranchEvent(
     const defaultTip = name === loaded.project.default_branch ? null : await readBranchTip(directory, loaded.project.default_branch ?? '')
     const exclude = defaultTip ? ['--not', defaultTip] : []
     count = Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
-    if (count > 0) title = pushTitle((await commitAt(directory, to)).message)
+    if (count > 0) title = pushCommitTitle((await commitAt(directory, to)).message)
   }
   const payload: PushPayload = {
     commit_count: count,

@@ -20,6 +20,7 @@ import {
   type FileChange,
   isAncestor,
   isValidRefName,
+  pushCommitTitle,
   type ParsedCommit,
 } from '../repositories/index.js'
 import { countNewCommits, fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
@@ -86,12 +87,6 @@ function lostRace(branch: string): Rejected {
   return new Rejected(`Could not update branch ${branch}. Please refresh and try again.`)
 }
 
-/** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters. */
-function pushTitle(message: string): string {
-  const line = message.split('\n', 1)[0].trim()
-  return line.length > 70 ? `${line.slice(0, 67)}...` : line
-}
-
 /** What a push of the branch records (GL Git::BranchPushService): its push event, then the project's repository state. */
 async function recordBranchUpdate(
   ctx: Context,
@@ -110,7 +105,7 @@ async function recordBranchUpdate(
     commit_from: before,
     commit_to: after.oid,
     ref: branch,
-    commit_title: count > 0 ? pushTitle(after.message) : null,
+    commit_title: count > 0 ? pushCommitTitle(after.message) : null,
   }
   const at = ctx.now()
   await ctx.db.transaction().execute((trx) => recordPushEvent(trx, { projectId: loaded.project.id, authorId: user.id, at, payload }))

@@ -6,7 +6,7 @@ import type { ProjectRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { refChangeRefusal, type RefSubject } from '../protected-refs/index.js'
-import { git, refreshRepositoryState } from '../repositories/index.js'
+import { git, pushCommitTitle, refreshRepositoryState } from '../repositories/index.js'
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 const REF_PREFIXES = ['refs/heads/', 'refs/tags/']
@@ -210,12 +210,6 @@ async function readRefsWithGit(directory: string): Promise<Map<string, string>> 
   return refs
 }
 
-/** GL PushEventPayloadService#commit_title: the first line, stripped, cut to 70 characters as Rails' `truncate` does. */
-export function commitTitle(message: string): string {
-  const line = message.split('\n', 1)[0].trim()
-  return line.length > 70 ? `${line.slice(0, 67)}...` : line
-}
-
 async function describe(directory: string, ref: string, from: string | undefined, to: string | undefined, before: Map<string, string>) {
   const isTag = ref.startsWith('refs/tags/')
   const action: PushPayload['action'] = from === undefined ? 'created' : to === undefined ? 'removed' : 'pushed'
@@ -231,7 +225,7 @@ async function describe(directory: string, ref: string, from: string | undefined
     count = known ? 0 : Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
   }
   const title =
-    to !== undefined && count > 0 ? commitTitle(await git(['log', '-1', '--format=%B', `${to}^{commit}`], { gitDir: directory })) : null
+    to !== undefined && count > 0 ? pushCommitTitle(await git(['log', '-1', '--format=%B', `${to}^{commit}`], { gitDir: directory })) : null
   return {
     commit_count: count,
     action,

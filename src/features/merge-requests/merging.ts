@@ -4,7 +4,7 @@ import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../c
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { recordStateChange } from '../issuables/index.js'
-import { refreshRepositoryState, type GitIdentity as Identity } from '../repositories/index.js'
+import { pushCommitTitle, refreshRepositoryState, type GitIdentity as Identity } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
 import {
@@ -89,7 +89,6 @@ function pushPayload(
   count: number,
   message: string | null,
 ) {
-  const title = message === null ? null : message.split('\n', 1)[0].trim()
   return {
     commit_count: count,
     action,
@@ -97,7 +96,7 @@ function pushPayload(
     commit_from: from,
     commit_to: to,
     ref,
-    commit_title: title === null ? null : title.length > 70 ? `${title.slice(0, 67)}...` : title,
+    commit_title: message === null ? null : pushCommitTitle(message),
   } satisfies PushPayload
 }
 

@@ -39,6 +39,7 @@ export {
 } from './commit.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.js'
+export { pushCommitTitle } from './push-title.js'
 export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, patchIdBetween, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
 export {

@@ -10,13 +10,14 @@ import {
   identityOf,
   isClientRevision,
   isValidRefName,
+  pushCommitTitle,
   readCommit,
   readObject,
   repositoryExists,
   type ParsedCommit,
 } from '../repositories/index.js'
 import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
-import { commitTitle, pageOfArray } from '../commits/index.js'
+import { pageOfArray } from '../commits/index.js'
 import { assertMayChangeRef, isTagProtected, loadProtection } from '../protected-refs/index.js'
 
 /** A tag as its entity shows it. */
@@ -146,12 +147,6 @@ async function writeTagObject(
   return (await git(['mktag'], { gitDir: directory, input: content })).trim()
 }
 
-/** GL PushEventPayloadService#commit_title: the first line, cut to 70 characters. */
-function pushTitle(commit: ParsedCommit): string {
-  const line = commitTitle(commit.message).trim()
-  return line.length > 70 ? `${line.slice(0, 67)}...` : line
-}
-
 /**
  * POST /projects/:id/repository/tags (GL Tags::CreateService): Developers and up; an annotated tag by the caller when
  * a message is given (stripped), else a lightweight one. The ref is created only if it still does not exist.
@@ -194,7 +189,7 @@ export async function createTag(
         commit_from: null,
         commit_to: target,
         ref: input.name,
-        commit_title: pushTitle(commit),
+        commit_title: pushCommitTitle(commit.message),
       },
     }),
   )
