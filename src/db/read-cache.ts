@@ -1,4 +1,5 @@
 import type { Database as SqliteFile } from 'better-sqlite3'
+import { walCommitWatch } from './wal-index.js'
 import { tablesWrittenBy } from './writes.js'
 
 /** Query results kept at most, and rows in all of them; the least recently used go first, so memory stays bounded. */
@@ -66,6 +67,8 @@ export class ReadCache {
   private keptRows = 0
   private readonly tablesBySql = new Map<string, readonly string[]>()
   private readonly dataVersion: () => number
+  /** False when no connection can have committed since the last look: then `data_version` need not be read. */
+  private readonly mayHaveCommitted: () => boolean
   private seenVersion: number
   /** Whether `data_version` was read in this turn of the event loop. */
   private checked = false
@@ -91,6 +94,7 @@ export class ReadCache {
   ) {
     const statement = file.prepare('pragma data_version')
     this.dataVersion = () => (statement.get() as { data_version: number }).data_version
+    this.mayHaveCommitted = walCommitWatch(file.name)
     const journal = file.prepare(`select name, version from ${WRITE_JOURNAL}`)
     this.readJournal = () => journal.all() as { name: string; version: number }[]
     this.seenVersion = this.dataVersion()
@@ -157,6 +161,7 @@ export class ReadCache {
     if (this.checked) return
     this.checked = true
     setImmediate(this.uncheck)
+    if (!this.mayHaveCommitted()) return
     const version = this.dataVersion()
     if (version === this.seenVersion) return
     this.seenVersion = version
