@@ -208,9 +208,12 @@ export function printTable(rows) {
     )
 }
 
-/** Starts bench/bare.mjs replaying `recordingFile` (pinned to `cpu` when given); resolves with the child and its port. */
-export async function startBare(recordingFile, { cpu = null } = {}) {
-  const args = [process.execPath, path.join(root, 'bench/bare.mjs'), recordingFile]
+/**
+ * Starts bench/bare.mjs replaying `recordingFile` (pinned to `cpu` when given; reading objects from `gitDir` when given);
+ * resolves with the child and its port.
+ */
+export async function startBare(recordingFile, { cpu = null, gitDir = null } = {}) {
+  const args = [process.execPath, path.join(root, 'bench/bare.mjs'), recordingFile, ...(gitDir ? [gitDir] : [])]
   const child =
     cpu === null
       ? spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
