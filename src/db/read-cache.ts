@@ -65,7 +65,12 @@ export function journalEntry(tables: ReadonlySet<string>): { sql: string; parame
 export class ReadCache {
   private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
   private keptRows = 0
-  private readonly tablesBySql = new Map<string, readonly string[]>()
+  /**
+   * Each statement's number and tables, by its SQL: a key names the statement by its number, so that finding a kept
+   * result hashes a short key rather than the whole SQL. Numbers are never reused.
+   */
+  private readonly statements = new Map<string, { id: number; tables: readonly string[] }>()
+  private nextStatementId = 0
   private readonly dataVersion: () => number
   /** False when no connection can have committed since the last look: then `data_version` need not be read. */
   private readonly mayHaveCommitted: () => boolean
@@ -103,8 +108,9 @@ export class ReadCache {
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
   rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
-    const key = this.keyOf(sql, values)
-    return (this.hit(key) as Row[] | null) ?? this.keep(key, sql, read())
+    const statement = this.statementOf(sql)
+    const key = this.keyOf(statement.id, values)
+    return (this.hit(key) as Row[] | null) ?? this.keep(key, statement.tables, read())
   }
 
   /**
@@ -112,13 +118,25 @@ export class ReadCache {
    * connection is held meanwhile, so no write of this process comes between the read and its keeping.
    */
   async rowsLater<Row>(sql: string, values: readonly unknown[], read: () => Promise<Row[]>): Promise<Row[]> {
-    const key = this.keyOf(sql, values)
-    return (this.hit(key) as Row[] | null) ?? this.keep(key, sql, await read())
+    const statement = this.statementOf(sql)
+    const key = this.keyOf(statement.id, values)
+    return (this.hit(key) as Row[] | null) ?? this.keep(key, statement.tables, await read())
   }
 
-  private keyOf(sql: string, values: readonly unknown[]) {
+  private keyOf(statementId: number, values: readonly unknown[]) {
     this.noticeForeignCommits()
-    return `${sql}\u0000${JSON.stringify(values)}`
+    return `${statementId}:${JSON.stringify(values)}`
+  }
+
+  private statementOf(sql: string): { id: number; tables: readonly string[] } {
+    let statement = this.statements.get(sql)
+    if (!statement) {
+      const tables = [...new Set([...sql.matchAll(READ_TABLE)].map((match) => match[1].toLowerCase()))]
+      statement = { id: this.nextStatementId++, tables }
+      if (this.statements.size >= MAX_ENTRIES) this.statements.clear()
+      this.statements.set(sql, statement)
+    }
+    return statement
   }
 
   private hit(key: string): unknown[] | null {
@@ -130,12 +148,12 @@ export class ReadCache {
     return hit.rows.slice()
   }
 
-  private keep<Row>(key: string, sql: string, rows: Row[]): Row[] {
+  private keep<Row>(key: string, tables: readonly string[], rows: Row[]): Row[] {
     if (rows.length <= MAX_ROWS) {
       for (const row of rows) Object.freeze(row)
       while (this.entries.size >= MAX_ENTRIES || (this.entries.size > 0 && this.keptRows + rows.length > MAX_KEPT_ROWS))
         this.drop(this.entries.keys().next().value as string)
-      this.entries.set(key, { rows: rows.slice(), tables: this.tablesOf(sql) })
+      this.entries.set(key, { rows: rows.slice(), tables })
       this.keptRows += rows.length
     }
     return rows
@@ -204,15 +222,5 @@ export class ReadCache {
       }
     }
     return changed
-  }
-
-  private tablesOf(sql: string): readonly string[] {
-    let tables = this.tablesBySql.get(sql)
-    if (!tables) {
-      tables = [...new Set([...sql.matchAll(READ_TABLE)].map((match) => match[1].toLowerCase()))]
-      if (this.tablesBySql.size >= MAX_ENTRIES) this.tablesBySql.clear()
-      this.tablesBySql.set(sql, tables)
-    }
-    return tables
   }
 }
