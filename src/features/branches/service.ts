@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, PreconditionFailed, Rejected } from '../../core/errors.js'
-import { canAdminProject, canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
+import { canAdminProject, canPushCode, type LoadedProject } from '../access/index.js'
 import {
   assertMayChangeRef,
   canPushToBranch,
@@ -15,7 +15,7 @@ import {
   commitFirstFile,
   git,
   GitError,
-  projectRepositoryDirectory,
+  codeDirectory,
   isClientRevision,
   isReadableRefName,
   isValidRefName,
@@ -39,12 +39,6 @@ export interface BranchView {
   developersCanMerge: boolean
   canPush: boolean
   isDefault: boolean
-}
-
-/** GL `authorize! :download_code`: the repository's directory once the caller may read the code. */
-function codeDirectoryOf(ctx: Context, loaded: LoadedProject): string {
-  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
-  return projectRepositoryDirectory(ctx.config, loaded.project)
 }
 
 /** GL `authorize_push_project`. */
@@ -163,7 +157,7 @@ function regexFilter(regex: string): (name: string) => boolean {
 
 /** GET /projects/:id/repository/branches (GL BranchesFinder through GitalyKeysetPager). */
 export async function listBranches(ctx: Context, loaded: LoadedProject, input: ListBranchesInput): Promise<BranchPage> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   const tips = await readBranchTips(directory)
   let names = [...tips.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const commits = new Map<string, ParsedCommit>()
@@ -212,7 +206,7 @@ export async function listBranches(ctx: Context, loaded: LoadedProject, input: L
 
 /** GET /projects/:id/repository/branches/:branch: 404 "Branch Not Found" when there is none. */
 export async function showBranch(ctx: Context, loaded: LoadedProject, name: string): Promise<BranchView> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   const tip = await readBranchTip(directory, name)
   if (!tip) throw new NotFound('Branch')
   const defaultBranch = loaded.project.default_branch ?? ''
@@ -227,7 +221,7 @@ export async function showBranch(ctx: Context, loaded: LoadedProject, name: stri
 
 /** HEAD /projects/:id/repository/branches/:branch. */
 export async function branchExists(ctx: Context, loaded: LoadedProject, name: string): Promise<boolean> {
-  return (await readBranchTip(codeDirectoryOf(ctx, loaded), name)) !== null
+  return (await readBranchTip(codeDirectory(ctx, loaded), name)) !== null
 }
 
 /**
@@ -292,7 +286,7 @@ async function createDefaultBranch(ctx: Context, loaded: LoadedProject, director
 
 /** POST /projects/:id/repository/branches (GL Branches::CreateService): refusals are 400 with GitLab's message. */
 export async function createBranch(ctx: Context, loaded: LoadedProject, name: string, ref: string): Promise<BranchView> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   assertMayPush(loaded)
   // Checked before an empty repository gets its default branch (GitLab makes it first), so a refusal changes nothing.
   if (!isValidRefName(name)) throw new Rejected('Branch name is invalid')
@@ -327,7 +321,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
  * below Maintainer, protected ones are refused with GitLab's 400; the ref goes only if it still points where it did.
  */
 export async function deleteBranch(ctx: Context, loaded: LoadedProject, name: string, unmodifiedSince: Date | null): Promise<void> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   assertMayPush(loaded)
   const tip = await readBranchTip(directory, name)
   if (!tip) throw new NotFound('Branch')
@@ -361,7 +355,7 @@ async function removeBranch(ctx: Context, loaded: LoadedProject, directory: stri
  * contains, except protected ones and those of open merge requests. Done before the 202 answer.
  */
 export async function deleteMergedBranches(ctx: Context, loaded: LoadedProject): Promise<void> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   assertMayPush(loaded)
   const tips = await readBranchTips(directory)
   const merged = await readMergedBranchNames(directory, tips.get(loaded.project.default_branch ?? ''))

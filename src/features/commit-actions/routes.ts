@@ -4,12 +4,12 @@ import { BadRequest, Forbidden, NotFound, ParamError } from '../../core/errors.j
 import type { ApiRouter } from '../../http/route.js'
 import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
+import { codeDirectory } from '../repositories/index.js'
 import { decodeActions } from './actions.js'
 import { CherryPickParams, CreateCommitParams, DryRunJson, RevertParams } from './schemas.js'
 import {
   applyCommitChange,
   ChangeFailed,
-  codeDirectory,
   commitChanges,
   commitStats,
   findBranch,

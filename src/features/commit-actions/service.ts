@@ -1,10 +1,11 @@
 import type { Context } from '../../core/context.js'
 import { DomainError, Forbidden, NotFound, Rejected } from '../../core/errors.js'
-import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
+import { canPushCode, type LoadedProject } from '../access/index.js'
 import { recordPushEvent } from '../event-log/index.js'
 import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
 import {
+  codeDirectory,
   diffStats,
   FileChangeError,
   identityOf,
@@ -61,12 +62,6 @@ function userOf(ctx: Context) {
   const user = ctx.caller.user
   if (!user) throw new Forbidden()
   return user
-}
-
-/** The repository a caller who may read the project's code reads (GL `authorize_read_code!`). */
-export function codeDirectory(ctx: Context, loaded: LoadedProject): string {
-  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
-  return projectRepositoryDirectory(ctx.config, loaded.project)
 }
 
 /** GL `Gitlab::UserAccess#can_push_to_branch?`: Developers and up, under the project's protected branches. */

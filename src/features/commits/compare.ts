@@ -3,6 +3,7 @@ import type { Context } from '../../core/context.js'
 import { NotFound, Rejected } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
 import {
+  codeDirectory,
   diffBetween,
   git,
   GitError,
@@ -13,7 +14,7 @@ import {
 } from '../repositories/index.js'
 import { canReadCode, findProjectsByIds, withAccess, type LoadedProject } from '../access/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
-import { codeDirectoryOf, findCommitIn } from './service.js'
+import { findCommitIn } from './service.js'
 
 export interface Comparison {
   /** Oldest first, as GitLab lists them. */
@@ -74,7 +75,7 @@ export async function compareRefs(
   loaded: LoadedProject,
   input: { from: string; to: string; fromProjectId?: string; idParam: string; straight: boolean },
 ): Promise<Comparison> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   const fromProject = await fromProjectOf(ctx, loaded, input.fromProjectId, input.idParam)
   const fromDirectory = fromProject.id === loaded.project.id ? directory : projectRepositoryDirectory(ctx.config, fromProject)
   const [start, head] = await Promise.all([findCommitIn(fromDirectory, input.from.trim()), findCommitIn(directory, input.to.trim())])

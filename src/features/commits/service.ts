@@ -1,5 +1,5 @@
 import type { Context } from '../../core/context.js'
-import { Forbidden, NotFound } from '../../core/errors.js'
+import { NotFound } from '../../core/errors.js'
 import type { OffsetPage } from '../../db/pagination.js'
 import {
   diffBetween,
@@ -7,20 +7,14 @@ import {
   git,
   GitError,
   isClientRevision,
-  projectRepositoryDirectory,
+  codeDirectory,
   readCommit,
   repositoryExists,
   type DiffResult,
   type ParsedCommit,
 } from '../repositories/index.js'
-import { canReadCode, type LoadedProject } from '../access/index.js'
+import type { LoadedProject } from '../access/index.js'
 import type { CommitStatsJson } from './schemas.js'
-
-/** GL `authorize! :read_code, user_project`: the project's repository directory once the caller may read its code. */
-export function codeDirectoryOf(ctx: Context, loaded: LoadedProject): string {
-  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
-  return projectRepositoryDirectory(ctx.config, loaded.project)
-}
 
 /** The commit a revision names (a sha, a branch, a tag, `main~2`), or null; never starts git beyond the object reader. */
 export async function findCommitIn(directory: string, revision: string): Promise<ParsedCommit | null> {
@@ -35,7 +29,7 @@ export async function findProjectCommit(
   loaded: LoadedProject,
   revision: string,
 ): Promise<{ directory: string; commit: ParsedCommit }> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   const commit = await findCommitIn(directory, revision)
   if (!commit) throw new NotFound('Commit')
   return { directory, commit }
@@ -79,7 +73,7 @@ export async function listCommits(
   loaded: LoadedProject,
   input: ListCommitsInput,
 ): Promise<{ directory: string; commits: ParsedCommit[] }> {
-  const directory = codeDirectoryOf(ctx, loaded)
+  const directory = codeDirectory(ctx, loaded)
   if (!(await repositoryExists(directory))) throw new NotFound('Repository')
   const ref = input.refName || loaded.project.default_branch || 'HEAD'
   if (!input.all && !isClientRevision(ref, { range: true })) return { directory, commits: [] }

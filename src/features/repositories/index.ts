@@ -4,8 +4,12 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import zlib from 'node:zlib'
 import type { Config } from '../../config/index.js'
+import type { Context } from '../../core/context.js'
+import { Forbidden, NotFound } from '../../core/errors.js'
 import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
+import { canReadCode, type LoadedProject } from '../access/index.js'
+import { repositoryExists } from './files.js'
 import { commitEnvironment, git } from './git.js'
 import {
   markContainerReadOnly,
@@ -95,6 +99,19 @@ export function repositoryDirectory(config: Config, storage: string, id: number,
 /** Where a project row says its repository is. */
 export function projectRepositoryDirectory(config: Config, project: { id: number; repository_storage: string }): string {
   return repositoryDirectory(config, project.repository_storage, project.id)
+}
+
+/** GL `authorize_read_code!`: the project's repository directory once the caller may read its code, 403 otherwise. */
+export function codeDirectory(ctx: Context, loaded: LoadedProject): string {
+  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
+  return projectRepositoryDirectory(ctx.config, loaded.project)
+}
+
+/** GL `authorize_read_code!` then `not_found! unless user_project.repo_exists?` (API::Tags' before block). */
+export async function existingCodeDirectory(ctx: Context, loaded: LoadedProject): Promise<string> {
+  const directory = codeDirectory(ctx, loaded)
+  if (!(await repositoryExists(directory))) throw new NotFound()
+  return directory
 }
 
 /**

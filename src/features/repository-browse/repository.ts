@@ -1,10 +1,9 @@
 import type { Context } from '../../core/context.js'
-import { Forbidden } from '../../core/errors.js'
-import { canReadCode, type LoadedProject } from '../access/index.js'
+import type { LoadedProject } from '../access/index.js'
 import {
   isClientRevision,
   parseTree,
-  projectRepositoryDirectory,
+  codeDirectory,
   readCommit,
   readObject,
   readObjectHeader,
@@ -21,8 +20,7 @@ export interface BrowsedRepository {
 
 /** GL `authorize_read_code!`: a project the caller sees but whose code it may not read answers 403. */
 export function openRepository(ctx: Context, loaded: LoadedProject): BrowsedRepository {
-  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
-  return { loaded, directory: projectRepositoryDirectory(ctx.config, loaded.project) }
+  return { loaded, directory: codeDirectory(ctx, loaded) }
 }
 
 /** The ref a request names, or the project's default branch (GL `params[:ref] || user_project.default_branch`). */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, Rejected } from '../../core/errors.js'
 import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
-import { codeDirectory, commitChanges, lastCommitForPath, readNamedCommit } from '../commit-actions/index.js'
-import { git, parseTree, readCommit, readObject, type FileChange, type ParsedCommit } from '../repositories/index.js'
+import { commitChanges, lastCommitForPath, readNamedCommit } from '../commit-actions/index.js'
+import { codeDirectory, git, parseTree, readCommit, readObject, type FileChange, type ParsedCommit } from '../repositories/index.js'
 
 // GL lib/api/files.rb and Files::CreateService, Files::UpdateService, Files::DeleteService.
 

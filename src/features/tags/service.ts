@@ -6,17 +6,16 @@ import {
   git,
   GitError,
   parseTag,
-  projectRepositoryDirectory,
+  existingCodeDirectory,
   identityOf,
   isClientRevision,
   isValidRefName,
   pushCommitTitle,
   readCommit,
   readObject,
-  repositoryExists,
   type ParsedCommit,
 } from '../repositories/index.js'
-import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
+import { canPushCode, type LoadedProject } from '../access/index.js'
 import { pageOfArray } from '../commits/index.js'
 import { assertMayChangeRef, isTagProtected, loadProtection } from '../protected-refs/index.js'
 
@@ -39,14 +38,6 @@ export interface ListTagsInput {
   search?: string
   page: number
   perPage: number
-}
-
-/** GL `authorize_read_code!` then `not_found! unless user_project.repo_exists?`. */
-async function readableDirectory(ctx: Context, loaded: LoadedProject): Promise<string> {
-  if (!canReadCode(loaded.access, loaded.project)) throw new Forbidden()
-  const directory = projectRepositoryDirectory(ctx.config, loaded.project)
-  if (!(await repositoryExists(directory))) throw new NotFound()
-  return directory
 }
 
 // GL GitAccess ERROR_MESSAGES[:read_only], raised by the pre-receive hook of a repository being moved.
@@ -94,7 +85,7 @@ function matchesSearch<T extends { name: string }>(names: T[], search: string | 
  * version order), filtered, then the page's tags read through the object reader.
  */
 export async function listTags(ctx: Context, loaded: LoadedProject, input: ListTagsInput): Promise<OffsetPage<TagView>> {
-  const directory = await readableDirectory(ctx, loaded)
+  const directory = await existingCodeDirectory(ctx, loaded)
   const sortKey = `${input.sort === 'desc' ? '-' : ''}${SORT_KEYS[input.orderBy]}`
   const out = await git(['for-each-ref', `--sort=${sortKey}`, '--format=%(objectname) %(objecttype) %(refname:strip=2)', 'refs/tags/'], {
     gitDir: directory,
@@ -127,7 +118,7 @@ async function findTagRef(directory: string, name: string): Promise<{ oid: strin
 
 /** GET /projects/:id/repository/tags/:tag_name: 404 "Tag Not Found" when there is none. */
 export async function showTag(ctx: Context, loaded: LoadedProject, name: string): Promise<TagView> {
-  const directory = await readableDirectory(ctx, loaded)
+  const directory = await existingCodeDirectory(ctx, loaded)
   const ref = await findTagRef(directory, name)
   if (!ref) throw new NotFound('Tag')
   return tagViewOf(directory, name, ref.oid, ref.type, isTagProtected(await loadProtection(ctx.db, loaded.project.id), name))
@@ -156,7 +147,7 @@ export async function createTag(
   loaded: LoadedProject,
   input: { name: string; ref: string; message?: string },
 ): Promise<TagView> {
-  const directory = await readableDirectory(ctx, loaded)
+  const directory = await existingCodeDirectory(ctx, loaded)
   const user = ctx.caller.user
   if (!user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden()
   if (input.ref.trim() === '') throw new Rejected('Target is empty')
@@ -203,7 +194,7 @@ export async function createTag(
  * if it still holds what was read.
  */
 export async function deleteTag(ctx: Context, loaded: LoadedProject, name: string, unmodifiedSince: Date | null): Promise<void> {
-  const directory = await readableDirectory(ctx, loaded)
+  const directory = await existingCodeDirectory(ctx, loaded)
   const ref = await findTagRef(directory, name)
   if (!ref) throw new NotFound('Tag')
   const user = ctx.caller.user
