@@ -4,6 +4,7 @@ import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
 import { CommitJson, pageOfArray, presentCommit, presentDiff, DiffJson } from '../commits/index.js'
 import { findMergeRequest, findProject, type LoadedProject } from '../access/index.js'
+import { destroyOnClose } from '../repositories/index.js'
 import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestVersion, type MergeRequestPresentOptions } from './present.js'
 import {
   listCommitMergeRequests,
@@ -78,11 +79,7 @@ export function registerMergeRequestReviewRoutes(api: ApiRouter) {
     const patch = await readMergeRequestRawDiff(ctx, loaded, row)
     // GL `no_cache_headers`.
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache').header('expires', 'Fri, 01 Jan 1990 00:00:00 GMT')
-    if (!Buffer.isBuffer(patch)) {
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) patch.destroy()
-      })
-    }
+    if (!Buffer.isBuffer(patch)) destroyOnClose(patch, reply.raw)
     return reply.type('text/plain; charset=utf-8').send(patch)
   })
 

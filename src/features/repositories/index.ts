@@ -46,9 +46,12 @@ export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.
 export { pushCommitTitle } from './push-title.js'
 export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, patchIdBetween, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
+export { base64JsonStream, destroyOnClose } from './stream.js'
 export {
   closeObjectReader,
   isClientRevision,
+  LARGE_BLOB_BYTES,
+  openBlob,
   parseCommit,
   parseSignature,
   parseTag,
@@ -56,7 +59,9 @@ export {
   readCommit,
   readObject,
   readObjectHeader,
+  readObjectOrLargeBlob,
   type GitObject,
+  type LargeBlob,
   type ObjectHeader,
   type ObjectType,
   type ParsedCommit,

@@ -2,7 +2,18 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { GitClient } from '../../testing/git.js'
-import { closeObjectReader, parseSignature, parseTree, readCommit, readObject, readObjectHeader } from './objects.js'
+import { createHash } from 'node:crypto'
+import {
+  closeObjectReader,
+  LARGE_BLOB_BYTES,
+  openBlob,
+  parseSignature,
+  parseTree,
+  readCommit,
+  readObject,
+  readObjectHeader,
+  readObjectOrLargeBlob,
+} from './objects.js'
 
 const gitClient = new GitClient()
 const directory = path.join(gitClient.workDir, 'objects.git')
@@ -67,6 +78,34 @@ describe('object reader', () => {
     expect(read?.size).toBe(big.length)
     expect(read?.content.equals(big)).toBe(true)
     expect(after).toEqual({ oid: before?.oid, type: 'blob', size: 4 })
+  })
+
+  test('a blob over LARGE_BLOB_BYTES answers its size, head and SHA-256 without its bytes; its bytes stream from git', async () => {
+    const work = path.join(gitClient.workDir, 'work')
+    const big = Buffer.alloc(3 * 1024 * 1024 + 7, 'abcdefghij')
+    const edge = Buffer.alloc(LARGE_BLOB_BYTES, 'z')
+    await commitIn(work, 'edge.bin', edge.toString(), 'Edge', '2026-01-05T00:00:00Z')
+    await gitClient.ok(work, 'push', '-q', 'origin', 'main')
+    const [before, large, atLimit, after] = await Promise.all([
+      readObjectOrLargeBlob(directory, 'main:b.txt'),
+      readObjectOrLargeBlob(directory, 'main:big.bin'),
+      readObjectOrLargeBlob(directory, 'main:edge.bin'),
+      readObjectOrLargeBlob(directory, 'main:b.txt'),
+    ])
+    expect(before).toMatchObject({ type: 'blob', size: 4, content: Buffer.from('two\n') })
+    expect(large).toEqual({
+      oid: expect.stringMatching(/^[0-9a-f]{40}$/),
+      type: 'blob',
+      size: big.length,
+      large: true,
+      head: big.subarray(0, 4096),
+      sha256: createHash('sha256').update(big).digest('hex'),
+    })
+    expect(atLimit && 'content' in atLimit && atLimit.content.equals(edge)).toBe(true)
+    expect(after).toEqual(before)
+    const parts: Buffer[] = []
+    for await (const part of await openBlob(directory, large!.oid)) parts.push(part as Buffer)
+    expect(Buffer.concat(parts).equals(big)).toBe(true)
   })
 
   test('refuses a revision with a line break; reflog, upstream, relative and search forms name nothing, and the reader lives on', async () => {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createHash, type Hash } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import { gitEnvironment } from './git.js'
+import { openGitOutput } from './stream.js'
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
 
@@ -13,6 +16,26 @@ export interface GitObject extends ObjectHeader {
   content: Buffer
 }
 
+/** A blob over LARGE_BLOB_BYTES, read without keeping its bytes: what callers need of it without them. */
+export interface LargeBlob extends ObjectHeader {
+  type: 'blob'
+  large: true
+  /** The first LARGE_BLOB_HEAD_BYTES bytes: enough to tell its content type. */
+  head: Buffer
+  /** SHA-256 of the whole content, hex (GL files.rb `content_sha`). */
+  sha256: string
+}
+
+/**
+ * Blobs larger than this are not kept by the shared reader: every read of the repository waits behind the one being
+ * answered, and one large blob held whole would cost its size in memory per request. Their bytes are dropped as git
+ * writes them, and callers that send them stream them from a process of their own (openBlob). Small blobs, the common
+ * case, take no extra round trip.
+ */
+export const LARGE_BLOB_BYTES = 1024 * 1024
+/** Bytes kept of a large blob: Workhorse's content-type sniffing reads at most these (SVG detection). */
+const LARGE_BLOB_HEAD_BYTES = 4096
+
 /** Readers kept at most, one per repository; the least recently used one ends first. */
 const MAX_READERS = 32
 /** A reader idle this long ends, so idle repositories hold no process. */
@@ -21,8 +44,19 @@ const HEADER = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d+)$/
 
 interface Pending {
   contents: boolean
-  resolve: (value: GitObject | ObjectHeader | null) => void
+  resolve: (value: GitObject | LargeBlob | ObjectHeader | null) => void
   reject: (error: Error) => void
+}
+
+/** A large blob's content being read past. */
+interface Skipping {
+  header: ObjectHeader
+  /** Bytes still to come: the rest of the content and the line feed after it. */
+  left: number
+  head: Buffer[]
+  headLength: number
+  hash: Hash
+  pending: Pending
 }
 
 /**
@@ -40,6 +74,7 @@ class ObjectReader {
   private needed = 0
   private idle: NodeJS.Timeout | null = null
   private ended = false
+  private skipping: Skipping | null = null
 
   constructor(
     readonly directory: string,
@@ -54,7 +89,7 @@ class ObjectReader {
     this.rest()
   }
 
-  read(revision: string, contents: boolean): Promise<GitObject | ObjectHeader | null> {
+  read(revision: string, contents: boolean): Promise<GitObject | LargeBlob | ObjectHeader | null> {
     return new Promise((resolve, reject) => {
       if (this.ended) return reject(new Error('git cat-file exited'))
       if (this.idle) clearTimeout(this.idle)
@@ -66,7 +101,7 @@ class ObjectReader {
 
   /** Whether a read waits on it. */
   get waiting(): boolean {
-    return this.queue.length > 0
+    return this.queue.length > 0 || this.skipping !== null
   }
 
   close() {
@@ -74,8 +109,13 @@ class ObjectReader {
   }
 
   private received(chunk: Buffer) {
-    this.parts.push(chunk)
-    this.length += chunk.length
+    let data = chunk
+    if (this.skipping) {
+      data = this.skip(data)
+      if (this.skipping) return
+    }
+    if (data.length > 0) this.parts.push(data)
+    this.length += data.length
     if (this.length < this.needed) return
     let buffered = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.length)
     this.needed = 0
@@ -92,6 +132,13 @@ class ObjectReader {
         continue
       }
       const found: ObjectHeader = { oid: header[1], type: header[2] as ObjectType, size: Number(header[3]) }
+      if (found.type === 'blob' && found.size > LARGE_BLOB_BYTES) {
+        this.queue.shift()
+        this.skipping = { header: found, left: found.size + 1, head: [], headLength: 0, hash: createHash('sha256'), pending }
+        buffered = this.skip(buffered.subarray(newline + 1))
+        if (this.skipping) break
+        continue
+      }
       const end = newline + 1 + found.size
       if (buffered.length < end + 1) {
         this.needed = end + 1
@@ -104,7 +151,29 @@ class ObjectReader {
     }
     this.parts = buffered.length > 0 ? [buffered] : []
     this.length = buffered.length
-    if (this.queue.length === 0) this.rest()
+    if (this.queue.length === 0 && !this.skipping) this.rest()
+  }
+
+  /** Reads past the large blob being answered (hashing it, keeping its head); answers what follows it. */
+  private skip(data: Buffer): Buffer {
+    const skipping = this.skipping as Skipping
+    const taken = Math.min(skipping.left, data.length)
+    const content = data.subarray(0, Math.min(taken, skipping.left - 1))
+    if (content.length > 0) {
+      skipping.hash.update(content)
+      if (skipping.headLength < LARGE_BLOB_HEAD_BYTES) {
+        const head = Buffer.from(content.subarray(0, LARGE_BLOB_HEAD_BYTES - skipping.headLength))
+        skipping.head.push(head)
+        skipping.headLength += head.length
+      }
+    }
+    skipping.left -= taken
+    if (skipping.left === 0) {
+      this.skipping = null
+      const { header, head, headLength, hash } = skipping
+      skipping.pending.resolve({ ...header, type: 'blob', large: true, head: Buffer.concat(head, headLength), sha256: hash.digest('hex') })
+    }
+    return data.subarray(taken)
   }
 
   private rest() {
@@ -119,7 +188,9 @@ class ObjectReader {
     this.onEnd(this)
     this.child.stdin.end()
     this.child.kill()
-    for (const pending of this.queue.splice(0)) pending.reject(error ?? new Error('git cat-file closed'))
+    const waiting = this.skipping ? [this.skipping.pending, ...this.queue.splice(0)] : this.queue.splice(0)
+    this.skipping = null
+    for (const pending of waiting) pending.reject(error ?? new Error('git cat-file closed'))
   }
 }
 
@@ -167,17 +238,35 @@ export function isClientRevision(revision: string, options: { range?: boolean } 
 
 /**
  * An object by any revision git understands (an object id, `refs/heads/main`, `main:path/to/file`, `<oid>^{tree}`),
- * with its content; null when there is none.
+ * with its content; a blob over LARGE_BLOB_BYTES answers without it (see openBlob); null when there is none.
+ */
+export async function readObjectOrLargeBlob(directory: string, revision: string): Promise<GitObject | LargeBlob | null> {
+  if (UNREADABLE.test(checkedRevision(revision))) return null
+  return (await readerOf(directory).read(revision, true)) as GitObject | LargeBlob | null
+}
+
+/**
+ * An object (see readObjectOrLargeBlob) with its whole content, for callers that must hold it (trees, commits, tags,
+ * a .gitattributes); a large blob's content is read again by a process of its own.
  */
 export async function readObject(directory: string, revision: string): Promise<GitObject | null> {
-  if (UNREADABLE.test(checkedRevision(revision))) return null
-  return (await readerOf(directory).read(revision, true)) as GitObject | null
+  const object = await readObjectOrLargeBlob(directory, revision)
+  if (object === null || !('large' in object)) return object
+  const parts: Buffer[] = []
+  for await (const part of await openBlob(directory, object.oid)) parts.push(part as Buffer)
+  const content = Buffer.concat(parts)
+  return { oid: object.oid, type: object.type, size: object.size, content }
+}
+
+/** The content of a blob as a stream from `git cat-file blob` (read by the object reader first); destroying it ends git. */
+export function openBlob(directory: string, oid: string): Promise<Readable> {
+  return openGitOutput(directory, ['cat-file', 'blob', oid])
 }
 
 /** The id, type and size of an object (see readObject), without its content; null when there is none. */
 export async function readObjectHeader(directory: string, revision: string): Promise<ObjectHeader | null> {
   if (UNREADABLE.test(checkedRevision(revision))) return null
-  return readerOf(directory).read(revision, false)
+  return readerOf(directory).read(revision, false) as Promise<ObjectHeader | null>
 }
 
 /** Ends the object reader of a repository (before it is moved or removed). */

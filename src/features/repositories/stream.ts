@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { gitEnvironment, GitError } from './git.js'
 
 /** Standard error kept of a streamed git command, for the log: its first bytes say what failed. */
@@ -112,5 +112,48 @@ export function pipeGit(directory: string, first: readonly string[], second: rea
     if (writerCode !== 0) throw new GitError(writer.argv, writerCode, writer.stderr())
     if (readerCode !== 0) throw new GitError(second, readerCode, '')
     return Buffer.concat(parts, length)
+  })
+}
+
+/** The base64 text of a stream of bytes, piece by piece (each piece a whole number of 3-byte groups but the last). */
+async function* base64Of(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let carry = Buffer.alloc(0)
+  for await (const chunk of source) {
+    const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
+    const whole = data.length - (data.length % 3)
+    if (whole > 0) yield Buffer.from(data.toString('base64', 0, whole), 'latin1')
+    carry = Buffer.from(data.subarray(whole))
+  }
+  if (carry.length > 0) yield Buffer.from(carry.toString('base64'), 'latin1')
+}
+
+/**
+ * A JSON text holding one base64 string written as its content streams: `before` ends with the string's opening
+ * quote and `after` begins with its closing one. `length` is its exact size in bytes, for Content-Length.
+ */
+export function base64JsonStream(
+  before: string,
+  content: Readable,
+  contentBytes: number,
+  after: string,
+): { body: Readable; length: number } {
+  async function* pieces() {
+    yield Buffer.from(before, 'utf8')
+    yield* base64Of(content)
+    yield Buffer.from(after, 'utf8')
+  }
+  const length = Buffer.byteLength(before) + Math.ceil(contentBytes / 3) * 4 + Buffer.byteLength(after)
+  const body = Readable.from(pieces(), { objectMode: false })
+  body.once('close', () => content.destroy())
+  return { body, length }
+}
+
+/** Ends a stream when the response it feeds closes before it is finished: the client went away. */
+export function destroyOnClose(
+  stream: Readable,
+  response: { writableFinished: boolean; once(event: 'close', listener: () => void): unknown },
+) {
+  response.once('close', () => {
+    if (!response.writableFinished) stream.destroy()
   })
 }

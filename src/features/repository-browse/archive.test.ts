@@ -7,7 +7,7 @@ import zlib from 'node:zlib'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { BrowseFixture, type CreatedProject, type Person } from './browse-fixtures.js'
+import { BrowseFixture, processesMentioning, type CreatedProject, type Person } from './browse-fixtures.js'
 
 let server: TestServer
 let fixture: BrowseFixture
@@ -41,19 +41,6 @@ async function download(query: string): Promise<{ response: Response; bytes: Buf
 }
 
 /** The processes whose command line mentions `text`. */
-function processesMentioning(text: string): number[] {
-  const found: number[] = []
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found
-}
-
 beforeAll(async () => {
   server = await startTestServer()
   fixture = new BrowseFixture(server)

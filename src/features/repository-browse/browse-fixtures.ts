@@ -84,3 +84,17 @@ export class BrowseFixture {
     this.git.remove()
   }
 }
+
+/** The ids of running processes whose command line holds `text`. */
+export function processesMentioning(text: string): number[] {
+  const found: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}

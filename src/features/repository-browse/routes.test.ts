@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
+import http from 'node:http'
 import path from 'node:path'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createTestProject } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { BrowseFixture, type CreatedProject, type Person } from './browse-fixtures.js'
+import { BrowseFixture, processesMentioning, type CreatedProject, type Person } from './browse-fixtures.js'
 
 let server: TestServer
 let fixture: BrowseFixture
@@ -385,5 +387,85 @@ describe('GET /projects/:id/languages', () => {
     expect(overridden.text).toBe('{"JavaScript":96.91,"TypeScript":1.24,"SCSS":0.82,"HTML":0.62,"Shell":0.41}')
     const empty = await fixture.project(owner)
     expect(await request('GET', `/projects/${empty.id}/languages`)).toMatchObject({ status: 200, body: {} })
+  })
+})
+
+describe('blobs over the object reader’s large-blob threshold', () => {
+  let large: CreatedProject
+  const text = Buffer.from(sized(2 * 1024 * 1024 + 5, 'a line of text, repeated\n'))
+  const image = Buffer.concat([PNG, Buffer.alloc(1024 * 1024 + 3, 7)])
+  const ids: Record<string, string> = {}
+
+  beforeAll(async () => {
+    large = await fixture.project(owner, { initialize_with_readme: true })
+    const work = await fixture.clone(owner, large.path_with_namespace)
+    await fixture.commit(work, { 'big.txt': text, 'big.png': image, 'small.txt': 'small\n' }, 'Large files')
+    await fixture.ok(work, 'push', '--quiet', 'origin', 'main')
+    for (const name of ['big.txt', 'big.png', 'small.txt']) ids[name] = (await fixture.ok(work, 'rev-parse', `HEAD:${name}`)).trim()
+  })
+
+  const get = async (suffix: string) => {
+    const response = await fetch(`${server.url}/api/v4/projects/${large.id}/repository/blobs/${suffix}`)
+    return { response, bytes: Buffer.from(await response.arrayBuffer()) }
+  }
+  const headersOf = (response: Response, names: string[]) => names.map((name) => response.headers.get(name))
+
+  test('raw: the bytes stream from git with their length and the type Workhorse detects', async () => {
+    const names = ['content-type', 'content-disposition', 'content-length', 'cache-control', 'expires', 'x-content-type-options']
+    const textRaw = await get(`${ids['big.txt']}/raw`)
+    expect(textRaw.response.status).toBe(200)
+    expect(headersOf(textRaw.response, names)).toEqual([
+      'text/plain; charset=utf-8',
+      'inline',
+      String(text.length),
+      'max-age=0, private, must-revalidate, no-store, no-cache',
+      'Fri, 01 Jan 1990 00:00:00 GMT',
+      'nosniff',
+    ])
+    expect(textRaw.bytes.equals(text)).toBe(true)
+    const imageRaw = await get(`${ids['big.png']}/raw`)
+    expect(headersOf(imageRaw.response, names.slice(0, 3))).toEqual(['image/png', 'inline', String(image.length)])
+    expect(imageRaw.bytes.equals(image)).toBe(true)
+  })
+
+  test('JSON: the same text as a small blob’s, the base64 content written as git streams it', async () => {
+    const small = await get(ids['small.txt'])
+    const json = await get(ids['big.txt'])
+    expect(json.response.status).toBe(200)
+    const expected = JSON.stringify({ size: text.length, encoding: 'base64', content: text.toString('base64'), sha: ids['big.txt'] })
+    expect(json.bytes.toString('utf8') === expected).toBe(true)
+    expect(headersOf(json.response, ['content-type', 'content-length'])).toEqual([
+      small.response.headers.get('content-type'),
+      String(Buffer.byteLength(expected)),
+    ])
+    expect(small.bytes.toString()).toBe(JSON.stringify({ size: 6, encoding: 'base64', content: 'c21hbGwK', sha: ids['small.txt'] }))
+  })
+})
+
+describe('a client that goes away', () => {
+  test('mid-way through a large raw blob ends the git that streams it', async () => {
+    const owned = await fixture.project(owner, { initialize_with_readme: true })
+    const work = await fixture.clone(owner, owned.path_with_namespace)
+    await fixture.commit(work, { 'random.bin': randomBytes(8 * 1024 * 1024) }, 'A large file')
+    await fixture.ok(work, 'push', '--quiet', 'origin', 'main')
+    const oid = (await fixture.ok(work, 'rev-parse', 'HEAD:random.bin')).trim()
+    const streaming = () => processesMentioning(`cat-file\0blob\0${oid}`)
+    // node:http rather than fetch: undici keeps a connection of an aborted body open, which would hold the server's close.
+    await new Promise<void>((resolve, reject) => {
+      const downloading = http.get(`${server.url}/api/v4/projects/${owned.id}/repository/blobs/${oid}/raw`, (response) => {
+        expect(response.statusCode).toBe(200)
+        response.once('data', () => {
+          expect(streaming()).not.toEqual([])
+          downloading.destroy()
+          resolve()
+        })
+      })
+      downloading.on('error', (error) => {
+        if (!downloading.destroyed) reject(error)
+      })
+    })
+    const deadline = Date.now() + 5000
+    while (streaming().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    expect(streaming()).toEqual([])
   })
 })

@@ -4,13 +4,13 @@ import { offsetWindow, setColumnKeysetHeaders, setOffsetHeaders } from '../../ht
 import type { ApiRequest, ApiRouter } from '../../http/route.js'
 import { findProject, type LoadedProject } from '../access/index.js'
 import { CommitJson, presentCommit } from '../commits/index.js'
-import { blobContentType, blobDisposition } from '../repositories/index.js'
+import { base64JsonStream, blobContentType, blobDisposition, destroyOnClose } from '../repositories/index.js'
 import { ARCHIVE_FORMATS, openArchive } from './archive.js'
 import { readBlob } from './blobs.js'
 import { listContributors } from './contributors.js'
 import { listLanguages } from './languages.js'
 import { findMergeBase } from './merge-base.js'
-import { presentBlob, presentContributor, presentTreeObject } from './present.js'
+import { presentBlob, presentContributor, presentLargeBlob, presentTreeObject } from './present.js'
 import { openRepository } from './repository.js'
 import {
   ArchiveParams,
@@ -82,18 +82,24 @@ export function registerRepositoryBrowseRoutes(api: ApiRouter) {
 
   api.get('/projects/:id/repository/blobs/:sha/raw', { ...browse, params: BlobParams }, async (request, reply) => {
     const { ctx, input } = request
-    const blob = await readBlob(ctx, projectOf(request), input.sha)
-    const contentType = blobContentType(blob.content)
-    return reply
-      .headers(NO_CACHE_HEADERS)
-      .header('content-type', contentType)
-      .header('content-disposition', blobDisposition(contentType))
-      .send(blob.content)
+    const { blob, open } = await readBlob(ctx, projectOf(request), input.sha)
+    const contentType = blobContentType('large' in blob ? blob.head : blob.content)
+    reply.headers(NO_CACHE_HEADERS).header('content-type', contentType).header('content-disposition', blobDisposition(contentType))
+    if (!('large' in blob)) return reply.send(blob.content)
+    const body = await open()
+    destroyOnClose(body, reply.raw)
+    return reply.header('content-length', String(blob.size)).send(body)
   })
 
-  api.get('/projects/:id/repository/blobs/:sha', { ...browse, params: BlobParams, response: { 200: BlobJson } }, async (request) => {
+  api.get('/projects/:id/repository/blobs/:sha', { ...browse, params: BlobParams, response: { 200: BlobJson } }, async (request, reply) => {
     const { ctx, input } = request
-    return presentBlob(await readBlob(ctx, projectOf(request), input.sha))
+    const { blob, open } = await readBlob(ctx, projectOf(request), input.sha)
+    if (!('large' in blob)) return presentBlob(blob)
+    // GL loads a large blob whole into the same JSON; it is written here as git streams it.
+    const { before, after } = presentLargeBlob(blob)
+    const { body, length } = base64JsonStream(before, await open(), blob.size, after)
+    destroyOnClose(body, reply.raw)
+    return reply.type('application/json').header('content-length', String(length)).send(body)
   })
 
   const archive = { ...browse, params: ArchiveParams }
@@ -110,9 +116,7 @@ export function registerRepositoryBrowseRoutes(api: ApiRouter) {
       .header('content-disposition', `attachment; filename="${opened.fileName.replace(/["\\]/g, '\\$&')}"`)
       .header('content-type', opened.contentType)
       .header('content-transfer-encoding', 'binary')
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) opened.body.destroy()
-    })
+    destroyOnClose(opened.body, reply.raw)
     return reply.send(opened.body)
   }
   api.get('/projects/:id/repository/archive', archive, sendArchive)
