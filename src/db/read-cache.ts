@@ -62,15 +62,27 @@ export function journalEntry(tables: ReadonlySet<string>): { sql: string; parame
   }
 }
 
+/** A statement's SQL as the cache knows it: the tables it reads, and its kept results by their values' JSON. */
+interface Statement {
+  tables: readonly string[]
+  results: Map<string, Kept>
+}
+
+interface Kept {
+  rows: readonly unknown[]
+  statement: Statement
+  key: string
+}
+
 export class ReadCache {
-  private readonly entries = new Map<string, { rows: readonly unknown[]; tables: readonly string[] }>()
+  /** Every kept result, the least recently used first. */
+  private readonly recency = new Map<Kept, true>()
   private keptRows = 0
   /**
-   * Each statement's number and tables, by its SQL: a key names the statement by its number, so that finding a kept
-   * result hashes a short key rather than the whole SQL. Numbers are never reused.
+   * Each statement's tables and kept results (by their values), by its SQL: finding a kept result hashes the values'
+   * short JSON, not the whole SQL and the values joined.
    */
-  private readonly statements = new Map<string, { id: number; tables: readonly string[] }>()
-  private nextStatementId = 0
+  private readonly statements = new Map<string, Statement>()
   private readonly dataVersion: () => number
   /** False when no connection can have committed since the last look: then `data_version` need not be read. */
   private readonly mayHaveCommitted: () => boolean
@@ -108,9 +120,10 @@ export class ReadCache {
 
   /** The rows `sql` with `values` answers: kept ones, or read with `read` (on an idle connection) and kept. */
   rows<Row>(sql: string, values: readonly unknown[], read: () => Row[]): Row[] {
+    this.noticeForeignCommits()
     const statement = this.statementOf(sql)
-    const key = this.keyOf(statement.id, values)
-    return (this.hit(key) as Row[] | null) ?? this.keep(key, statement.tables, read())
+    const key = JSON.stringify(values)
+    return (this.hit(statement, key) as Row[] | null) ?? this.keep(statement, key, read())
   }
 
   /**
@@ -118,56 +131,57 @@ export class ReadCache {
    * connection is held meanwhile, so no write of this process comes between the read and its keeping.
    */
   async rowsLater<Row>(sql: string, values: readonly unknown[], read: () => Promise<Row[]>): Promise<Row[]> {
-    const statement = this.statementOf(sql)
-    const key = this.keyOf(statement.id, values)
-    return (this.hit(key) as Row[] | null) ?? this.keep(key, statement.tables, await read())
-  }
-
-  private keyOf(statementId: number, values: readonly unknown[]) {
     this.noticeForeignCommits()
-    return `${statementId}:${JSON.stringify(values)}`
+    const statement = this.statementOf(sql)
+    const key = JSON.stringify(values)
+    return (this.hit(statement, key) as Row[] | null) ?? this.keep(statement, key, await read())
   }
 
-  private statementOf(sql: string): { id: number; tables: readonly string[] } {
+  private statementOf(sql: string): Statement {
     let statement = this.statements.get(sql)
     if (!statement) {
       const tables = [...new Set([...sql.matchAll(READ_TABLE)].map((match) => match[1].toLowerCase()))]
-      statement = { id: this.nextStatementId++, tables }
+      statement = { tables, results: new Map() }
+      // A statement forgotten here keeps its results only until they are the least recently used.
       if (this.statements.size >= MAX_ENTRIES) this.statements.clear()
       this.statements.set(sql, statement)
     }
     return statement
   }
 
-  private hit(key: string): unknown[] | null {
-    const hit = this.entries.get(key)
-    if (!hit) return null
-    // Most recently used last: the first key is the one to drop.
-    this.entries.delete(key)
-    this.entries.set(key, hit)
-    return hit.rows.slice()
+  private hit(statement: Statement, key: string): unknown[] | null {
+    const kept = statement.results.get(key)
+    if (!kept) return null
+    this.recency.delete(kept)
+    this.recency.set(kept, true)
+    return kept.rows.slice()
   }
 
-  private keep<Row>(key: string, tables: readonly string[], rows: Row[]): Row[] {
+  private keep<Row>(statement: Statement, key: string, rows: Row[]): Row[] {
     if (rows.length <= MAX_ROWS) {
       for (const row of rows) Object.freeze(row)
-      while (this.entries.size >= MAX_ENTRIES || (this.entries.size > 0 && this.keptRows + rows.length > MAX_KEPT_ROWS))
-        this.drop(this.entries.keys().next().value as string)
-      this.entries.set(key, { rows: rows.slice(), tables })
+      while (this.recency.size >= MAX_ENTRIES || (this.recency.size > 0 && this.keptRows + rows.length > MAX_KEPT_ROWS))
+        this.drop(this.recency.keys().next().value as Kept)
+      // A read through the driver answers a turn later: another may have kept the same result meanwhile.
+      const earlier = statement.results.get(key)
+      if (earlier) this.drop(earlier)
+      const kept: Kept = { rows: rows.slice(), statement, key }
+      statement.results.set(key, kept)
+      this.recency.set(kept, true)
       this.keptRows += rows.length
     }
     return rows
   }
 
-  private drop(key: string) {
-    const entry = this.entries.get(key)
-    if (!entry) return
-    this.entries.delete(key)
-    this.keptRows -= entry.rows.length
+  private drop(kept: Kept) {
+    if (!this.recency.delete(kept)) return
+    kept.statement.results.delete(kept.key)
+    this.keptRows -= kept.rows.length
   }
 
   private dropAll() {
-    this.entries.clear()
+    for (const kept of this.recency.keys()) kept.statement.results.delete(kept.key)
+    this.recency.clear()
     this.keptRows = 0
   }
 
@@ -203,7 +217,7 @@ export class ReadCache {
   /** Drops what reads of these tables, and of the tables they cascade to, answered (called for every write this process makes). */
   written(tables: ReadonlySet<string>): ReadonlySet<string> {
     const changed = this.withDependents(tables)
-    for (const [key, entry] of this.entries) if (entry.tables.some((table) => changed.has(table))) this.drop(key)
+    for (const kept of this.recency.keys()) if (kept.statement.tables.some((table) => changed.has(table))) this.drop(kept)
     return changed
   }
 
