@@ -1,55 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Forbidden, NotFound, ParamError } from '../../core/errors.js'
+import { ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
-import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
+import { findProject, type LoadedProject } from '../access/index.js'
 import { CommitDetailJson, CommitJson, presentCommit, presentCommitDetail } from '../commits/index.js'
-import { codeDirectory } from '../repositories/index.js'
-import { decodeActions } from './actions.js'
 import { CherryPickParams, CreateCommitParams, DryRunJson, RevertParams } from './schemas.js'
-import {
-  applyCommitChange,
-  ChangeFailed,
-  commitChanges,
-  commitStats,
-  findBranch,
-  findCommit,
-  mayPushToBranch,
-  NOT_ALLOWED_TO_PUSH,
-  type ChangeKind,
-} from './service.js'
+import { assertMayCommit, assertMayReadRepository, ChangeFailed, changeCommit, createCommit, type ChangeKind } from './service.js'
 
 function commitOptions(ctx: Context, loaded: LoadedProject) {
   return { externalUrl: ctx.config.externalUrl, projectFullPath: loaded.project.full_path }
 }
 
-/** GL commits.rb `authorize_push_to_branch!`: 403 "You are not allowed to push into this branch". */
-async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch: string) {
-  if (!(await mayPushToBranch(ctx, loaded, branch))) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
-}
-
-/**
- * GL commits.rb `start_project`: the project the new branch starts from must be the one this project was forked from,
- * and its code readable (403 otherwise, this project itself included, as GitLab's `forked_from?` says).
- */
-async function findStartProject(ctx: Context, loaded: LoadedProject, startProject: string | undefined): Promise<LoadedProject | undefined> {
-  if (startProject === undefined) return undefined
-  const start = await findProject(ctx, startProject)
-  if (canReadCode(start.access, start.project) && loaded.project.forked_from_project_id === start.project.id) return start
-  throw new Forbidden(`Project is not included in the fork network for ${start.project.full_name}`)
-}
-
 const projectsOfRequests = new WeakMap<FastifyRequest, LoadedProject>()
 
-/**
- * GL commits.rb's `before` block, which runs before any parameter is checked: 404 for a project the caller cannot see,
- * 404 "Repository Not Found" when its repository feature is off for them (`require_repository_enabled!`), 403 without
- * `read_code`.
- */
+/** GL commits.rb's `before` block, ahead of any parameter check: 404 for a project the caller cannot see, then the service's. */
 async function openRepository(request: FastifyRequest, raw: Record<string, unknown>): Promise<LoadedProject> {
   const loaded = await findProject(request.ctx, String(raw.id))
-  if (!isFeatureAvailable(loaded.access, loaded.project, 'repository')) throw new NotFound('Repository')
-  codeDirectory(request.ctx, loaded)
+  assertMayReadRepository(request.ctx, loaded)
   projectsOfRequests.set(request, loaded)
   return loaded
 }
@@ -58,10 +25,8 @@ async function openRepositoryFirst(request: FastifyRequest, raw: Record<string, 
   await openRepository(request, raw)
 }
 
-/** POST /repository/commits reads its body after `authorize_push_to_branch!`: who may push to no branch hears 403 first. */
 async function authorizeCommitting(request: FastifyRequest, raw: Record<string, unknown>) {
-  const loaded = await openRepository(request, raw)
-  if (!request.ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+  assertMayCommit(request.ctx, await openRepository(request, raw))
 }
 
 function projectOf(request: FastifyRequest): LoadedProject {
@@ -87,27 +52,18 @@ export function registerCommitActionRoutes(api: ApiRouter) {
     async (request, reply) => {
       const { ctx, input } = request
       const loaded = projectOf(request)
-      const startProject = await findStartProject(ctx, loaded, input.start_project)
-      await authorizePushToBranch(ctx, loaded, input.branch)
-      if (input.branch.trim() === '') throw new BadRequest('branch is required')
-      if (input.commit_message.trim() === '') throw new BadRequest('commit_message is required')
-      if (input.actions.length === 0) throw new BadRequest('actions is required')
-      if (input.start_branch !== undefined && input.start_sha !== undefined)
-        throw new BadRequest('start_branch, start_sha are mutually exclusive')
-      const { changes, checks } = decodeActions(input.actions)
-      const { commit, directory } = await commitChanges(ctx, loaded, {
+      const { commit, stats } = await createCommit(ctx, loaded, {
         branch: input.branch,
         startBranch: input.start_branch,
         startSha: input.start_sha,
+        startProject: input.start_project,
         message: input.commit_message,
-        changes,
-        checks,
+        actions: input.actions,
         authorName: input.author_name,
         authorEmail: input.author_email,
         force: input.force,
-        startProject,
+        stats: input.stats,
       })
-      const stats = input.stats ? await commitStats(directory, commit) : null
       reply.code(201)
       return presentCommitDetail(commit, { ...commitOptions(ctx, loaded), projectId: loaded.project.id, stats })
     },
@@ -120,11 +76,8 @@ export function registerCommitActionRoutes(api: ApiRouter) {
       // Grape's `allow_blank: false`, checked with the params.
       if (input.branch.trim() === '') throw new ParamError('branch is empty')
       const loaded = projectOf(request)
-      await authorizePushToBranch(ctx, loaded, input.branch)
-      const commit = await findCommit(ctx, loaded, input.sha)
-      await findBranch(ctx, loaded, input.branch)
       try {
-        const written = await applyCommitChange(ctx, loaded, commit, kind, {
+        const written = await changeCommit(ctx, loaded, input.sha, kind, {
           branch: input.branch,
           dryRun: input.dry_run,
           message: input.message,

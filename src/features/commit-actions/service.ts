@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js'
-import { DomainError, Forbidden, NotFound, Rejected } from '../../core/errors.js'
-import { canPushCode, type LoadedProject } from '../access/index.js'
+import { BadRequest, DomainError, Forbidden, NotFound, Rejected } from '../../core/errors.js'
+import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 import { recordPushEvent } from '../event-log/index.js'
 import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
@@ -24,6 +24,7 @@ import {
   pushCommitTitle,
   type ParsedCommit,
 } from '../repositories/index.js'
+import { decodeActions } from './actions.js'
 import { countNewCommits, fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
@@ -64,8 +65,22 @@ function userOf(ctx: Context) {
   return user
 }
 
+/**
+ * GL commits.rb's `before` block, which runs before any parameter is checked: 404 "Repository Not Found" when the
+ * repository feature is off for the caller (`require_repository_enabled!`), 403 without `read_code`.
+ */
+export function assertMayReadRepository(ctx: Context, loaded: LoadedProject): void {
+  if (!isFeatureAvailable(loaded.access, loaded.project, 'repository')) throw new NotFound('Repository')
+  codeDirectory(ctx, loaded)
+}
+
+/** POST /repository/commits reads its body after `authorize_push_to_branch!`: who may push to no branch hears 403 first. */
+export function assertMayCommit(ctx: Context, loaded: LoadedProject): void {
+  if (!ctx.caller.user || !canPushCode(loaded.access, loaded.project)) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+}
+
 /** GL `Gitlab::UserAccess#can_push_to_branch?`: Developers and up, under the project's protected branches. */
-export async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<boolean> {
+async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<boolean> {
   if (!ctx.caller.user || !canPushCode(loaded.access, loaded.project)) return false
   const head = await readBranchHead(projectRepositoryDirectory(ctx.config, loaded.project), branch)
   const change: RefChange = head === null ? 'create' : 'push'
@@ -76,6 +91,22 @@ export async function mayPushToBranch(ctx: Context, loaded: LoadedProject, branc
     if (error instanceof DomainError) return false
     throw error
   }
+}
+
+/** GL commits.rb `authorize_push_to_branch!`: 403 "You are not allowed to push into this branch". */
+async function authorizePushToBranch(ctx: Context, loaded: LoadedProject, branch: string) {
+  if (!(await mayPushToBranch(ctx, loaded, branch))) throw new Forbidden(NOT_ALLOWED_TO_PUSH)
+}
+
+/**
+ * GL commits.rb `start_project`: the project the new branch starts from must be the one this project was forked from,
+ * and its code readable (403 otherwise, this project itself included, as GitLab's `forked_from?` says).
+ */
+async function findStartProject(ctx: Context, loaded: LoadedProject, startProject: string | undefined): Promise<LoadedProject | undefined> {
+  if (startProject === undefined) return undefined
+  const start = await findProject(ctx, startProject)
+  if (canReadCode(start.access, start.project) && loaded.project.forked_from_project_id === start.project.id) return start
+  throw new Forbidden(`Project is not included in the fork network for ${start.project.full_name}`)
 }
 
 function lostRace(branch: string): Rejected {
@@ -215,8 +246,62 @@ export async function commitChanges(ctx: Context, loaded: LoadedProject, input: 
   return { commit, directory }
 }
 
+export interface CreateCommitInput {
+  branch: string
+  startBranch?: string
+  startSha?: string
+  /** The id or path of the project the new branch starts from. */
+  startProject?: string
+  message: string
+  /** The actions as the client sent them, decoded here (GL `validate_commits_attrs!`). */
+  actions: readonly unknown[]
+  authorName?: string
+  authorEmail?: string
+  force?: boolean
+  /** Whether the answer carries the commit's stats. */
+  stats: boolean
+}
+
+/**
+ * POST /projects/:id/repository/commits (GL commits.rb): the start project, `authorize_push_to_branch!`, the values
+ * GitLab requires, the actions, then the commit (commitChanges), in GitLab's order.
+ */
+export async function createCommit(
+  ctx: Context,
+  loaded: LoadedProject,
+  input: CreateCommitInput,
+): Promise<{ commit: ParsedCommit; stats: CommitStats | null }> {
+  const startProject = await findStartProject(ctx, loaded, input.startProject)
+  await authorizePushToBranch(ctx, loaded, input.branch)
+  if (input.branch.trim() === '') throw new BadRequest('branch is required')
+  if (input.message.trim() === '') throw new BadRequest('commit_message is required')
+  if (input.actions.length === 0) throw new BadRequest('actions is required')
+  if (input.startBranch !== undefined && input.startSha !== undefined)
+    throw new BadRequest('start_branch, start_sha are mutually exclusive')
+  const { changes, checks } = decodeActions(input.actions)
+  const { commit, directory } = await commitChanges(ctx, loaded, {
+    branch: input.branch,
+    startBranch: input.startBranch,
+    startSha: input.startSha,
+    message: input.message,
+    changes,
+    checks,
+    authorName: input.authorName,
+    authorEmail: input.authorEmail,
+    force: input.force,
+    startProject,
+  })
+  return { commit, stats: input.stats ? await commitStats(directory, commit) : null }
+}
+
+export interface CommitStats {
+  additions: number
+  deletions: number
+  total: number
+}
+
 /** The lines added and removed by a commit against its first parent, for the commit detail entity (GL CommitStats). */
-export async function commitStats(directory: string, commit: ParsedCommit) {
+async function commitStats(directory: string, commit: ParsedCommit): Promise<CommitStats> {
   const { additions, deletions } = await diffStats(directory, commit.parents[0] ?? null, commit.oid)
   return { additions, deletions, total: additions + deletions }
 }
@@ -266,17 +351,34 @@ function revertMessage(commit: ParsedCommit): string {
 }
 
 /** The commit a client names in a project's repository: 404 "Commit Not Found" otherwise. */
-export async function findCommit(ctx: Context, loaded: LoadedProject, revision: string): Promise<ParsedCommit> {
+async function findCommit(ctx: Context, loaded: LoadedProject, revision: string): Promise<ParsedCommit> {
   const commit = await readNamedCommit(codeDirectory(ctx, loaded), revision)
   if (!commit) throw new NotFound('Commit')
   return commit
 }
 
 /** The head of a project's branch: 404 "Branch Not Found" when there is none (GL `find_branch!`). */
-export async function findBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<string> {
+async function findBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<string> {
   const head = await readBranchHead(codeDirectory(ctx, loaded), branch)
   if (head === null) throw new NotFound('Branch')
   return head
+}
+
+/**
+ * POST /projects/:id/repository/commits/:sha/cherry_pick and /revert (GL commits.rb): `authorize_push_to_branch!`, the
+ * commit (404 "Commit Not Found"), the branch (404 "Branch Not Found"), then the change.
+ */
+export async function changeCommit(
+  ctx: Context,
+  loaded: LoadedProject,
+  sha: string,
+  kind: ChangeKind,
+  input: ChangeInput,
+): Promise<ParsedCommit | null> {
+  await authorizePushToBranch(ctx, loaded, input.branch)
+  const commit = await findCommit(ctx, loaded, sha)
+  await findBranch(ctx, loaded, input.branch)
+  return applyCommitChange(ctx, loaded, commit, kind, input)
 }
 
 /**
@@ -285,7 +387,7 @@ export async function findBranch(ctx: Context, loaded: LoadedProject, branch: st
  * caller on top of the branch, or only tried with `dryRun`. Answers the new commit, or null for a dry run; refusals
  * are ChangeFailed.
  */
-export async function applyCommitChange(
+async function applyCommitChange(
   ctx: Context,
   loaded: LoadedProject,
   commit: ParsedCommit,
