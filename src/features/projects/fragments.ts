@@ -67,11 +67,38 @@ export function projectWithAccessJson(view: ProjectView, options: ProjectPresent
 const OPEN = Buffer.from('[')
 const COMMA = Buffer.from(',')
 const CLOSE = Buffer.from(']')
+const EMPTY = Buffer.from('[]')
 
-/** A JSON array of entities given as JSON. */
+/** Arrays joined of late, by their first entity, and the bytes they hold in all: a page asked again is not copied again. */
+const joined = new Map<Buffer, { entities: readonly Buffer[]; json: Buffer }>()
+let joinedBytes = 0
+const MAX_JOINED_BYTES = 4 * 1024 * 1024
+
+/**
+ * A JSON array of entities given as JSON. Kept entities are the same objects until their rows change, so the same
+ * entities in the same order make the same bytes: the last array made of them is answered again (a page of twenty
+ * projects is some 80 KB to copy).
+ */
 export function jsonArray(entities: readonly Buffer[]): Buffer {
+  if (entities.length === 0) return EMPTY
+  const last = joined.get(entities[0])
+  if (last && last.entities.length === entities.length && last.entities.every((entity, index) => entity === entities[index]))
+    return last.json
   const parts: Buffer[] = [OPEN]
   entities.forEach((entity, index) => (index === 0 ? parts.push(entity) : parts.push(COMMA, entity)))
   parts.push(CLOSE)
-  return Buffer.concat(parts)
+  const json = Buffer.concat(parts)
+  if (last) {
+    joined.delete(entities[0])
+    joinedBytes -= last.json.length
+  }
+  if (json.length > MAX_JOINED_BYTES) return json
+  for (const [first, { json: old }] of joined) {
+    if (joinedBytes + json.length <= MAX_JOINED_BYTES) break
+    joined.delete(first)
+    joinedBytes -= old.length
+  }
+  joined.set(entities[0], { entities: entities.slice(), json })
+  joinedBytes += json.length
+  return json
 }
