@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createManyTestUsers } from '../testing/factories.js'
+import { createManyTestUsers, createTestUser } from '../testing/factories.js'
 import { client } from '../testing/http.js'
 import { startTestServer, type TestServer } from '../testing/server.js'
 
@@ -37,4 +37,21 @@ test('at 10,000 matching records or fewer the counts are given', async () => {
   expect(res.headers['x-total-pages']).toBe('1')
   expect(res.headers['x-next-page']).toBe('')
   expect(res.headers['x-prev-page']).toBe('')
+})
+
+test('the same URL asked again links the pages there are now, and another query its own', async () => {
+  const db = server.database.db
+  await createTestUser(db, { username: 'linked' })
+  const url = '/api/v4/users?search=linked&per_page=1'
+  const base = `${server.url}/api/v4/users?per_page=1&search=linked`
+  const first = await request('GET', url, { token: server.rootToken })
+  expect(first.headers.link).toBe(`<${base.replace('?', '?page=1&')}>; rel="first", <${base.replace('?', '?page=1&')}>; rel="last"`)
+  await createTestUser(db, { username: 'linkedagain' })
+  const again = await request('GET', url, { token: server.rootToken })
+  expect(again.headers.link).toBe(
+    `<${base.replace('?', '?page=2&')}>; rel="next", <${base.replace('?', '?page=1&')}>; rel="first", <${base.replace('?', '?page=2&')}>; rel="last"`,
+  )
+  const other = await request('GET', '/api/v4/users?search=linkedagain&per_page=1', { token: server.rootToken })
+  const otherBase = `${server.url}/api/v4/users?page=1&per_page=1&search=linkedagain`
+  expect(other.headers.link).toBe(`<${otherBase}>; rel="first", <${otherBase}>; rel="last"`)
 })

@@ -94,6 +94,22 @@ function pageUrl(request: FastifyRequest, externalUrl: string, overrides: Record
   return `${externalUrl}${path}?${query}`
 }
 
+/** Link templates by request URL and page size (what pageTemplate answers depends on nothing else), newest last. */
+const templates = new Map<string, string>()
+const MAX_TEMPLATES = 256
+
+/** The request's URL with `page` a NUL and `per_page` given: writing the query string is most of a Link header's cost. */
+function pageTemplate(request: FastifyRequest, externalUrl: string, perPage: number): string {
+  const key = `${perPage} ${externalUrl} ${request.raw.url}`
+  let url = templates.get(key)
+  if (url === undefined) {
+    url = pageUrl(request, externalUrl, { page: '\u0000', per_page: perPage })
+    if (templates.size >= MAX_TEMPLATES) templates.delete(templates.keys().next().value as string)
+    templates.set(key, url)
+  }
+  return url
+}
+
 /** GitLab's offset headers: X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, Link, X-Total, X-Total-Pages. */
 export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, externalUrl: string, page: OffsetPage<unknown>) {
   const totalPages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage))
@@ -102,7 +118,7 @@ export function setOffsetHeaders(request: FastifyRequest, reply: FastifyReply, e
   const next = page.hasNext ? page.page + 1 : null
   // The links differ only in their page: the query is written once, its page a NUL (`%00`, which no query that was
   // let in can carry), then each link puts its number there.
-  const url = pageUrl(request, externalUrl, { page: '\u0000', per_page: page.perPage })
+  const url = pageTemplate(request, externalUrl, page.perPage)
   const queryAt = url.indexOf('?') + 1
   const [base, query] = [url.slice(0, queryAt), url.slice(queryAt)]
   const link = (n: number, rel: string) => `<${base}${query.replace('%00', String(n))}>; rel="${rel}"`
