@@ -141,7 +141,8 @@ describe('merge commits', () => {
       has_conflicts: false,
       diff_refs: { base_sha: mainBefore, head_sha: head, start_sha: mainTip },
       merge_commit_sha: null,
-      user: { can_merge: true },
+      // main is protected: only Maintainers merge into it.
+      user: { can_merge: false },
     })
 
     const maintainer = await person('mara')
@@ -378,6 +379,31 @@ describe('refusals', () => {
     const ok = await merge(developer, project.id, mr.iid, { sha: head, merge_when_pipeline_succeeds: true })
     expect(ok.status, ok.text).toBe(200)
     expect(ok.body).toMatchObject({ state: 'merged', merged_by: { id: developer.user.id } })
+  })
+
+  test('user.can_merge follows the target branch protection, as can_be_merged_by? does', async () => {
+    const project = await repository(owner)
+    const reporter = await person()
+    await member(reporter, project.id, 20)
+    await member(developer, project.id, 30)
+    const dir = await cloneAs(owner, project.path_with_namespace)
+    await commit(dir, 'feature', { 'f.txt': 'f\n' }, 'Feature')
+    await push(dir, 'feature')
+    const mr = await openMergeRequest(owner, project.id, { source_branch: 'feature' })
+    const canMerge = async (who: Person) => (await getMergeRequest(who, project.id, mr.iid)).body.user.can_merge
+    // main is protected from the start: Maintainers merge into it.
+    expect([await canMerge(owner), await canMerge(developer), await canMerge(reporter)]).toEqual([true, false, false])
+    const protect = await request('PUT', `/projects/${project.id}/repository/branches/main/protect`, {
+      token: owner.token,
+      body: { developers_can_merge: true },
+    })
+    expect(protect.status, protect.text).toBe(200)
+    expect([await canMerge(owner), await canMerge(developer), await canMerge(reporter)]).toEqual([true, true, false])
+    await request('DELETE', `/projects/${project.id}/protected_branches/main`, { token: owner.token })
+    await request('PUT', `/projects/${project.id}/repository/branches/main/protect`, { token: owner.token, body: {} })
+    expect(await canMerge(developer)).toBe(false)
+    await request('DELETE', `/projects/${project.id}/protected_branches/main`, { token: owner.token })
+    expect(await canMerge(developer)).toBe(true)
   })
 })
 

@@ -18,10 +18,10 @@ import {
   writeCommit,
   writeRef,
 } from './repository.js'
-import { showMergeRequest, type MergeRequestView } from './service.js'
+import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
-import { canUpdateBranch, isBranchProtected, loadRefSubject } from '../protected-refs/index.js'
+import { isBranchProtected, loadRefSubject } from '../protected-refs/index.js'
 
 export interface MergeInput {
   mergeCommitMessage?: string
@@ -165,8 +165,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   const user = ctx.caller.user
   if (!user || !canMerge(loaded.access, loaded.project)) throw new Unauthorized()
   const { project } = loaded
-  // GL MergeRequest#can_be_merged_by?: a protected target needs its push or merge access level.
-  if (!canUpdateBranch(await loadRefSubject(ctx, loaded), found.target_branch)) throw new Unauthorized()
+  if (!(await canBeMergedBy(ctx, loaded, found))) throw new Unauthorized()
   const branches = await loadBranches(ctx, found, project)
   const diffHeadSha = branches?.facts.sourceSha ?? null
   if (input.sha !== undefined && input.sha !== diffHeadSha) {

@@ -161,7 +161,8 @@ describe('POST /projects/:id/merge_requests', () => {
       subscribed: true,
       diff_refs: null,
       first_contribution: false,
-      user: { can_merge: true },
+      // The default branch of an empty repository is protected: a Developer may not merge into it.
+      user: { can_merge: false },
     })
     expect(response.body.milestone.id).toBe(milestone.id)
     expect(await systemNotesOf(db, { mergeRequestId: response.body.id })).toEqual([

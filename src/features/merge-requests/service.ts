@@ -20,6 +20,7 @@ import {
 } from '../issuables/index.js'
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
+import { canUpdateBranch, loadRefSubject } from '../protected-refs/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
 import type { MergeRequestOrder } from './schemas.js'
@@ -35,7 +36,6 @@ import {
 import {
   canCreateMergeRequest,
   canDestroyMergeRequest,
-  canMerge,
   canReadMergeRequests,
   canSetMergeRequestMetadata,
   canTargetMergeRequestsAt,
@@ -100,6 +100,11 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
   }))
 }
 
+/** GL MergeRequest#can_be_merged_by?: the caller may push to, or merge into, the target branch, under its protection. */
+export async function canBeMergedBy(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<boolean> {
+  return ctx.caller.user !== null && canUpdateBranch(await loadRefSubject(ctx, loaded), row.target_branch)
+}
+
 /** The single-merge-request view: the list view plus subscription, first contribution and the caller's `can_merge`. */
 export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<MergeRequestView> {
   const [view] = await mergeRequestViewsOf(ctx, [row])
@@ -115,7 +120,7 @@ export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row:
   view.detail = {
     subscribed: participant,
     firstContribution,
-    canMerge: canMerge(loaded.access, loaded.project),
+    canMerge: await canBeMergedBy(ctx, loaded, row),
     buildsAvailable: isFeatureAvailable(loaded.access, loaded.project, 'builds'),
   }
   view.mergeability = mergeabilityOf(row, loaded.project, await loadBranches(ctx, row, loaded.project))
