@@ -128,15 +128,20 @@ async function* base64Of(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
 }
 
 /**
- * A JSON text holding one base64 string written as its content streams: `before` ends with the string's opening
- * quote and `after` begins with its closing one. `length` is its exact size in bytes, for Content-Length.
+ * The JSON text of `value` with its string field `field` (empty in `value`) holding a content's base64, written as the
+ * content streams. `length` is the text's exact size in bytes, for Content-Length.
  */
 export function base64JsonStream(
-  before: string,
+  value: object,
+  field: string,
   content: Readable,
   contentBytes: number,
-  after: string,
 ): { body: Readable; length: number } {
+  const placeholder = `${JSON.stringify(field)}:""`
+  const text = JSON.stringify(value)
+  const at = text.indexOf(placeholder) + placeholder.length - 1
+  const before = text.slice(0, at)
+  const after = text.slice(at)
   async function* pieces() {
     yield Buffer.from(before, 'utf8')
     yield* base64Of(content)
@@ -146,6 +151,22 @@ export function base64JsonStream(
   const body = Readable.from(pieces(), { objectMode: false })
   body.once('close', () => content.destroy())
   return { body, length }
+}
+
+/** The lines of a stream (without their line feeds), each whole, as they come. */
+export async function* readLines(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let carry: Buffer = Buffer.alloc(0)
+  for await (const chunk of source) {
+    let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
+    let newline = data.indexOf(0x0a)
+    while (newline >= 0) {
+      yield data.subarray(0, newline)
+      data = data.subarray(newline + 1)
+      newline = data.indexOf(0x0a)
+    }
+    carry = Buffer.from(data)
+  }
+  if (carry.length > 0) yield carry
 }
 
 /** Ends a stream when the response it feeds closes before it is finished: the client went away. */

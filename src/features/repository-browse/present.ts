@@ -9,12 +9,6 @@ export function presentBlob(blob: { oid: string; size: number; content: Buffer }
   return { size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.oid }
 }
 
-/** presentBlob's JSON text around its content, for a large blob whose base64 content is written between as it streams. */
-export function presentLargeBlob(blob: { oid: string; size: number }): { before: string; after: string } {
-  const [before, after] = JSON.stringify(presentBlob({ ...blob, content: Buffer.alloc(0) })).split('"content":""')
-  return { before: `${before}"content":"`, after: `"${after}` }
-}
-
 /** GL Entities::Contributor: GitLab counts no additions or deletions. */
 export function presentContributor(contributor: { name: string; email: string; commits: number }): ContributorJson {
   return { name: contributor.name, email: contributor.email, commits: contributor.commits, additions: 0, deletions: 0 }

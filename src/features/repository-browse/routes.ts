@@ -10,7 +10,7 @@ import { readBlob } from './blobs.js'
 import { listContributors } from './contributors.js'
 import { listLanguages } from './languages.js'
 import { findMergeBase } from './merge-base.js'
-import { presentBlob, presentContributor, presentLargeBlob, presentTreeObject } from './present.js'
+import { presentBlob, presentContributor, presentTreeObject } from './present.js'
 import { openRepository } from './repository.js'
 import {
   ArchiveParams,
@@ -96,8 +96,7 @@ export function registerRepositoryBrowseRoutes(api: ApiRouter) {
     const { blob, open } = await readBlob(ctx, projectOf(request), input.sha)
     if (!('large' in blob)) return presentBlob(blob)
     // GL loads a large blob whole into the same JSON; it is written here as git streams it.
-    const { before, after } = presentLargeBlob(blob)
-    const { body, length } = base64JsonStream(before, await open(), blob.size, after)
+    const { body, length } = base64JsonStream(presentBlob({ ...blob, content: Buffer.alloc(0) }), 'content', await open(), blob.size)
     destroyOnClose(body, reply.raw)
     return reply.type('application/json').header('content-length', String(length)).send(body)
   })

@@ -51,6 +51,32 @@ export function fileHeaders(file: FileFacts): Record<string, string> {
   }
 }
 
+/** Text of a streamed JSON answer gathered before it is written: one write per line would cost more than the line. */
+const JSON_PIECE_CHARS = 64 * 1024
+
+/**
+ * The JSON text of a blame's ranges (presentBlameRange of each), written as the lines come: a blame of any size is
+ * never held whole.
+ */
+export async function* blameJsonOf(
+  lines: AsyncIterable<{ commit: ParsedCommit; line: string }> | Iterable<{ commit: ParsedCommit; line: string }>,
+): AsyncGenerator<string> {
+  let piece = '['
+  let current: string | null = null
+  for await (const { commit, line } of lines) {
+    if (commit.oid !== current) {
+      const { commit: commitJson } = presentBlameRange({ commit, lines: [] })
+      piece += `${current === null ? '' : ']},'}{"commit":${JSON.stringify(commitJson)},"lines":[${JSON.stringify(line)}`
+      current = commit.oid
+    } else piece += `,${JSON.stringify(line)}`
+    if (piece.length >= JSON_PIECE_CHARS) {
+      yield piece
+      piece = ''
+    }
+  }
+  yield `${piece}${current === null ? '' : ']}'}]`
+}
+
 /** GL Entities::BlameRange with Entities::BlameRangeCommit. */
 export function presentBlameRange(range: { commit: ParsedCommit; lines: string[] }): BlameRangeJson {
   const { commit } = range

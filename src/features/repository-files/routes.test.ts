@@ -337,6 +337,92 @@ describe('reading files', () => {
   })
 })
 
+describe('files over the object reader’s large-blob threshold', () => {
+  let project: Record<string, any>
+  const bigLines = Array.from({ length: 120_000 }, (_, index) => `line ${index + 1}`)
+  const big = `${bigLines.join('\n')}\n`
+  const bigAfter = `${big}tail\n`
+
+  beforeAll(async () => {
+    project = await repository(owner)
+    const work = await fs.mkdtemp(`${gitClient.workDir}/large-`)
+    const inWork = (...args: string[]) => inRepository(project.id, `--work-tree=${work}`, ...args)
+    await inWork('read-tree', 'main')
+    const commitFiles = async (files: Record<string, string>, message: string) => {
+      for (const [name, content] of Object.entries(files)) await fs.writeFile(`${work}/${name}`, content)
+      await inWork('add', ...Object.keys(files))
+      await inWork('commit', '--quiet', '-m', message)
+    }
+    await commitFiles({ 'big.txt': big, 'small.txt': 'a\nb\n' }, 'Big')
+    await commitFiles({ 'big.txt': bigAfter, 'small.txt': 'a\nb\ntail\n' }, 'Tail')
+    expect(Buffer.byteLength(bigAfter)).toBeGreaterThan(1024 * 1024)
+  })
+
+  test('raw streams the bytes with their length and the same X-Gitlab-* headers, SHA-256 of the whole content', async () => {
+    const main = await head(project.id)
+    const raw = await request('GET', `${filesPath(project.id, 'big.txt', '/raw')}?ref=main`)
+    expect(raw.status).toBe(200)
+    expect(raw.headers).toMatchObject({
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': String(bigAfter.length),
+      'x-gitlab-content-sha256': sha256(bigAfter),
+      'x-gitlab-size': String(bigAfter.length),
+      'x-gitlab-commit-id': main,
+      'x-gitlab-last-commit-id': main,
+      'cache-control': 'max-age=0, private, must-revalidate, no-store, no-cache',
+    })
+    expect(raw.text === bigAfter).toBe(true)
+  })
+
+  test('GET answers the same JSON text as for a small file, its base64 content written as git streams it', async () => {
+    const main = await head(project.id)
+    const got = await request('GET', `${filesPath(project.id, 'big.txt')}?ref=main`)
+    expect(got.status).toBe(200)
+    const expected = JSON.stringify({
+      file_name: 'big.txt',
+      file_path: 'big.txt',
+      size: bigAfter.length,
+      encoding: 'base64',
+      content_sha256: sha256(bigAfter),
+      ref: 'main',
+      blob_id: (await inRepository(project.id, 'rev-parse', 'main:big.txt')).trim(),
+      commit_id: main,
+      last_commit_id: main,
+      execute_filemode: false,
+      content: Buffer.from(bigAfter).toString('base64'),
+    })
+    expect(got.text === expected).toBe(true)
+    expect(got.headers['content-type']).toBe('application/json')
+    expect(got.headers['content-length']).toBe(String(expected.length))
+  })
+
+  test('blame is the same JSON text as the serializer writes, streamed; a range past the end is refused as git refuses it', async () => {
+    const blame = (file: string, query = '') => request('GET', `${filesPath(project.id, file, '/blame')}?ref=main${query}`)
+    const small = await blame('small.txt')
+    expect(small.body.map((range: any) => range.lines)).toEqual([['a', 'b'], ['tail']])
+    const [bigCommit, tailCommit] = small.body.map((range: any) => range.commit)
+    const large = await blame('big.txt')
+    expect(large.status).toBe(200)
+    expect(large.headers['content-type']).toBe('application/json')
+    expect(large.headers['x-gitlab-size']).toBe(String(bigAfter.length))
+    const expected = JSON.stringify([
+      { commit: bigCommit, lines: bigLines },
+      { commit: tailCommit, lines: ['tail'] },
+    ])
+    expect(large.text === expected).toBe(true)
+    const ranged = await blame('big.txt', '&range[start]=119999&range[end]=120001')
+    expect(ranged.text).toBe(
+      JSON.stringify([
+        { commit: bigCommit, lines: ['line 119999', 'line 120000'] },
+        { commit: tailCommit, lines: ['tail'] },
+      ]),
+    )
+    const past = await blame('big.txt', '&range[start]=2&range[end]=120002')
+    expect(past.status).toBe(400)
+    expect(past.body).toEqual({ message: 'range is outside of the file length' })
+  })
+})
+
 describe('a project whose repository is gone from disk', () => {
   test("reads answer 404 Commit Not Found and writes 404 Repository Not Found, GitLab's words, never a 500", async () => {
     const project = await repository(owner)

@@ -1,10 +1,12 @@
+import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MissingParam, ParamError } from '../../core/errors.js'
 import type { ApiRouter } from '../../http/route.js'
 import { findProject } from '../access/index.js'
 import { contentOf } from '../commit-actions/index.js'
-import { blobContentType, blobDisposition } from '../repositories/index.js'
-import { contentDisposition, fileHeaders, presentBlameRange, presentFile } from './present.js'
+import { base64JsonStream, blobContentType, blobDisposition, destroyOnClose } from '../repositories/index.js'
+import { blameRangesOf, openBlame } from './blame.js'
+import { blameJsonOf, contentDisposition, fileHeaders, presentBlameRange, presentFile } from './present.js'
 import {
   BlameListResponse,
   BlameParams,
@@ -15,7 +17,7 @@ import {
   ReadFileParams,
   WriteFileParams,
 } from './schemas.js'
-import { blameRepositoryFile, createRepositoryFile, deleteRepositoryFile, readRepositoryFile, updateRepositoryFile } from './service.js'
+import { createRepositoryFile, deleteRepositoryFile, readRepositoryFile, updateRepositoryFile } from './service.js'
 
 const INVALID_FILE_PATH = 'file_path should be a valid file path'
 
@@ -94,7 +96,12 @@ export function registerRepositoryFileRoutes(api: ApiRouter) {
       const file = await readRepositoryFile(ctx, loaded, input.file_path, input.ref)
       sendHeaders(reply, fileHeaders(file))
       if (request.method === 'HEAD') return reply.send()
-      return (await blameRepositoryFile(ctx, loaded, file, range)).map(presentBlameRange)
+      const lines = await openBlame(ctx, loaded, file, range)
+      if (file.content !== null) return (await blameRangesOf(lines)).map(presentBlameRange)
+      // A large file's blame is written as git writes it (GitLab answers it whole, however large).
+      const body = Readable.from(blameJsonOf(lines), { objectMode: false })
+      destroyOnClose(body, reply.raw)
+      return reply.type('application/json').send(body)
     },
   )
 
@@ -104,12 +111,13 @@ export function registerRepositoryFileRoutes(api: ApiRouter) {
     if (input.ref !== undefined) requireNotBlank({ ref: input.ref })
     const loaded = await findProject(ctx, input.id)
     const file = await readRepositoryFile(ctx, loaded, input.file_path, input.ref)
-    const type = blobContentType(file.content)
+    const type = blobContentType(file.head)
     sendHeaders(reply, { ...NO_CACHE_HEADERS, ...fileHeaders(file) })
-    return reply
-      .header('content-type', type)
-      .header('content-disposition', contentDisposition(blobDisposition(type), file.name))
-      .send(file.content)
+    reply.header('content-type', type).header('content-disposition', contentDisposition(blobDisposition(type), file.name))
+    if (file.content !== null) return reply.send(file.content)
+    const body = await file.open()
+    destroyOnClose(body, reply.raw)
+    return reply.header('content-length', String(file.size)).send(body)
   })
 
   api.get(
@@ -125,7 +133,12 @@ export function registerRepositoryFileRoutes(api: ApiRouter) {
       sendHeaders(reply, fileHeaders(file))
       // HEAD answers the headers only (GL `head ":id/repository/files/:file_path"`).
       if (request.method === 'HEAD') return reply.send()
-      return presentFile(file)
+      if (file.content !== null) return presentFile({ ...file, content: file.content })
+      // GitLab loads a large file whole into the same JSON; it is written here as git streams it.
+      const json = presentFile({ ...file, content: Buffer.alloc(0) })
+      const { body, length } = base64JsonStream(json, 'content', await file.open(), file.size)
+      destroyOnClose(body, reply.raw)
+      return reply.type('application/json').header('content-length', String(length)).send(body)
     },
   )
 

@@ -1,9 +1,10 @@
+import type { Readable } from 'node:stream'
 import { createHash } from 'node:crypto'
 import type { Context } from '../../core/context.js'
-import { Forbidden, NotFound, Rejected } from '../../core/errors.js'
+import { Forbidden, NotFound } from '../../core/errors.js'
 import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
 import { commitChanges, lastCommitForPath, readNamedCommit } from '../commit-actions/index.js'
-import { codeDirectory, git, parseTree, readCommit, readObject, type FileChange, type ParsedCommit } from '../repositories/index.js'
+import { codeDirectory, openBlob, parseTree, readObject, readObjectOrLargeBlob, type FileChange } from '../repositories/index.js'
 
 // GL lib/api/files.rb and Files::CreateService, Files::UpdateService, Files::DeleteService.
 
@@ -18,7 +19,12 @@ export interface RepositoryFile {
   commitId: string
   lastCommitId: string
   executable: boolean
-  content: Buffer
+  /** The content; null for a blob over LARGE_BLOB_BYTES, whose bytes are only streamed (`open`). */
+  content: Buffer | null
+  /** The first bytes of the content, enough to tell its type. */
+  head: Buffer
+  /** The whole content as a stream from git. */
+  open: () => Promise<Readable>
 }
 
 /** A path that names nothing in a tree: empty or `.` segments, or characters cat-file could not be asked about. */
@@ -48,77 +54,26 @@ export async function readRepositoryFile(
   if (tree?.type !== 'tree') throw new NotFound('File')
   const entry = parseTree(tree.content, commit.oid.length).find((candidate) => candidate.name === name)
   if (!entry || entry.type !== 'blob') throw new NotFound('File')
-  const blob = await readObject(directory, entry.oid)
+  const blob = await readObjectOrLargeBlob(directory, entry.oid)
   if (blob?.type !== 'blob') throw new NotFound('File')
+  const [content, head, contentSha256] =
+    'large' in blob ? [null, blob.head, blob.sha256] : [blob.content, blob.content, createHash('sha256').update(blob.content).digest('hex')]
   const lastCommitId = (await lastCommitForPath(directory, commit.oid, filePath)) ?? commit.oid
   return {
     name,
     path: filePath,
     size: blob.size,
-    contentSha256: createHash('sha256').update(blob.content).digest('hex'),
+    contentSha256,
     // GL `blob_data` shows the ref as given: nothing when raw was asked without one.
     ref: ref ?? '',
     blobId: blob.oid,
     commitId: commit.oid,
     lastCommitId,
     executable: entry.mode === '100755',
-    content: blob.content,
+    content,
+    head,
+    open: () => openBlob(directory, blob.oid),
   }
-}
-
-export interface BlameRange {
-  commit: ParsedCommit
-  lines: string[]
-}
-
-/** `git blame --porcelain` as ranges of consecutive lines from one commit (GL Gitlab::Blame#groups). */
-function parseBlame(out: string): { oid: string; lines: string[] }[] {
-  const ranges: { oid: string; lines: string[] }[] = []
-  let current: string | null = null
-  for (const line of out.split('\n')) {
-    if (line.startsWith('\t')) {
-      const last = ranges[ranges.length - 1]
-      if (last && last.oid === current) last.lines.push(line.slice(1))
-      else if (current) ranges.push({ oid: current, lines: [line.slice(1)] })
-      continue
-    }
-    const header = /^([0-9a-f]{40}|[0-9a-f]{64}) \d+ \d+/.exec(line)
-    if (header) current = header[1]
-  }
-  return ranges
-}
-
-/**
- * The blame of a file at a ref (GL files.rb `/blame`), optionally of lines `range.start`..`range.end` (1-based,
- * inclusive): 400 when the start is past the end, or the range past the file.
- */
-export async function blameRepositoryFile(
-  ctx: Context,
-  loaded: LoadedProject,
-  file: RepositoryFile,
-  range: { start: number; end: number } | null,
-): Promise<BlameRange[]> {
-  const directory = codeDirectory(ctx, loaded)
-  if (range && range.start > range.end) throw new Rejected('range[start] must be less than or equal to range[end]')
-  const lineCount =
-    file.content.length === 0 ? 0 : file.content.toString('latin1').split('\n').length - (file.content.at(-1) === 0x0a ? 1 : 0)
-  // git refuses a range past the file's end, and Gitaly says so (RawBlame's OutOfRange); GitLab passes it on.
-  if (range && range.end > lineCount) throw new Rejected('range is outside of the file length')
-  const lines = range ? ['-L', `${range.start},${range.end}`] : []
-  if (lineCount === 0) return []
-  const out = await git(['--literal-pathspecs', 'blame', '--porcelain', ...lines, file.commitId, '--', file.path], { gitDir: directory })
-  const commits = new Map<string, ParsedCommit>()
-  const ranges: BlameRange[] = []
-  for (const { oid, lines: text } of parseBlame(out)) {
-    let commit = commits.get(oid)
-    if (!commit) {
-      commit = (await readCommit(directory, oid)) ?? undefined
-      if (!commit) continue
-      commits.set(oid, commit)
-    }
-    ranges.push({ commit, lines: text })
-  }
-  return ranges
 }
 
 export interface FileWrite {
