@@ -1,5 +1,7 @@
+import { jsonArray, keptJson } from '../../http/kept-json.js'
+import { serializerFor } from '../../http/route.js'
 import { textColorFor } from './color.js'
-import type { GroupLabelJson, ProjectLabelJson, PromotedLabelJson } from './schemas.js'
+import { GroupLabelJson, ProjectLabelJson, type PromotedLabelJson } from './schemas.js'
 import type { LabelView, PromotedLabelView } from './service.js'
 import { renderDescriptionHtml } from './text.js'
 
@@ -80,6 +82,24 @@ export function presentProjectLabel(view: LabelView): ProjectLabelJson {
     priority: view.priority,
     is_project_label: label.project_id !== null,
   }
+}
+
+/** What a label's entity shows besides its row, as a key of its kept JSON. */
+function viewKey(view: LabelView): string {
+  const { counts } = view
+  return `${view.subscribed} ${view.priority} ${counts ? `${counts.openIssues} ${counts.closedIssues} ${counts.openMergeRequests}` : '-'}`
+}
+
+/** A page of project labels as JSON, each kept with its row (http/kept-json.ts): lists show the same labels again and again. */
+export function projectLabelsJson(views: readonly LabelView[]): Buffer {
+  const serialize = serializerFor(ProjectLabelJson)
+  return jsonArray(views.map((view) => keptJson(view.label, viewKey(view), () => serialize(presentProjectLabel(view)))))
+}
+
+/** A page of group labels as JSON, likewise. */
+export function groupLabelsJson(views: readonly LabelView[]): Buffer {
+  const serialize = serializerFor(GroupLabelJson)
+  return jsonArray(views.map((view) => keptJson(view.label, viewKey(view), () => serialize(presentGroupLabel(view)))))
 }
 
 export function presentPromotedLabel(view: PromotedLabelView): PromotedLabelJson {

@@ -287,6 +287,24 @@ describe('changing project labels', () => {
     ])
   })
 
+  test("a list read before a subscription or a new priority shows each caller's own afterwards", async () => {
+    const { project } = await groupWithProject()
+    const label = await createTestLabel(db, { project, title: 'listed' })
+    const { token: alice } = await userWithToken()
+    const { token: bob } = await userWithToken()
+    const path = `/projects/${project.id}/labels`
+    const shown = async (token: string) => {
+      const res = await request('GET', path, { token })
+      expect([res.status, res.headers['content-type']]).toEqual([200, 'application/json'])
+      return res.body.map((entity: { subscribed: boolean; priority: number | null }) => [entity.subscribed, entity.priority])
+    }
+    expect([await shown(alice), await shown(bob)]).toEqual([[[false, null]], [[false, null]]])
+    expect((await request('POST', `${path}/${label.id}/subscribe`, { token: alice })).status).toBe(201)
+    expect([await shown(alice), await shown(bob)]).toEqual([[[true, null]], [[false, null]]])
+    expect((await request('PUT', `${path}/${label.id}`, { token: root, body: { priority: 3 } })).status).toBe(200)
+    expect([await shown(alice), await shown(bob)]).toEqual([[[true, 3]], [[false, 3]]])
+  })
+
   test('the deprecated PUT and DELETE name the label in the params', async () => {
     const { project } = await groupWithProject()
     const label = await createTestLabel(db, { project, title: 'legacy' })

@@ -3,7 +3,7 @@ import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { mergedParams, type ApiRouter } from '../../http/route.js'
-import { presentGroupLabel, presentProjectLabel, presentPromotedLabel } from './present.js'
+import { groupLabelsJson, presentGroupLabel, presentProjectLabel, presentPromotedLabel, projectLabelsJson } from './present.js'
 import {
   CreateGroupLabelParams,
   CreateProjectLabelParams,
@@ -108,7 +108,7 @@ export function registerLabelRoutes(api: ApiRouter) {
         perPage,
       })
       sendList(request, reply, ctx, list.page)
-      return list.views.map(presentProjectLabel)
+      return reply.type('application/json').send(projectLabelsJson(list.views))
     },
   )
 
@@ -192,7 +192,7 @@ export function registerLabelRoutes(api: ApiRouter) {
       perPage,
     })
     sendList(request, reply, ctx, list.page)
-    return list.views.map(presentGroupLabel)
+    return reply.type('application/json').send(groupLabelsJson(list.views))
   })
 
   api.get('/groups/:id/labels/:label_id', { params: ShowGroupLabelParams, response: { 200: GroupLabelJson } }, async (request) => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { jsonArray } from './fragments.js'
 import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -89,17 +88,4 @@ test('an owner whose lock runs out shows unlocked without any write', async () =
   expect((await listed(tokens.root, personal.id)).owner).toMatchObject({ locked: true })
   server.travel(11 * 60 * 1000)
   expect((await listed(tokens.root, personal.id)).owner).toMatchObject({ locked: false })
-})
-
-test('a joined page is answered again only for the very same entities in the same order', () => {
-  const [a, b, c] = ['{"id":1}', '{"id":2}', '{"id":3}'].map((json) => Buffer.from(json))
-  expect(jsonArray([]).toString()).toBe('[]')
-  const first = jsonArray([a, b])
-  expect(first.toString()).toBe('[{"id":1},{"id":2}]')
-  expect(jsonArray([a, b])).toBe(first)
-  // The same first entity, then another object with the same bytes or other bytes: joined anew.
-  expect(jsonArray([a, Buffer.from('{"id":2}')])).not.toBe(first)
-  expect(jsonArray([a, c]).toString()).toBe('[{"id":1},{"id":3}]')
-  expect(jsonArray([a, c, b]).toString()).toBe('[{"id":1},{"id":3},{"id":2}]')
-  expect(jsonArray([a]).toString()).toBe('[{"id":1}]')
 })
