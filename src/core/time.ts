@@ -3,9 +3,18 @@ export function isoTimestamp(date: Date): string {
   return date.toISOString()
 }
 
-/** 'YYYY-MM-DD' of a moment, in UTC. */
+const DAY_MS = 86_400_000
+let lastDay = NaN
+let lastText = ''
+
+/** 'YYYY-MM-DD' of a moment, in UTC; the last day's text is kept, as access checks ask for today's on every request. */
 export function isoDate(date: Date): string {
-  return date.toISOString().slice(0, 10)
+  const day = Math.floor(date.getTime() / DAY_MS)
+  if (day !== lastDay) {
+    lastText = date.toISOString().slice(0, 10)
+    lastDay = day
+  }
+  return lastText
 }
 
 export function addDays(date: Date, days: number): Date {
