@@ -110,6 +110,8 @@ export interface App {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
+const ROUTES_ENDING_IN_NAMES =
+  /\/(?:repository\/files\/:file_path|repository\/branches\/:branch|repository\/tags\/:tag_name|repository\/commits\/:sha|protected_(?:branches|tags)\/:name)$/
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
@@ -117,20 +119,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Every route's methods, so a known path with an unknown method gets 405 instead of 404. The router answering that
   // is built on the first such request: a second router over every route costs 3 MB that most processes never use.
   const routes: [method: string, url: string][] = []
-  let methodsByPath: ReturnType<typeof FindMyWay> | null = null
-  const allowedAt = (path: string) => {
-    if (!methodsByPath) {
-      methodsByPath = FindMyWay()
-      for (const [method, url] of routes) {
-        try {
-          methodsByPath.on(method as 'GET', url, () => {})
-        } catch {
-          // the same method and path twice (HEAD beside GET): already known
-        }
+  const routerOf = (isKept: (url: string) => boolean) => {
+    const router = FindMyWay()
+    for (const [method, url] of routes) {
+      if (!isKept(url)) continue
+      try {
+        router.on(method as 'GET', url, () => {})
+      } catch {
+        // the same method and path twice (HEAD beside GET): already known
       }
     }
-    const router = methodsByPath
+    return router
+  }
+  let methodsByPath: ReturnType<typeof FindMyWay> | null = null
+  const allowedAt = (path: string) => {
+    const router = (methodsByPath ??= routerOf(() => true))
     return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => router.find(m as 'GET', path))
+  }
+  // `.json` ends a path as Grape's format suffix, except where the path ends with a file path, branch, tag or commit:
+  // GitLab takes those whole (their NO_SLASH_URL_PART_REGEX requirement), so `files/x.json` names the file x.json.
+  let routesEndingInNames: ReturnType<typeof FindMyWay> | null = null
+  const endsInName = (method: string | undefined, path: string) => {
+    const router = (routesEndingInNames ??= routerOf((url) => ROUTES_ENDING_IN_NAMES.test(url)))
+    return [method ?? 'GET', 'GET'].some((candidate) => router.find(candidate as 'GET', path) !== null)
+  }
+  const withoutFormatSuffix = (method: string | undefined, url: string) => {
+    const path = url.split('?', 1)[0]
+    return path.endsWith('.json') && endsInName(method, path) ? url : rewriteUrl(url)
   }
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { ...redactingLoggerOptions(config.logLevel), stream: deps.logStream },
@@ -140,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true, querystringParser: parseQueryString },
-    rewriteUrl: (request) => rewriteUrl(request.url ?? '/'),
+    rewriteUrl: (request) => withoutFormatSuffix(request.method, request.url ?? '/'),
     clientErrorHandler: (error, socket) => handleClientError(error, socket, allowedAt),
     return503OnClosing: true,
     // Undecodable URLs and similar refusals by the router take GitLab's plain 400 too.

@@ -663,3 +663,41 @@ describe('writing files', () => {
     expect(asMaintainer.status, asMaintainer.text).toBe(201)
   })
 })
+
+describe('a .json suffix', () => {
+  test('names the file x.json and the branch a.json; elsewhere it is still the format suffix GitLab takes', async () => {
+    const project = await repository(owner)
+    const made = await request('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: {
+        branch: 'a.json',
+        start_branch: 'main',
+        commit_message: 'JSON',
+        actions: [{ action: 'create', file_path: 'x.json', content: '{}\n' }],
+      },
+    })
+    expect(made.status, made.text).toBe(201)
+    const file = await request('GET', `${filesPath(project.id, 'x.json')}?ref=a.json`, { token: owner.token })
+    expect(file.status, file.text).toBe(200)
+    expect(file.body).toMatchObject({
+      file_name: 'x.json',
+      file_path: 'x.json',
+      ref: 'a.json',
+      content: Buffer.from('{}\n').toString('base64'),
+    })
+    const head = await request('HEAD', `${filesPath(project.id, 'x.json')}?ref=a.json`, { token: owner.token })
+    expect(head.headers['x-gitlab-file-name']).toBe('x.json')
+    const branch = await request('GET', `/projects/${project.id}/repository/branches/a.json`, { token: owner.token })
+    expect([branch.status, branch.body.name]).toEqual([200, 'a.json'])
+    const commit = await request('GET', `/projects/${project.id}/repository/commits/a.json`, { token: owner.token })
+    expect([commit.status, commit.body.id]).toEqual([200, made.body.id])
+    expect((await request('GET', `${filesPath(project.id, 'x')}?ref=a.json`, { token: owner.token })).status).toBe(404)
+
+    const projectJson = await request('GET', `/projects/${project.id}.json`, { token: owner.token })
+    expect([projectJson.status, projectJson.body.id]).toEqual([200, project.id])
+    const branches = await request('GET', `/projects/${project.id}/repository/branches.json`, { token: owner.token })
+    expect(branches.body.map((listed: { name: string }) => listed.name)).toEqual(['a.json', 'main'])
+    const version = await request('GET', '/version.json', { token: owner.token })
+    expect(version.status).toBe(200)
+  })
+})
