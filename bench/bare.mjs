@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
+import { onCatFileAnswers } from './common.mjs'
 
 // { "GET /path": { status, headers: [[name, value], ...], body: base64 } or { status, headers, object } }
 const recorded = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'))
@@ -21,24 +22,7 @@ const responses = new Map(
 function catFile(gitDir) {
   const child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'ignore'] })
   const waiting = []
-  let buffered = Buffer.alloc(0)
-  let expected = -1
-  child.stdout.on('data', (chunk) => {
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
-    for (;;) {
-      if (expected < 0) {
-        const newline = buffered.indexOf(10)
-        if (newline < 0) return
-        expected = Number(buffered.toString('latin1', 0, newline).split(' ')[2])
-        buffered = buffered.subarray(newline + 1)
-      }
-      if (buffered.length < expected + 1) return
-      const content = buffered.subarray(0, expected)
-      buffered = buffered.subarray(expected + 1)
-      expected = -1
-      waiting.shift()(content)
-    }
-  })
+  onCatFileAnswers(child.stdout, (content) => waiting.shift()(content))
   return (object) =>
     new Promise((resolve) => {
       waiting.push(resolve)

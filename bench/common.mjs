@@ -199,6 +199,28 @@ export async function startSvc(env, { onStderr, nodeArgs = [], command = process
   return { child, readyMs: performance.now() - started }
 }
 
+/** Calls `onAnswer` with each object's content, in order, as `git cat-file --batch` writes them to `stdout`. */
+export function onCatFileAnswers(stdout, onAnswer) {
+  let buffered = Buffer.alloc(0)
+  let expected = -1
+  stdout.on('data', (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
+    for (;;) {
+      if (expected < 0) {
+        const newline = buffered.indexOf(10)
+        if (newline < 0) return
+        expected = Number(buffered.toString('latin1', 0, newline).split(' ')[2])
+        buffered = buffered.subarray(newline + 1)
+      }
+      if (buffered.length < expected + 1) return
+      const content = buffered.subarray(0, expected)
+      buffered = buffered.subarray(expected + 1)
+      expected = -1
+      onAnswer(content)
+    }
+  })
+}
+
 /** Prints rows as a table: the first column left-aligned, the others right-aligned. */
 export function printTable(rows) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)))

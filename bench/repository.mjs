@@ -9,7 +9,20 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { api, format, memory, printTable, recording, request, root, startBare, startSvc, stop, svcEnv } from './common.mjs'
+import {
+  api,
+  format,
+  memory,
+  onCatFileAnswers,
+  printTable,
+  recording,
+  request,
+  root,
+  startBare,
+  startSvc,
+  stop,
+  svcEnv,
+} from './common.mjs'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -79,9 +92,7 @@ export async function generateRepository(workDir) {
 /** Reads of one object per second from a warm `git cat-file --batch`, `inFlight` at a time, for `duration` seconds. */
 async function catFileRate(directory, object, inFlight, duration) {
   const child = spawn('git', ['--git-dir', directory, 'cat-file', '--batch'], { env: gitEnv, stdio: ['pipe', 'pipe', 'ignore'] })
-  let buffered = Buffer.alloc(0)
   let completed = 0
-  let expected = -1
   let deadline = 0
   let resolveDone
   const done = new Promise((resolve) => (resolveDone = resolve))
@@ -90,23 +101,11 @@ async function catFileRate(directory, object, inFlight, duration) {
     outstanding += 1
     child.stdin.write(`${object}\n`)
   }
-  child.stdout.on('data', (chunk) => {
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
-    for (;;) {
-      if (expected < 0) {
-        const newline = buffered.indexOf(10)
-        if (newline < 0) return
-        expected = Number(buffered.toString('latin1', 0, newline).split(' ')[2])
-        buffered = buffered.subarray(newline + 1)
-      }
-      if (buffered.length < expected + 1) return
-      buffered = buffered.subarray(expected + 1)
-      expected = -1
-      outstanding -= 1
-      completed += 1
-      if (performance.now() < deadline) ask()
-      else if (outstanding === 0) resolveDone()
-    }
+  onCatFileAnswers(child.stdout, () => {
+    outstanding -= 1
+    completed += 1
+    if (performance.now() < deadline) ask()
+    else if (outstanding === 0) resolveDone()
   })
   // Warm: one second unmeasured, then the measured run.
   deadline = performance.now() + 1000
