@@ -46,7 +46,7 @@ export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.
 export { pushCommitTitle } from './push-title.js'
 export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, patchIdBetween, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
-export { base64JsonStream, destroyOnClose, openGitOutput, readLines } from './stream.js'
+export { base64JsonStream, destroyOnClose, openGitOutput, readGitOutput, readLines } from './stream.js'
 export {
   closeObjectReader,
   isClientRevision,

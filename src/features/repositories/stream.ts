@@ -153,20 +153,21 @@ export function base64JsonStream(
   return { body, length }
 }
 
-/** The lines of a stream (without their line feeds), each whole, as they come. */
-export async function* readLines(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let carry: Buffer = Buffer.alloc(0)
+/** The lines of a stream (without their line feeds, or the `separator` byte), each whole, as they come. */
+export async function* readLines(source: AsyncIterable<Buffer>, separator = 0x0a): AsyncGenerator<Buffer> {
+  // The start of a line cut across pieces, joined once its end comes (a long line is not joined at every piece).
+  let carried: Buffer[] = []
   for await (const chunk of source) {
-    let data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
-    let newline = data.indexOf(0x0a)
-    while (newline >= 0) {
-      yield data.subarray(0, newline)
-      data = data.subarray(newline + 1)
-      newline = data.indexOf(0x0a)
+    let start = 0
+    for (let end = chunk.indexOf(separator); end >= 0; end = chunk.indexOf(separator, start)) {
+      const piece = chunk.subarray(start, end)
+      yield carried.length > 0 ? Buffer.concat([...carried, piece]) : piece
+      carried = []
+      start = end + 1
     }
-    carry = Buffer.from(data)
+    if (start < chunk.length) carried.push(chunk.subarray(start))
   }
-  if (carry.length > 0) yield carry
+  if (carried.length > 0) yield Buffer.concat(carried)
 }
 
 /** Ends a stream when the response it feeds closes before it is finished: the client went away. */

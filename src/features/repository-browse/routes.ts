@@ -24,7 +24,7 @@ import {
   MergeBaseParams,
   TreeListResponse,
 } from './schemas.js'
-import { listTree, treeKeysetPage } from './tree.js'
+import { listTree, openTree, treeKeysetPage, treeOffsetPage } from './tree.js'
 
 /** GL API::Helpers::HeadersHelpers#no_cache_headers (Gitlab::NoCacheHeaders). */
 const NO_CACHE_HEADERS = {
@@ -59,23 +59,17 @@ export function registerRepositoryBrowseRoutes(api: ApiRouter) {
     async (request, reply) => {
       const { ctx, input } = request
       if (input.pagination === 'none' && !input.recursive) throw new ParamError('pagination cannot be "none" unless "recursive" is true')
-      const items = await listTree(ctx, projectOf(request), { ref: input.ref, path: input.path, recursive: input.recursive })
-      if (input.pagination === 'none') return items.map(presentTreeObject)
+      const query = { ref: input.ref, path: input.path, recursive: input.recursive }
+      if (input.pagination === 'none') return (await listTree(ctx, projectOf(request), query)).map(presentTreeObject)
+      const listing = await openTree(ctx, projectOf(request), query)
       const { page, perPage } = offsetWindow(input, ctx.settings)
       if (input.pagination === 'keyset') {
-        const keyset = treeKeysetPage(items, input.page_token, perPage)
+        const keyset = await treeKeysetPage(listing, input.page_token, perPage)
         if (keyset.nextToken) setColumnKeysetHeaders(request, reply, ctx.config.externalUrl, { page_token: keyset.nextToken })
         return keyset.items.map(presentTreeObject)
       }
-      const start = (page - 1) * perPage
-      const rows = items.slice(start, start + perPage)
-      setOffsetHeaders(request, reply, ctx.config.externalUrl, {
-        rows,
-        page,
-        perPage,
-        total: items.length,
-        hasNext: start + perPage < items.length,
-      })
+      const { rows, hasNext, total } = await treeOffsetPage(listing, page, perPage)
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, { rows, page, perPage, total, hasNext })
       return rows.map(presentTreeObject)
     },
   )
