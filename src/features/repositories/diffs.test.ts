@@ -27,9 +27,11 @@ let work: string
 let gitDir: string
 const shas: string[] = []
 
-async function commitAll(message: string): Promise<string> {
+/** Commits everything in a work tree (its repository at `<tree>/.git`) and answers the commit. */
+async function commitTree(tree: string, message: string): Promise<string> {
+  const gitDir = path.join(tree, '.git')
   const env = {
-    GIT_WORK_TREE: work,
+    GIT_WORK_TREE: tree,
     GIT_AUTHOR_NAME: 'A',
     GIT_AUTHOR_EMAIL: 'a@example.com',
     GIT_COMMITTER_NAME: 'A',
@@ -39,6 +41,8 @@ async function commitAll(message: string): Promise<string> {
   await git(['commit', '--quiet', '--allow-empty', '-m', message], { gitDir, env })
   return (await git(['rev-parse', 'HEAD'], { gitDir })).trim()
 }
+
+const commitAll = (message: string) => commitTree(work, message)
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-diffs-'))
@@ -111,18 +115,7 @@ describe('past the limits', () => {
   let bigDir: string
   const bigShas: string[] = []
 
-  async function commitBig(message: string): Promise<string> {
-    const env = {
-      GIT_WORK_TREE: big,
-      GIT_AUTHOR_NAME: 'A',
-      GIT_AUTHOR_EMAIL: 'a@example.com',
-      GIT_COMMITTER_NAME: 'A',
-      GIT_COMMITTER_EMAIL: 'a@example.com',
-    }
-    await git(['add', '-A'], { gitDir: bigDir, env })
-    await git(['commit', '--quiet', '-m', message], { gitDir: bigDir, env })
-    return (await git(['rev-parse', 'HEAD'], { gitDir: bigDir })).trim()
-  }
+  const commitBig = (message: string) => commitTree(big, message)
 
   beforeAll(async () => {
     big = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-diffs-big-'))
