@@ -44,10 +44,16 @@ async function commitTree(tree: string, message: string): Promise<string> {
 
 const commitAll = (message: string) => commitTree(work, message)
 
+/** A new work tree with its repository, on main. */
+async function newWorkTree(prefix: string): Promise<string> {
+  const tree = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  await git(['init', '--quiet', '--initial-branch=main', tree])
+  return tree
+}
+
 beforeAll(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-diffs-'))
+  work = await newWorkTree('svc-diffs-')
   gitDir = path.join(work, '.git')
-  await git(['init', '--quiet', '--initial-branch=main', work])
   fs.writeFileSync(path.join(work, 'with space.txt'), 'one\n')
   fs.writeFileSync(path.join(work, 'script.sh'), 'echo\n')
   fs.writeFileSync(path.join(work, 'link-or-file'), 'a file\n')
@@ -118,9 +124,8 @@ describe('past the limits', () => {
   const commitBig = (message: string) => commitTree(big, message)
 
   beforeAll(async () => {
-    big = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-diffs-big-'))
+    big = await newWorkTree('svc-diffs-big-')
     bigDir = path.join(big, '.git')
-    await git(['init', '--quiet', '--initial-branch=main', big])
     fs.writeFileSync(path.join(big, 'seed'), 'seed\n')
     bigShas.push(await commitBig('seed'))
     // A file whose patch passes the per-file limit, between two small ones.
