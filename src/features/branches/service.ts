@@ -265,22 +265,17 @@ async function createDefaultBranch(ctx: Context, loaded: LoadedProject, director
   const branch = loaded.project.default_branch ?? 'main'
   if (!user || (await readBranchTip(directory, branch))) return
   await assertMayChangeRef(ctx, loaded, `refs/heads/${branch}`, 'create')
-  let created: string
-  try {
-    created = await commitFirstFile({
-      directory,
-      branch,
-      path: 'README.md',
-      content: '',
-      message: 'Add README.md',
-      author: { name: user.name, email: user.email },
-      at: ctx.now(),
-    })
-  } catch (error) {
-    // Another request made the branch first: it is there either way.
-    if (!(error instanceof GitError) || !(await readBranchTip(directory, branch))) throw error
-    return
-  }
+  const created = await commitFirstFile({
+    directory,
+    branch,
+    path: 'README.md',
+    content: '',
+    message: 'Add README.md',
+    author: { name: user.name, email: user.email },
+    at: ctx.now(),
+  })
+  // Another request made the branch first: it is there either way.
+  if (created === null) return
   await recordBranchEvent(ctx, loaded, directory, branch, null, created)
 }
 

@@ -67,11 +67,6 @@ export async function lastCommitForPath(directory: string, revision: string, fil
   return found
 }
 
-/** How many commits `to` brings that `from` did not have. */
-export async function countNewCommits(directory: string, to: string, from: string): Promise<number> {
-  return Number((await git(['rev-list', '--count', to, '--not', from], { gitDir: directory })).trim())
-}
-
 /** Copies a commit and what it needs from another repository (a fork's upstream) unless it is there already. */
 export async function fetchCommit(directory: string, source: string, oid: string): Promise<void> {
   if ((await readObjectHeader(directory, oid))?.type === 'commit') return

@@ -6,6 +6,7 @@ import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
 import {
   codeDirectory,
+  countNewCommits,
   diffStats,
   FileChangeError,
   identityOf,
@@ -25,7 +26,7 @@ import {
   type ParsedCommit,
 } from '../repositories/index.js'
 import { decodeActions } from './actions.js'
-import { countNewCommits, fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
+import { fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 

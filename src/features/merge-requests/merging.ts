@@ -4,20 +4,18 @@ import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../c
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { recordStateChange } from '../issuables/index.js'
-import { pushCommitTitle, refreshRepositoryState, type GitIdentity as Identity } from '../repositories/index.js'
+import {
+  countNewCommits,
+  moveRefIfUnchanged,
+  pushCommitTitle,
+  readCommit,
+  refreshRepositoryState,
+  writeCommitObject,
+  type GitIdentity as Identity,
+} from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
-import {
-  deleteRef,
-  describeUpdate,
-  mergeRequestHeadRef,
-  mergeTree,
-  moveRef,
-  readBranch,
-  treeOf,
-  writeCommit,
-  writeRef,
-} from './repository.js'
+import { deleteRef, mergeRequestHeadRef, mergeTree, readBranch, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
@@ -125,8 +123,10 @@ async function mergeInRepository(
   let source = facts.sourceSha!
   let squashCommitSha: string | null = null
   if (messages.squash !== null) {
-    squashCommitSha = await writeCommit(targetDir, {
-      tree: await treeOf(targetDir, source),
+    const sourceCommit = await readCommit(targetDir, source)
+    if (!sourceCommit) return null
+    squashCommitSha = await writeCommitObject(targetDir, {
+      tree: sourceCommit.tree,
       parents: [facts.baseSha!],
       message: messages.squash,
       author: people.author,
@@ -140,7 +140,7 @@ async function mergeInRepository(
   if (project.merge_method !== 'ff') {
     const tree = await mergeTree(targetDir, targetSha, source)
     if (tree === null) return null
-    head = await writeCommit(targetDir, {
+    head = await writeCommitObject(targetDir, {
       tree,
       parents: [targetSha, source],
       message: messages.merge,
@@ -150,7 +150,7 @@ async function mergeInRepository(
     })
     mergeCommitSha = head
   }
-  if (!(await moveRef(targetDir, `refs/heads/${row.target_branch}`, head, targetSha))) return null
+  if (!(await moveRefIfUnchanged(targetDir, `refs/heads/${row.target_branch}`, head, targetSha))) return null
   return { head, mergeCommitSha, squashCommitSha }
 }
 
@@ -192,7 +192,8 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   await writeRef(branches.targetDir, headRef, sourceSha)
   const merged = await mergeInRepository(branches, row, project, messages, { merger: identityOf(user), author: identityOf(author) }, now)
   if (merged === null) throw new Unprocessable(CANNOT_MERGE)
-  const update = await describeUpdate(branches.targetDir, branches.facts.targetSha!, merged.head)
+  const newCommits = await countNewCommits(branches.targetDir, merged.head, branches.facts.targetSha!)
+  const headMessage = (await readCommit(branches.targetDir, merged.head))?.message ?? null
   const noteable = { type: 'MergeRequest' as const, id: row.id, projectId: project.id }
   const saved = await ctx.db.transaction().execute(async (trx) => {
     const updated = await updateMergeRequestRow(trx, row.id, {
@@ -207,7 +208,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
       projectId: project.id,
       authorId: user.id,
       at: now,
-      payload: pushPayload(row.target_branch, 'pushed', branches.facts.targetSha, merged.head, update.count, update.message),
+      payload: pushPayload(row.target_branch, 'pushed', branches.facts.targetSha, merged.head, newCommits, headMessage),
     })
     await recordStateChange(trx, noteable, user.id, 'merged', now)
     return updated

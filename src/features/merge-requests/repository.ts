@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { commitEnvironment, git, GitError, type GitIdentity } from '../repositories/index.js'
+import { git, GitError } from '../repositories/index.js'
 
 /** What git says of one merge request's branches; null fields are missing branches. */
 export interface BranchFacts {
@@ -105,41 +105,6 @@ export async function readBranchFacts(gitDir: string, sourceSha: string | null, 
   return { sourceSha, targetSha, baseSha, hasCommits, fastForwardPossible, conflicts }
 }
 
-export interface NewCommit {
-  tree: string
-  parents: string[]
-  message: string
-  author: GitIdentity
-  committer: GitIdentity
-  at: Date
-}
-
-/** Writes a commit object (no ref moves). */
-export async function writeCommit(gitDir: string, commit: NewCommit): Promise<string> {
-  const env = commitEnvironment(commit.author, commit.committer, commit.at)
-  const parents = commit.parents.flatMap((parent) => ['-p', parent])
-  // The message goes through standard input so that it is kept byte for byte (no -m paragraph handling).
-  return (await git(['commit-tree', commit.tree, ...parents], { gitDir, env, input: commit.message })).trim()
-}
-
-export async function treeOf(gitDir: string, commit: string): Promise<string> {
-  return (await git(['rev-parse', '--verify', `${commit}^{tree}`], { gitDir })).trim()
-}
-
-/**
- * Moves a ref to `newSha` only if it still points at `oldSha` (null: only if it does not exist), so that a push that
- * landed in between is never overwritten. Answers whether the ref was moved.
- */
-export async function moveRef(gitDir: string, ref: string, newSha: string, oldSha: string | null): Promise<boolean> {
-  try {
-    await git(['update-ref', ref, newSha, oldSha ?? ''], { gitDir })
-    return true
-  } catch (error) {
-    if (error instanceof GitError) return false
-    throw error
-  }
-}
-
 /** Points a ref at a commit, whatever it pointed at before. */
 export async function writeRef(gitDir: string, ref: string, sha: string): Promise<void> {
   await git(['update-ref', ref, sha], { gitDir })
@@ -154,11 +119,4 @@ export async function deleteRef(gitDir: string, ref: string, oldSha: string): Pr
     if (error instanceof GitError) return false
     throw error
   }
-}
-
-/** How many commits `to` has that `from` lacks, and the title of `to` (for push event payloads). */
-export async function describeUpdate(gitDir: string, from: string, to: string): Promise<{ count: number; message: string }> {
-  const count = Number((await git(['rev-list', '--count', to, '--not', from], { gitDir })).trim())
-  const message = await git(['log', '-1', '--format=%B', to], { gitDir })
-  return { count, message }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { commitEnvironment, git, GitError, type GitIdentity } from './git.js'
-import { parseTree, readObject, type TreeEntry } from './objects.js'
+import { parseTree, readCommit, readObject, type TreeEntry } from './objects.js'
 
 /** A file written (added or replaced) or removed by a commit. */
 export type TreeChange = { path: string; content: string } | { path: string; remove: true }
@@ -13,7 +13,7 @@ export interface FilesCommit {
   /** Applied in order on top of the branch's tree, or of an empty tree when the branch does not exist yet. */
   changes: readonly TreeChange[]
   message: string
-  author: { name: string; email: string }
+  author: GitIdentity
   at: Date
 }
 
@@ -35,7 +35,7 @@ function treeProblem(paths: ReadonlySet<string>): string | null {
 }
 
 /** The commit a branch points at, or null when there is no such branch. */
-export async function branchCommit(directory: string, branch: string): Promise<string | null> {
+async function branchCommit(directory: string, branch: string): Promise<string | null> {
   try {
     return (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { gitDir: directory })).trim()
   } catch (error) {
@@ -45,47 +45,58 @@ export async function branchCommit(directory: string, branch: string): Promise<s
 }
 
 /**
- * Commits several file changes as one commit with plumbing and a temporary index (no working tree), authored and
- * committed by `author` at `at`. The branch moves only if it still points where it did, so a concurrent commit fails
- * this one instead of being lost. Returns the new commit.
+ * Commits several file changes as one commit: each written path is added or replaced with a regular file, each removed
+ * one goes. The branch moves only if it still points where it did, so a concurrent commit fails this one instead of
+ * being lost. Returns the new commit.
  */
 export async function commitFiles(commit: FilesCommit): Promise<string> {
-  const gitDir = commit.directory
-  const parent = await branchCommit(gitDir, commit.branch)
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-index-'))
-  const env = { GIT_INDEX_FILE: path.join(scratch, 'index') }
-  try {
-    if (parent) await git(['read-tree', parent], { gitDir, env })
-    else await git(['read-tree', '--empty'], { gitDir, env })
-    const paths = new Set(parent ? (await git(['ls-tree', '-r', '-z', '--name-only', parent], { gitDir })).split('\0').filter(Boolean) : [])
-    for (const change of commit.changes) {
-      if ('remove' in change) paths.delete(change.path)
-      else paths.add(change.path)
+  const { directory } = commit
+  const parent = await branchCommit(directory, commit.branch)
+  const listed = parent ? await git(['ls-tree', '-r', '-z', '--name-only', parent], { gitDir: directory }) : ''
+  const paths = new Set(listed.split('\0').filter(Boolean))
+  const changes: FileChange[] = []
+  for (const change of commit.changes) {
+    if ('remove' in change) {
+      if (paths.delete(change.path)) changes.push({ kind: 'delete', path: change.path })
+      continue
     }
-    const problem = treeProblem(paths)
-    if (problem) throw new InvalidTreeError(problem)
-    // One `--index-info` batch, read in order; mode 0 removes a path.
-
-    const zero = '0'.repeat((await git(['rev-parse', '--show-object-format'], { gitDir })).trim() === 'sha256' ? 64 : 40)
-    const lines: string[] = []
-    for (const change of commit.changes) {
-      if ('remove' in change) {
-        lines.push(`0 ${zero}\t${change.path}\0`)
-      } else {
-        const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: change.content })).trim()
-        lines.push(`100644 ${blob}\t${change.path}\0`)
-      }
-    }
-    await git(['update-index', '-z', '--index-info'], { gitDir, env, input: lines.join('') })
-    const tree = (await git(['write-tree'], { gitDir, env })).trim()
-    const identity = commitEnvironment(commit.author, commit.author, commit.at)
-    const parents = parent ? ['-p', parent] : []
-    const sha = (await git(['commit-tree', tree, ...parents, '-m', commit.message], { gitDir, env: identity })).trim()
-    await git(['update-ref', `refs/heads/${commit.branch}`, sha, parent ?? ''], { gitDir })
-    return sha
-  } finally {
-    await fs.rm(scratch, { recursive: true, force: true })
+    const content = Buffer.from(change.content)
+    changes.push(
+      paths.has(change.path)
+        ? { kind: 'update', path: change.path, content }
+        : { kind: 'create', path: change.path, content, executable: false },
+    )
+    paths.add(change.path)
   }
+  const problem = treeProblem(paths)
+  if (problem) throw new InvalidTreeError(problem)
+  const parentTree = parent ? ((await readCommit(directory, parent))?.tree ?? null) : null
+  const tree = await writeChangedTree(directory, parentTree, changes)
+  const { author, at, message } = commit
+  const oid = await writeCommitObject(directory, { tree, parents: parent ? [parent] : [], message, author, committer: author, at })
+  if (!(await moveRefIfUnchanged(directory, `refs/heads/${commit.branch}`, oid, parent))) {
+    throw new Error(`refs/heads/${commit.branch} moved while a commit was written on it`)
+  }
+  return oid
+}
+
+export interface InitialCommit {
+  directory: string
+  branch: string
+  path: string
+  content: string
+  message: string
+  author: GitIdentity
+  at: Date
+}
+
+/** Commits one file onto a new branch and answers the commit; null when the branch exists already. */
+export async function commitFirstFile(commit: InitialCommit): Promise<string | null> {
+  const { directory, author, at, message } = commit
+  const file: FileChange = { kind: 'create', path: commit.path, content: Buffer.from(commit.content), executable: false }
+  const tree = await writeChangedTree(directory, null, [file])
+  const oid = await writeCommitObject(directory, { tree, parents: [], message, author, committer: author, at })
+  return (await moveRefIfUnchanged(directory, `refs/heads/${commit.branch}`, oid, null)) ? oid : null
 }
 
 // ----- Commits built from file actions (GL Gitaly UserCommitFiles), and ref moves that lose races cleanly -----

@@ -79,6 +79,11 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
   })
 }
 
+/** How many commits `to` brings that `from` did not have. */
+export async function countNewCommits(directory: string, to: string, from: string): Promise<number> {
+  return Number((await git(['rev-list', '--count', to, '--not', from], { gitDir: directory })).trim())
+}
+
 /** Whether `ancestor` is `descendant` or one of its ancestors (false when either is missing here). */
 export async function isAncestor(directory: string, ancestor: string, descendant: string): Promise<boolean> {
   try {

@@ -10,7 +10,7 @@ import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 import { canReadCode, type LoadedProject } from '../access/index.js'
 import { repositoryExists } from './files.js'
-import { commitEnvironment, git } from './git.js'
+import { git } from './git.js'
 import {
   markContainerReadOnly,
   setContainerWritable,
@@ -20,10 +20,10 @@ import {
   type RepositoryState,
 } from './store.js'
 
-export { commitEnvironment, git, gitEnvironment, GitError, identityOf, identityText, isAncestor, type GitIdentity } from './git.js'
+export { countNewCommits, git, gitEnvironment, GitError, identityOf, identityText, isAncestor, type GitIdentity } from './git.js'
 export {
-  branchCommit,
   commitFiles,
+  commitFirstFile,
   DIRECTORY_EXISTS,
   DIRECTORY_TRAVERSAL,
   EMPTY_PATH,
@@ -162,28 +162,6 @@ export async function createRepository(config: Config, repository: NewRepository
     directory,
   ])
   return directory
-}
-
-export interface InitialCommit {
-  directory: string
-  branch: string
-  path: string
-  content: string
-  message: string
-  author: { name: string; email: string }
-  at: Date
-}
-
-/** Commits one file onto a new branch with plumbing only (hash-object, mktree, commit-tree, update-ref): no working tree. */
-export async function commitFirstFile(commit: InitialCommit): Promise<string> {
-  const gitDir = commit.directory
-  const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: commit.content })).trim()
-  const tree = (await git(['mktree'], { gitDir, input: `100644 blob ${blob}\t${commit.path}\n` })).trim()
-  const env = commitEnvironment(commit.author, commit.author, commit.at)
-  const sha = (await git(['commit-tree', tree, '-m', commit.message], { gitDir, env })).trim()
-  // The zero old value makes update-ref refuse if the branch somehow exists already.
-  await git(['update-ref', `refs/heads/${commit.branch}`, sha, ''], { gitDir })
-  return sha
 }
 
 /** Removes a repository directory; a missing one is fine. */
