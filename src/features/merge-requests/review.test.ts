@@ -358,3 +358,39 @@ describe('once merged', () => {
     expect(unrelated.body).toEqual([])
   })
 })
+
+describe('a merge request with more files than a diff shows', () => {
+  test('changes, access_raw_diffs and a version show the files GitLab stores; raw_diffs streams the whole patch', async () => {
+    await gitOk(dir, 'checkout', '--quiet', '-b', 'wide', base)
+    fs.mkdirSync(path.join(dir, 'wide'))
+    for (let index = 0; index < 1_005; index += 1)
+      fs.writeFileSync(path.join(dir, `wide/f${String(index).padStart(4, '0')}.txt`), `${index}\n`)
+    await gitOk(dir, 'add', 'wide')
+    await gitOk(dir, 'commit', '--quiet', '-m', 'Many files')
+    const head = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
+    await gitOk(dir, 'push', '--quiet', 'origin', 'wide')
+    const created = await request('POST', `/projects/${project.id}/merge_requests`, {
+      token: owner.token,
+      body: { source_branch: 'wide', target_branch: 'main', title: 'Wide' },
+    })
+    expect(created.status, created.text).toBe(201)
+    const wide = (suffix: string) =>
+      request('GET', `/projects/${project.id}/merge_requests/${created.body.iid}${suffix}`, { token: developer.token })
+
+    const limited = await wide('/changes')
+    expect([limited.body.overflow, limited.body.changes.length, limited.body.changes_count]).toEqual([true, 1_000, '1000+'])
+    const raw = await wide('/changes?access_raw_diffs=true')
+    expect([raw.body.overflow, raw.body.changes.length]).toEqual([false, 1_000])
+    expect(raw.body.changes).toEqual(limited.body.changes)
+    const [version] = (await wide('/versions')).body
+    const full = await wide(`/versions/${version.id}`)
+    expect(full.body.diffs.length).toBe(1_000)
+    expect(full.body.diffs.at(-1).new_path).toBe('wide/f0999.txt')
+
+    const patch = await wide('/raw_diffs')
+    expect(patch.status).toBe(200)
+    expect(patch.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(patch.text === (await gitOk(dir, 'diff', '--full-index', base, head))).toBe(true)
+    expect(patch.text.split('\ndiff --git ').length).toBe(1_005)
+  })
+})
