@@ -1,11 +1,9 @@
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
-import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
-import { GitClient, repoUrl } from '../../testing/git.js'
+import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { addProjectMember, cloneProject, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -13,43 +11,12 @@ let db: TestServer['database']['db']
 const gitClient = new GitClient()
 const gitOk = (cwd: string, ...args: string[]) => gitClient.ok(cwd, ...args)
 
-interface Person {
-  user: User
-  token: string
-  password: string
-}
-
 let sequence = 0
 
-async function person(name: string): Promise<Person> {
-  const password = `${name}-secret-1`
-  const user = await createTestUser(db, { username: name, name: `${name[0].toUpperCase()}${name.slice(1)}`, password })
-  return { user, token: (await createTestToken(db, user)).value, password }
-}
-
-async function projectRow(id: number): Promise<ProjectRow> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-}
-
-async function member(who: Person, projectId: number, accessLevel: number) {
-  await addTestMember(db, { user: who.user, project: await projectRow(projectId), accessLevel })
-}
-
 /** A public project with a README commit on main, made through the API by `owner`. */
-async function repository(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+function repository(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
   sequence += 1
-  const res = await request('POST', '/projects', {
-    token: owner.token,
-    body: { name: `Repo ${sequence}`, initialize_with_readme: true, visibility: 'public', ...body },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.body
-}
-
-async function cloneAs(who: Person, fullPath: string): Promise<string> {
-  const { run, dir } = await gitClient.clone(repoUrl(server.url, fullPath, who.user.username, who.password))
-  expect(run.code, run.stderr).toBe(0)
-  return dir
+  return createRepositoryProject(request, owner, { name: `Repo ${sequence}`, ...body })
 }
 
 let owner: Person
@@ -60,9 +27,9 @@ beforeAll(async () => {
   server = await startTestServer()
   request = client(`${server.url}/api/v4`)
   db = server.database.db
-  owner = await person('olive')
-  developer = await person('dev')
-  reporter = await person('rita')
+  owner = await createPerson(db, 'olive')
+  developer = await createPerson(db, 'dev')
+  reporter = await createPerson(db, 'rita')
 })
 
 afterAll(async () => {
@@ -75,7 +42,7 @@ const encoded = (name: string) => encodeURIComponent(name)
 describe('a branch', () => {
   test('reads as GitLab shows it: its commit, protection and what the caller may do', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
+    await addProjectMember(db, developer, project.id, 30)
     const res = await request('GET', `/projects/${project.id}/repository/branches/main`, { token: developer.token })
     expect(res.status, res.text).toBe(200)
     const sha = res.body.commit.id
@@ -124,7 +91,7 @@ describe('a branch', () => {
 
   test('is created from a branch, a tag or a sha, with slashes in its name, and deleted', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
+    await addProjectMember(db, developer, project.id, 30)
     const main = (await request('GET', `/projects/${project.id}/repository/branches/main`, { token: owner.token })).body.commit.id
     const created = await request('POST', `/projects/${project.id}/repository/branches`, {
       token: developer.token,
@@ -208,8 +175,8 @@ describe('a branch', () => {
 
   test('creation refuses what GitLab refuses, with its messages, and changes nothing', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
-    await member(reporter, project.id, 20)
+    await addProjectMember(db, developer, project.id, 30)
+    await addProjectMember(db, reporter, project.id, 20)
     const create = (who: Person, body: Record<string, unknown>) =>
       request('POST', `/projects/${project.id}/repository/branches`, { token: who.token, body })
     expect(await create(developer, { branch: 'main', ref: 'main' })).toMatchObject({
@@ -258,8 +225,8 @@ describe('a branch', () => {
 
   test('deletion refuses the default branch and, below Maintainer, protected ones', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
-    await member(reporter, project.id, 20)
+    await addProjectMember(db, developer, project.id, 30)
+    await addProjectMember(db, reporter, project.id, 20)
     const main = await request('DELETE', `/projects/${project.id}/repository/branches/main`, { token: owner.token })
     expect(main).toMatchObject({ status: 400, body: { message: 'The default branch of a project cannot be deleted.' } })
     await request('POST', `/projects/${project.id}/protected_branches`, { token: owner.token, body: { name: 'release/*' } })
@@ -346,7 +313,7 @@ describe('a branch', () => {
 describe("the branches API's own protect and unprotect", () => {
   test('Maintainers protect a branch by name, Developers allowed as asked, and unprotect it', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
+    await addProjectMember(db, developer, project.id, 30)
     await request('POST', `/projects/${project.id}/repository/branches`, { token: owner.token, body: { branch: 'topic/x', ref: 'main' } })
     const path = `/projects/${project.id}/repository/branches/${encoded('topic/x')}`
     const byDeveloper = await request('PUT', `${path}/protect`, { token: developer.token })
@@ -434,8 +401,8 @@ describe('the branch list', () => {
 
   test('tells which branches the default branch contains, and merged ones are deleted together', async () => {
     const project = await repository()
-    await member(developer, project.id, 30)
-    const dir = await cloneAs(owner, project.path_with_namespace)
+    await addProjectMember(db, developer, project.id, 30)
+    const dir = await cloneProject(server, gitClient, owner, project.path_with_namespace)
     await gitOk(dir, 'checkout', '--quiet', '-b', 'old')
     await gitOk(dir, 'commit', '--quiet', '--allow-empty', '-m', 'Old work')
     await gitOk(dir, 'checkout', '--quiet', 'main')

@@ -1,11 +1,11 @@
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
+import { addTestMember } from '../../testing/factories.js'
 import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { projectRepositoryDirectory } from '../repositories/index.js'
 
 let server: TestServer
@@ -13,31 +13,16 @@ let request: ReturnType<typeof client>
 let db: TestServer['database']['db']
 const gitClient = new GitClient()
 
-interface Person {
-  user: User
-  token: string
-}
-
 let sequence = 0
-
-async function person(name: string): Promise<Person> {
-  const user = await createTestUser(db, { username: name, name: `${name[0].toUpperCase()}${name.slice(1)}`, email: `${name}@example.com` })
-  return { user, token: (await createTestToken(db, user)).value }
-}
 
 async function projectRow(id: number): Promise<ProjectRow> {
   return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 }
 
 /** A public project with a README commit on main, made through the API by `who`. */
-async function repository(who: Person): Promise<Record<string, any>> {
+function repository(who: Person): Promise<Record<string, any>> {
   sequence += 1
-  const res = await request('POST', '/projects', {
-    token: who.token,
-    body: { name: `Repo ${sequence}`, initialize_with_readme: true, visibility: 'public' },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.body
+  return createRepositoryProject(request, who, { name: `Repo ${sequence}` })
 }
 
 /** git over the project's bare repository, as svc stores it. */
@@ -70,9 +55,9 @@ beforeAll(async () => {
   server.freeze(new Date(AT))
   request = client(`${server.url}/api/v4`)
   db = server.database.db
-  owner = await person('olive')
-  developer = await person('devon')
-  reporter = await person('remy')
+  owner = await createPerson(db, 'olive', { email: 'olive@example.com' })
+  developer = await createPerson(db, 'devon', { email: 'devon@example.com' })
+  reporter = await createPerson(db, 'remy', { email: 'remy@example.com' })
 })
 
 afterAll(async () => {

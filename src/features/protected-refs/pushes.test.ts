@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
-import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
 import { GitClient, repoUrl } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { addProjectMember, cloneProject, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -12,38 +10,20 @@ let db: TestServer['database']['db']
 const gitClient = new GitClient()
 const gitOk = (cwd: string, ...args: string[]) => gitClient.ok(cwd, ...args)
 
-interface Person {
-  user: User
-  token: string
-  password: string
-}
-
 let sequence = 0
-
-async function person(name: string): Promise<Person> {
-  const password = `${name}-secret-1`
-  const user = await createTestUser(db, { username: name, name: `${name[0].toUpperCase()}${name.slice(1)}`, password })
-  return { user, token: (await createTestToken(db, user)).value, password }
-}
-
-async function projectRow(id: number): Promise<ProjectRow> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-}
 
 /** A project of `owner` with a README on main, a Developer and a Maintainer. */
 async function repository(body: Record<string, unknown> = { initialize_with_readme: true }): Promise<Record<string, any>> {
   sequence += 1
-  const res = await request('POST', '/projects', { token: owner.token, body: { name: `Pushes ${sequence}`, ...body } })
-  expect(res.status, res.text).toBe(201)
-  await addTestMember(db, { user: developer.user, project: await projectRow(res.body.id), accessLevel: 30 })
-  await addTestMember(db, { user: maintainer.user, project: await projectRow(res.body.id), accessLevel: 40 })
-  return res.body
-}
-
-async function cloneAs(who: Person, fullPath: string): Promise<string> {
-  const { run, dir } = await gitClient.clone(repoUrl(server.url, fullPath, who.user.username, who.password))
-  expect(run.code, run.stderr).toBe(0)
-  return dir
+  const project = await createRepositoryProject(request, owner, {
+    name: `Pushes ${sequence}`,
+    initialize_with_readme: false,
+    visibility: 'private',
+    ...body,
+  })
+  await addProjectMember(db, developer, project.id, 30)
+  await addProjectMember(db, maintainer, project.id, 40)
+  return project
 }
 
 async function commit(dir: string, message: string): Promise<string> {
@@ -80,9 +60,9 @@ beforeAll(async () => {
   server = await startTestServer()
   request = client(`${server.url}/api/v4`)
   db = server.database.db
-  owner = await person('olga')
-  developer = await person('devon')
-  maintainer = await person('mona')
+  owner = await createPerson(db, 'olga')
+  developer = await createPerson(db, 'devon')
+  maintainer = await createPerson(db, 'mona')
 })
 
 afterAll(async () => {
@@ -106,12 +86,12 @@ describe('a push to a protected branch', () => {
   test("a new project's default branch refuses a Developer's push, with GitLab's message, and takes a Maintainer's", async () => {
     const project = await repository()
     const before = await remoteRef(project, 'refs/heads/main')
-    const dir = await cloneAs(developer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, developer, project.path_with_namespace)
     await commit(dir, 'By a developer')
     expectDeclined(await push(dir, 'main'), MESSAGES.push, ['main -> main'])
     expect(await remoteRef(project, 'refs/heads/main')).toBe(before)
 
-    const mine = await cloneAs(maintainer, project.path_with_namespace)
+    const mine = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     const sha = await commit(mine, 'By a maintainer')
     const run = await push(mine, 'main')
     expect(run.code, run.stderr).toBe(0)
@@ -123,7 +103,7 @@ describe('a push to a protected branch', () => {
 
   test('a force push is refused unless the rule allows it, a fast-forward is not', async () => {
     const project = await repository()
-    const dir = await cloneAs(maintainer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     const first = await commit(dir, 'First')
     expect((await push(dir, 'main')).code).toBe(0)
     await gitOk(dir, 'reset', '--quiet', '--hard', 'HEAD~1')
@@ -144,10 +124,10 @@ describe('a push to a protected branch', () => {
   test('deleting a protected branch is for the web interface; the default branch never goes', async () => {
     const project = await repository()
     await request('POST', `/projects/${project.id}/protected_branches`, { token: owner.token, body: { name: 'stable' } })
-    const dir = await cloneAs(maintainer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     expect((await push(dir, 'main:stable')).code).toBe(0)
     expectDeclined(await push(dir, '--delete', 'stable'), MESSAGES.deleteNonWeb, ['stable'])
-    const developerDir = await cloneAs(developer, project.path_with_namespace)
+    const developerDir = await cloneProject(server, gitClient, developer, project.path_with_namespace)
     expectDeclined(await push(developerDir, '--delete', 'stable'), MESSAGES.deleteNonMaintainer, ['stable'])
     expectDeclined(await push(dir, '--delete', 'main'), MESSAGES.deleteDefault, ['main'])
     expect(await remoteRef(project, 'refs/heads/stable')).not.toBeNull()
@@ -161,19 +141,19 @@ describe('a push to a protected branch', () => {
       body: { name: 'release/*', push_access_level: 40, merge_access_level: 40 },
     })
     expect(res.status, res.text).toBe(201)
-    const dir = await cloneAs(developer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, developer, project.path_with_namespace)
     await gitOk(dir, 'checkout', '--quiet', '-b', 'feature')
     await commit(dir, 'Feature')
     expectDeclined(await push(dir, 'feature', 'feature:release/1.0'), MESSAGES.create, ['feature -> feature', 'feature -> release/1.0'])
     expect(await remoteRef(project, 'refs/heads/feature')).toBeNull()
     expect((await push(dir, 'feature', 'feature:releases')).code).toBe(0)
-    const mine = await cloneAs(maintainer, project.path_with_namespace)
+    const mine = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     expect((await push(mine, 'main:release/1.0')).code).toBe(0)
   })
 
   test('Developers push once the rule lets them, or once the branch is unprotected', async () => {
     const project = await repository()
-    const dir = await cloneAs(developer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, developer, project.path_with_namespace)
     await commit(dir, 'One')
     expectDeclined(await push(dir, 'main'), MESSAGES.push, ['main -> main'])
     const updated = await request('PATCH', `/projects/${project.id}/protected_branches/main`, {
@@ -224,7 +204,7 @@ describe('a push to a protected branch', () => {
 describe('names GitLab refuses in a push', () => {
   test('a 40-character hexadecimal branch, a tag named like a sha, a tag named as the default branch', async () => {
     const project = await repository()
-    const dir = await cloneAs(maintainer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     const hex = 'a'.repeat(40)
     expectDeclined(await push(dir, `main:${hex}`), 'You cannot create a branch with a 40-character hexadecimal branch name.', [
       `main -> ${hex}`,
@@ -245,12 +225,12 @@ describe('a push of a protected tag', () => {
     const project = await repository()
     const res = await request('POST', `/projects/${project.id}/protected_tags`, { token: owner.token, body: { name: 'v*' } })
     expect(res.status, res.text).toBe(201)
-    const dir = await cloneAs(developer, project.path_with_namespace)
+    const dir = await cloneProject(server, gitClient, developer, project.path_with_namespace)
     await gitOk(dir, 'tag', 'v1')
     expectDeclined(await push(dir, 'v1'), MESSAGES.createTag, ['v1 -> v1'])
     await gitOk(dir, 'tag', 'other')
     expect((await push(dir, 'other')).code).toBe(0)
-    const mine = await cloneAs(maintainer, project.path_with_namespace)
+    const mine = await cloneProject(server, gitClient, maintainer, project.path_with_namespace)
     await gitOk(mine, 'tag', 'v1')
     expect((await push(mine, 'v1')).code).toBe(0)
     await commit(mine, 'Later')

@@ -1,41 +1,22 @@
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
-import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
 let db: TestServer['database']['db']
 
-interface Person {
-  user: User
-  token: string
-}
-
 let sequence = 0
 
-async function person(name: string): Promise<Person> {
-  const user = await createTestUser(db, { username: name })
-  return { user, token: (await createTestToken(db, user)).value }
-}
-
-async function projectRow(id: number): Promise<ProjectRow> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-}
-
+/** A public project of `owner` with a README on main, a Developer and a Maintainer. */
 async function repository(): Promise<Record<string, any>> {
   sequence += 1
-  const res = await request('POST', '/projects', {
-    token: owner.token,
-    body: { name: `Protected ${sequence}`, initialize_with_readme: true, visibility: 'public' },
-  })
-  expect(res.status, res.text).toBe(201)
-  await addTestMember(db, { user: developer.user, project: await projectRow(res.body.id), accessLevel: 30 })
-  await addTestMember(db, { user: maintainer.user, project: await projectRow(res.body.id), accessLevel: 40 })
-  return res.body
+  const project = await createRepositoryProject(request, owner, { name: `Protected ${sequence}` })
+  await addProjectMember(db, developer, project.id, 30)
+  await addProjectMember(db, maintainer, project.id, 40)
+  return project
 }
 
 let owner: Person
@@ -47,10 +28,10 @@ beforeAll(async () => {
   server = await startTestServer()
   request = client(`${server.url}/api/v4`)
   db = server.database.db
-  owner = await person('oscar')
-  developer = await person('dora')
-  maintainer = await person('max')
-  stranger = await person('sam')
+  owner = await createPerson(db, 'oscar')
+  developer = await createPerson(db, 'dora')
+  maintainer = await createPerson(db, 'max')
+  stranger = await createPerson(db, 'sam')
 })
 
 afterAll(async () => {

@@ -1,18 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { expect } from 'vitest'
-import type { User } from '../../core/caller.js'
-import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
-import { GitClient, repoUrl } from '../../testing/git.js'
+import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import type { TestServer } from '../../testing/server.js'
+import { addProjectMember, cloneProject, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 
-export interface Person {
-  user: User
-  token: string
-  password: string
-}
+export type { Person } from '../../testing/repositories.js'
 
 /** What the tests read of a project the API created. */
 export interface CreatedProject {
@@ -31,38 +24,24 @@ export class BrowseFixture {
     this.request = client(`${server.url}/api/v4`)
   }
 
-  async person(name: string): Promise<Person> {
-    const password = `${name}-secret-1`
-    const user = await createTestUser(this.server.database.db, {
-      username: name,
-      name: `${name[0].toUpperCase()}${name.slice(1)}`,
-      password,
-    })
-    return { user, token: (await createTestToken(this.server.database.db, user)).value, password }
+  person(name: string): Promise<Person> {
+    return createPerson(this.server.database.db, name)
   }
 
-  async member(who: Person, projectId: number, accessLevel: number) {
-    const db = this.server.database.db
-    const project: ProjectRow = await db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow()
-    await addTestMember(db, { user: who.user, project, accessLevel })
+  member(who: Person, projectId: number, accessLevel: number) {
+    return addProjectMember(this.server.database.db, who, projectId, accessLevel)
   }
 
   /** A project made through the API by `owner` (empty unless `initialize_with_readme`). */
   async project(owner: Person, body: Record<string, unknown> = {}): Promise<CreatedProject> {
     this.sequence += 1
-    const res = await this.request('POST', '/projects', {
-      token: owner.token,
-      body: { name: `Browse ${this.sequence}`, visibility: 'public', ...body },
-    })
-    expect(res.status, res.text).toBe(201)
-    return res.body as CreatedProject
+    const made = { name: `Browse ${this.sequence}`, initialize_with_readme: false, ...body }
+    return (await createRepositoryProject(this.request, owner, made)) as CreatedProject
   }
 
   /** A work tree of the project, cloned as `who` (an empty repository clones too). */
-  async clone(who: Person, fullPath: string): Promise<string> {
-    const { run, dir } = await this.git.clone(repoUrl(this.server.url, fullPath, who.user.username, who.password))
-    expect(run.code, run.stderr).toBe(0)
-    return dir
+  clone(who: Person, fullPath: string): Promise<string> {
+    return cloneProject(this.server, this.git, who, fullPath)
   }
 
   /** Writes files (a Buffer for binary content), commits them all and answers the commit. */

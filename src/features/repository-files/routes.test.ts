@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
+import { addTestMember, createTestToken } from '../../testing/factories.js'
 import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { projectRepositoryDirectory } from '../repositories/index.js'
 
 let server: TestServer
@@ -15,30 +15,15 @@ let request: ReturnType<typeof client>
 let db: TestServer['database']['db']
 const gitClient = new GitClient()
 
-interface Person {
-  user: User
-  token: string
-}
-
 let sequence = 0
-
-async function person(name: string): Promise<Person> {
-  const user = await createTestUser(db, { username: name, name: `${name[0].toUpperCase()}${name.slice(1)}`, email: `${name}@example.com` })
-  return { user, token: (await createTestToken(db, user)).value }
-}
 
 async function projectRow(id: number): Promise<ProjectRow> {
   return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 }
 
-async function repository(who: Person, visibility = 'public'): Promise<Record<string, any>> {
+function repository(who: Person, visibility = 'public'): Promise<Record<string, any>> {
   sequence += 1
-  const res = await request('POST', '/projects', {
-    token: who.token,
-    body: { name: `Files ${sequence}`, initialize_with_readme: true, visibility },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.body
+  return createRepositoryProject(request, who, { name: `Files ${sequence}`, visibility })
 }
 
 async function inRepository(projectId: number, ...args: string[]): Promise<string> {
@@ -66,9 +51,9 @@ beforeAll(async () => {
   server.freeze(new Date(AT))
   request = client(`${server.url}/api/v4`)
   db = server.database.db
-  owner = await person('olive')
-  developer = await person('devon')
-  reporter = await person('remy')
+  owner = await createPerson(db, 'olive', { email: 'olive@example.com' })
+  developer = await createPerson(db, 'devon', { email: 'devon@example.com' })
+  reporter = await createPerson(db, 'remy', { email: 'remy@example.com' })
 })
 
 afterAll(async () => {
@@ -310,7 +295,7 @@ describe('reading files', () => {
     const stranger = await request('GET', `${filesPath(project.id, 'README.md')}?ref=main`, { token: developer.token })
     expect(stranger.status).toBe(404)
     expect(stranger.body).toEqual({ message: '404 Project Not Found' })
-    const guest = await person(`guest${sequence}`)
+    const guest = await createPerson(db, `guest${sequence}`)
     await addTestMember(db, { user: guest.user, project: await projectRow(project.id), accessLevel: 10 })
     const asGuest = await request('GET', `${filesPath(project.id, 'README.md')}?ref=main`, { token: guest.token })
     expect(asGuest.status).toBe(403)
