@@ -169,6 +169,23 @@ describe('past the limits', () => {
     })
   })
 
+  test('once the limits overflow, the reader asks for no more of what git writes', () => {
+    for (const [from, to] of [
+      [bigShas[1], bigShas[2]],
+      [bigShas[2], bigShas[3]],
+    ]) {
+      const out = execFileSync('git', [`--git-dir=${bigDir}`, 'diff-tree', '-r', '-z', '--raw', '-p', '--full-index', from, to], {
+        maxBuffer: 1 << 26,
+      })
+      const reader = new DiffReader()
+      let read = 0
+      while (read < out.length && reader.push(out.subarray(read, read + 64))) read += 64
+      expect(reader.overflow).toBe(true)
+      // The piece it stopped in is not the last one.
+      expect(read + 64).toBeLessThan(out.length)
+    }
+  })
+
   test('more lines than DIFF_MAX_LINES: the files before the one that passes them, and overflow', async () => {
     const { files, overflow } = await diffBetween(bigDir, bigShas[2], bigShas[3])
     expect(overflow).toBe(true)
