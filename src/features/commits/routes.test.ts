@@ -2,11 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
 import { createTestToken, createTestUser } from '../../testing/factories.js'
-import { GitClient, repoUrl } from '../../testing/git.js'
+import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { cloneProject, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { projectRepositoryDirectory } from '../repositories/index.js'
 
 let server: TestServer
@@ -14,13 +14,12 @@ let request: ReturnType<typeof client>
 const gitClient = new GitClient()
 const gitOk = (cwd: string, ...args: string[]) => gitClient.ok(cwd, ...args)
 
-interface Person {
-  user: User
-  token: string
-  password: string
-}
-
 let sequence = 0
+
+function repository(owner: Person, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  sequence += 1
+  return createRepositoryProject(request, owner, { name: `History ${sequence}`, ...body })
+}
 
 async function person(): Promise<Person> {
   sequence += 1
@@ -28,22 +27,6 @@ async function person(): Promise<Person> {
   const password = `${username}-secret-1`
   const user = await createTestUser(server.database.db, { username, name: `Reader ${sequence}`, password })
   return { user, token: (await createTestToken(server.database.db, user)).value, password }
-}
-
-async function repository(owner: Person, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  sequence += 1
-  const res = await request('POST', '/projects', {
-    token: owner.token,
-    body: { name: `History ${sequence}`, initialize_with_readme: true, visibility: 'public', ...body },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.body
-}
-
-async function cloneAs(who: Person, fullPath: string): Promise<string> {
-  const { run, dir } = await gitClient.clone(repoUrl(server.url, fullPath, who.user.username, who.password))
-  expect(run.code, run.stderr).toBe(0)
-  return dir
 }
 
 /** Writes (string) or removes (null) files, commits them on the current branch and answers the new commit. */
@@ -75,7 +58,7 @@ beforeAll(async () => {
   request = client(`${server.url}/api/v4`)
   owner = await person()
   project = await repository(owner)
-  dir = await cloneAs(owner, project.path_with_namespace)
+  dir = await cloneProject(server, gitClient, owner, project.path_with_namespace)
   shas.readme = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
   shas.first = await commit(
     dir,
@@ -252,7 +235,7 @@ describe('a commit diff', () => {
 describe("a diff past GitLab's limits", () => {
   test('a file whose patch passes 200 KiB is too_large, its diff left out', async () => {
     const big = await repository(owner)
-    const bigDir = await cloneAs(owner, big.path_with_namespace)
+    const bigDir = await cloneProject(server, gitClient, owner, big.path_with_namespace)
     const sha = await commit(bigDir, { 'big.txt': 'a line of text that repeats\n'.repeat(8_000), 'small.txt': 'small\n' }, 'Big')
     await gitOk(bigDir, 'push', '--quiet', 'origin', 'main')
     const res = await request('GET', `/projects/${big.id}/repository/commits/${sha}/diff`, { token: owner.token })
@@ -431,7 +414,7 @@ describe('compare across a fork network', () => {
     expect(forkedRes.status, forkedRes.text).toBe(201)
     await server.runJobs()
     const fork = forkedRes.body
-    const forkDir = await cloneAs(forker, fork.path_with_namespace)
+    const forkDir = await cloneProject(server, gitClient, forker, fork.path_with_namespace)
     await gitOk(forkDir, 'checkout', '--quiet', '-b', 'feature')
     const forkHead = await commit(forkDir, { 'fork.txt': 'fork\n' }, 'In the fork')
     await gitOk(forkDir, 'push', '--quiet', 'origin', 'feature')

@@ -1,21 +1,15 @@
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { User } from '../../core/caller.js'
-import { addTestMember, createTestToken, createTestUser } from '../../testing/factories.js'
-import { GitClient, repoUrl } from '../../testing/git.js'
+import { createTestToken, createTestUser } from '../../testing/factories.js'
+import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { addProjectMember, cloneProject, createRepositoryProject, type Person } from '../../testing/repositories.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
 const gitClient = new GitClient()
 const gitOk = (cwd: string, ...args: string[]) => gitClient.ok(cwd, ...args)
-
-interface Person {
-  user: User
-  token: string
-  password: string
-}
 
 let sequence = 0
 
@@ -32,21 +26,6 @@ async function person(): Promise<Person> {
   return { user, token: (await createTestToken(server.database.db, user)).value, password }
 }
 
-async function repository(owner: Person, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  sequence += 1
-  const res = await request('POST', '/projects', {
-    token: owner.token,
-    body: { name: `Tags ${sequence}`, initialize_with_readme: true, visibility: 'public', ...body },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.body
-}
-
-async function member(who: Person, projectId: number, accessLevel: number) {
-  const project = await server.database.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow()
-  await addTestMember(server.database.db, { user: who.user, project, accessLevel })
-}
-
 let owner: Person
 let developer: Person
 let reporter: Person
@@ -60,12 +39,10 @@ beforeAll(async () => {
   owner = await person()
   developer = await person()
   reporter = await person()
-  project = await repository(owner)
-  await member(developer, project.id, 30)
-  await member(reporter, project.id, 20)
-  const cloned = await gitClient.clone(repoUrl(server.url, project.path_with_namespace, owner.user.username, owner.password))
-  expect(cloned.run.code, cloned.run.stderr).toBe(0)
-  dir = cloned.dir
+  project = await createRepositoryProject(request, owner, { name: 'Tags' })
+  await addProjectMember(server.database.db, developer, project.id, 30)
+  await addProjectMember(server.database.db, reporter, project.id, 20)
+  dir = await cloneProject(server, gitClient, owner, project.path_with_namespace)
   main = (await gitOk(dir, 'rev-parse', 'HEAD')).trim()
 })
 
@@ -129,7 +106,7 @@ describe('creating tags', () => {
 
   test('a tagger whose name has angle brackets and a line break is written as git takes it, never a 5xx', async () => {
     const odd = await createTestUser(server.database.db, { username: 'oddname', name: 'Odd <x>\nName' })
-    await member({ user: odd, token: '', password: '' }, project.id, 40)
+    await addProjectMember(server.database.db, { user: odd, token: '', password: '' }, project.id, 40)
     const token = (await createTestToken(server.database.db, odd)).value
     const res = await request('POST', `/projects/${project.id}/repository/tags`, {
       token,
