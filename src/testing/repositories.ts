@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
 import type { User } from '../core/caller.js'
 import type { Db } from '../db/index.js'
+import { projectRepositoryDirectory } from '../features/repositories/index.js'
 import { addTestMember, createTestToken, createTestUser } from './factories.js'
 import { repoUrl, type GitClient } from './git.js'
 import type { client } from './http.js'
@@ -45,4 +46,15 @@ export async function cloneProject(server: TestServer, git: GitClient, who: Pers
   const { run, dir } = await git.clone(repoUrl(server.url, fullPath, who.user.username, who.password))
   expect(run.code, run.stderr).toBe(0)
   return dir
+}
+
+/** git run on a project's bare repository, where svc keeps it. */
+export async function gitInRepository(server: TestServer, git: GitClient, projectId: number, ...args: string[]): Promise<string> {
+  const project = await server.database.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow()
+  return git.ok(git.workDir, `--git-dir=${projectRepositoryDirectory(server.config, project)}`, ...args)
+}
+
+/** The commit a project's branch points at, read from its bare repository. */
+export async function branchHead(server: TestServer, git: GitClient, projectId: number, branch = 'main'): Promise<string> {
+  return (await gitInRepository(server, git, projectId, 'rev-parse', `refs/heads/${branch}`)).trim()
 }

@@ -5,8 +5,14 @@ import { addTestMember } from '../../testing/factories.js'
 import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
-import { projectRepositoryDirectory } from '../repositories/index.js'
+import {
+  addProjectMember,
+  branchHead,
+  createPerson,
+  createRepositoryProject,
+  gitInRepository,
+  type Person,
+} from '../../testing/repositories.js'
 
 let server: TestServer
 let request: ReturnType<typeof client>
@@ -25,18 +31,8 @@ function repository(who: Person): Promise<Record<string, any>> {
   return createRepositoryProject(request, who, { name: `Repo ${sequence}` })
 }
 
-/** git over the project's bare repository, as svc stores it. */
-async function inRepository(projectId: number, ...args: string[]): Promise<string> {
-  const directory = projectRepositoryDirectory(server.config, await projectRow(projectId))
-  return gitClient.ok(gitClient.workDir, `--git-dir=${directory}`, ...args)
-}
-
-async function head(projectId: number, branch = 'main'): Promise<string> {
-  return (await inRepository(projectId, 'rev-parse', `refs/heads/${branch}`)).trim()
-}
-
 async function files(projectId: number, rev: string): Promise<string[]> {
-  return (await inRepository(projectId, 'ls-tree', '-r', '--format=%(objectmode) %(path)', rev)).trim().split('\n')
+  return (await gitInRepository(server, gitClient, projectId, 'ls-tree', '-r', '--format=%(objectmode) %(path)', rev)).trim().split('\n')
 }
 
 function commitCreate(who: Person, projectId: number, body: Record<string, unknown>) {
@@ -69,7 +65,7 @@ describe('POST /projects/:id/repository/commits', () => {
   test('gitbeaker commits every kind of action, and GitLab commit detail answers with stats', async () => {
     const project = await repository(owner)
     const api = new Gitlab({ host: server.url, token: owner.token })
-    const before = await head(project.id)
+    const before = await branchHead(server, gitClient, project.id)
 
     const first = (await api.Commits.create(project.id, 'main', 'Add files', [
       { action: 'create', filePath: 'docs/a.txt', content: 'one\ntwo\n' },
@@ -77,7 +73,7 @@ describe('POST /projects/:id/repository/commits', () => {
       { action: 'create', filePath: 'old.txt', content: 'moving\n' },
       { action: 'create', filePath: 'run.sh', content: 'echo hi\n' },
     ])) as unknown as Record<string, unknown>
-    const firstSha = await head(project.id)
+    const firstSha = await branchHead(server, gitClient, project.id)
     expect(first).toEqual({
       id: firstSha,
       short_id: firstSha.slice(0, 8),
@@ -112,7 +108,7 @@ describe('POST /projects/:id/repository/commits', () => {
       ],
       { authorName: 'Ann Author', authorEmail: 'ann@example.com' },
     )) as unknown as Record<string, unknown>
-    const secondSha = await head(project.id)
+    const secondSha = await branchHead(server, gitClient, project.id)
     expect(second).toMatchObject({
       id: secondSha,
       parent_ids: [firstSha],
@@ -130,8 +126,8 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(shown.status).toBe(200)
     expect(shown.body).toEqual(second)
     expect(await files(project.id, secondSha)).toEqual(['100644 README.md', '100644 docs/a.txt', '100644 new.txt', '100755 run.sh'])
-    expect(await inRepository(project.id, 'show', `${secondSha}:docs/a.txt`)).toBe('one\nTWO\n')
-    expect(await inRepository(project.id, 'show', `${secondSha}:new.txt`)).toBe('moving\n')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', `${secondSha}:docs/a.txt`)).toBe('one\nTWO\n')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', `${secondSha}:new.txt`)).toBe('moving\n')
   })
 
   test('author names and emails lose what git refuses in an identity', async () => {
@@ -165,7 +161,7 @@ describe('POST /projects/:id/repository/commits', () => {
     })
     expect(res.status, res.text).toBe(201)
     expect(res.headers['content-type']).toBe('application/json')
-    const sha = await head(project.id)
+    const sha = await branchHead(server, gitClient, project.id)
     expect(Object.keys(res.body)).toEqual([
       'id',
       'short_id',
@@ -187,7 +183,7 @@ describe('POST /projects/:id/repository/commits', () => {
       'last_pipeline',
     ])
     expect(res.body.id).toBe(sha)
-    expect(await inRepository(project.id, 'show', `${sha}:py.txt`)).toBe('hello')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', `${sha}:py.txt`)).toBe('hello')
   })
 
   test('a form body with actions[][...] works too', async () => {
@@ -199,12 +195,12 @@ describe('POST /projects/:id/repository/commits', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     })
     expect(res.status, res.text).toBe(201)
-    expect(await inRepository(project.id, 'show', 'main:f.txt')).toBe('x')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:f.txt')).toBe('x')
   })
 
   test('a new branch starts from start_branch or start_sha; force overwrites an existing one', async () => {
     const project = await repository(owner)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const created = await commitCreate(owner, project.id, {
       branch: 'feature',
       start_branch: 'main',
@@ -213,7 +209,7 @@ describe('POST /projects/:id/repository/commits', () => {
     })
     expect(created.status, created.text).toBe(201)
     expect(created.body.parent_ids).toEqual([main])
-    expect(await head(project.id)).toBe(main)
+    expect(await branchHead(server, gitClient, project.id)).toBe(main)
 
     const again = await commitCreate(owner, project.id, {
       branch: 'feature',
@@ -251,7 +247,7 @@ describe('POST /projects/:id/repository/commits', () => {
     })
     expect(rewrite.status).toBe(400)
     expect(rewrite.body).toEqual({ message: 'You are not allowed to force push code to a protected branch on this project.' })
-    expect(await head(project.id)).toBe(ahead.body.id)
+    expect(await branchHead(server, gitClient, project.id)).toBe(ahead.body.id)
   })
 
   test('an empty repository takes a first commit on any branch, and the project shows it', async () => {
@@ -295,7 +291,7 @@ describe('POST /projects/:id/repository/commits', () => {
     const res = await commitCreate(developer, forked.body.id, body)
     expect(res.status, res.text).toBe(201)
     expect(res.body.parent_ids).toEqual([moved.body.id])
-    expect(await inRepository(forked.body.id, 'show', 'from-upstream:upstream.txt')).toBe('forked')
+    expect(await gitInRepository(server, gitClient, forked.body.id, 'show', 'from-upstream:upstream.txt')).toBe('forked')
 
     const self = await commitCreate(developer, forked.body.id, { ...body, branch: 'self', start_project: forked.body.id })
     expect(self.status).toBe(403)
@@ -312,7 +308,7 @@ describe('POST /projects/:id/repository/commits', () => {
 
   test('a repository being moved to another storage takes no commit', async () => {
     const project = await repository(owner)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     await db.updateTable('projects').set({ repository_read_only: 1 }).where('id', '=', project.id).execute()
     const res = await commitCreate(owner, project.id, {
       branch: 'main',
@@ -321,12 +317,12 @@ describe('POST /projects/:id/repository/commits', () => {
     })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ message: 'The repository is temporarily read-only. Please try again later.' })
-    expect(await head(project.id)).toBe(main)
+    expect(await branchHead(server, gitClient, project.id)).toBe(main)
   })
 
   test('a commit records a push event, as a push does', async () => {
     const project = await repository(owner)
-    const before = await head(project.id)
+    const before = await branchHead(server, gitClient, project.id)
     const res = await commitCreate(owner, project.id, {
       branch: 'main',
       commit_message: 'Pushed through the API',
@@ -358,12 +354,12 @@ describe('POST /projects/:id/repository/commits', () => {
       actions: [{ action: 'create', file_path: 'dir/file.txt', content: 'x' }],
     })
     expect(setup.status).toBe(201)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const refused = async (body: Record<string, unknown>, status: number, expected: unknown, who = owner) => {
       const res = await commitCreate(who, project.id, { branch: 'main', commit_message: 'No', ...body })
       expect(res.status, res.text).toBe(status)
       expect(res.body).toEqual(expected)
-      expect(await head(project.id)).toBe(main)
+      expect(await branchHead(server, gitClient, project.id)).toBe(main)
     }
     const one = (action: Record<string, unknown>) => ({ actions: [action] })
     const message = (text: string) => ({ message: text })
@@ -410,12 +406,12 @@ describe('POST /projects/:id/repository/commits', () => {
 
   test("GitLab's parameter checks", async () => {
     const project = await repository(owner)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const check = async (body: Record<string, unknown>, expected: unknown) => {
       const res = await commitCreate(owner, project.id, body)
       expect(res.status, res.text).toBe(400)
       expect(res.body).toEqual(expected)
-      expect(await head(project.id)).toBe(main)
+      expect(await branchHead(server, gitClient, project.id)).toBe(main)
     }
     const base = { branch: 'main', commit_message: 'M' }
     const bad = (text: string) => ({ message: `400 Bad request - ${text}` })
@@ -467,7 +463,7 @@ describe('POST /projects/:id/repository/commits', () => {
 
   test('a stale last_commit_id is refused with the path; a current one is accepted', async () => {
     const project = await repository(owner)
-    const first = await head(project.id)
+    const first = await branchHead(server, gitClient, project.id)
     const changed = await commitCreate(owner, project.id, {
       branch: 'main',
       commit_message: 'Change README',
@@ -482,7 +478,7 @@ describe('POST /projects/:id/repository/commits', () => {
     })
     expect(stale.status).toBe(400)
     expect(stale.body).toEqual({ message: 'The file has changed since you started editing it: README.md' })
-    expect(await head(project.id)).toBe(second)
+    expect(await branchHead(server, gitClient, project.id)).toBe(second)
     const current = await commitCreate(owner, project.id, {
       branch: 'main',
       commit_message: 'Current',
@@ -493,7 +489,7 @@ describe('POST /projects/:id/repository/commits', () => {
 
   test('commits racing on one branch: each either lands on top of the others or gets 400, none is lost', async () => {
     const project = await repository(owner)
-    const start = await head(project.id)
+    const start = await branchHead(server, gitClient, project.id)
     const racers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         commitCreate(owner, project.id, {
@@ -512,7 +508,7 @@ describe('POST /projects/:id/repository/commits', () => {
       expect(res.status).toBe(400)
       expect(res.body).toEqual({ message: 'Could not update branch main. Please refresh and try again.' })
     }
-    const history = (await inRepository(project.id, 'rev-list', `${start}..main`)).trim().split('\n')
+    const history = (await gitInRepository(server, gitClient, project.id, 'rev-list', `${start}..main`)).trim().split('\n')
     expect(history.sort()).toEqual(won.map((res) => res.body.id as string).sort())
     const present = await files(project.id, 'main')
     expect(present.filter((line) => line.includes('racer-')).length).toBe(won.length)
@@ -586,10 +582,10 @@ describe('cherry-pick and revert', () => {
     })
     expect(dry.status).toBe(200)
     expect(dry.body).toEqual({ dry_run: 'success' })
-    expect(await head(project.id)).toBe(base)
+    expect(await branchHead(server, gitClient, project.id)).toBe(base)
 
     const picked = (await api.Commits.cherryPick(project.id, pick, 'main')) as unknown as Record<string, unknown>
-    const sha = await head(project.id)
+    const sha = await branchHead(server, gitClient, project.id)
     expect(picked).toEqual({
       id: sha,
       short_id: sha.slice(0, 8),
@@ -607,7 +603,7 @@ describe('cherry-pick and revert', () => {
       extended_trailers: {},
       web_url: `${server.config.externalUrl}/${project.path_with_namespace}/-/commit/${sha}`,
     })
-    expect(await inRepository(project.id, 'show', 'main:shared.txt')).toBe('a\nB\nc\n')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:shared.txt')).toBe('a\nB\nc\n')
 
     const again = await request('POST', `/projects/${project.id}/repository/commits/${pick}/cherry_pick`, {
       token: owner.token,
@@ -619,7 +615,7 @@ describe('cherry-pick and revert', () => {
         "Commit cherry-pick failed: Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally.",
       error_code: 'empty',
     })
-    expect(await head(project.id)).toBe(sha)
+    expect(await branchHead(server, gitClient, project.id)).toBe(sha)
   })
 
   test('a conflicting cherry-pick answers error_code conflict (and dry_run error), and changes nothing', async () => {
@@ -630,7 +626,7 @@ describe('cherry-pick and revert', () => {
       actions: [{ action: 'update', file_path: 'shared.txt', content: 'a\nX\nc\n' }],
     })
     expect(mainChange.status).toBe(201)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const failure =
       "Commit cherry-pick failed: Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally."
     const res = await request('POST', `/projects/${project.id}/repository/commits/${pick}/cherry_pick`, {
@@ -645,16 +641,16 @@ describe('cherry-pick and revert', () => {
     })
     expect(dry.status).toBe(400)
     expect(dry.body).toEqual({ message: failure, error_code: 'conflict', dry_run: 'error' })
-    expect(await head(project.id)).toBe(main)
+    expect(await branchHead(server, gitClient, project.id)).toBe(main)
   })
 
   test('revert through gitbeaker, then a revert that conflicts', async () => {
     const { project, pick } = await pickFixture()
     const api = new Gitlab({ host: server.url, token: owner.token })
     await api.Commits.cherryPick(project.id, pick, 'main')
-    const picked = await head(project.id)
+    const picked = await branchHead(server, gitClient, project.id)
     const reverted = (await api.Commits.revert(project.id, picked, 'main')) as unknown as Record<string, unknown>
-    const sha = await head(project.id)
+    const sha = await branchHead(server, gitClient, project.id)
     expect(reverted).toMatchObject({
       id: sha,
       parent_ids: [picked],
@@ -662,7 +658,7 @@ describe('cherry-pick and revert', () => {
       message: `Revert "Feature change"\n\nThis reverts commit ${picked}`,
       author_name: 'Olive',
     })
-    expect(await inRepository(project.id, 'show', 'main:shared.txt')).toBe('a\nb\nc\n')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:shared.txt')).toBe('a\nb\nc\n')
 
     const again = await request('POST', `/projects/${project.id}/repository/commits/${picked}/revert`, {
       token: owner.token,
@@ -689,7 +685,7 @@ describe('cherry-pick and revert', () => {
         "Commit revert failed: Can't perform this action automatically. It may have already been done, or a more recent commit may have updated some of this content. Please perform this action locally.",
       error_code: 'conflict',
     })
-    expect(await head(project.id)).toBe(changed.body.id)
+    expect(await branchHead(server, gitClient, project.id)).toBe(changed.body.id)
   })
 
   test('unknown commit, unknown branch, missing branch, and who may', async () => {
@@ -701,7 +697,7 @@ describe('cherry-pick and revert', () => {
     expect((await post(owner, pick, { branch: 'nowhere' })).body).toEqual({ message: '404 Branch Not Found' })
     expect((await post(owner, pick, {})).body).toEqual({ message: '400 (Bad request) "branch" not given' })
     expect((await post(owner, pick, { branch: ' ' })).body).toEqual({ error: 'branch is empty' })
-    await addTestMember(db, { user: reporter.user, project: await projectRow(project.id), accessLevel: 20 })
+    await addProjectMember(db, reporter, project.id, 20)
     const asReporter = await post(reporter, pick, { branch: 'main' })
     expect(asReporter.status).toBe(403)
     expect(asReporter.body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' })

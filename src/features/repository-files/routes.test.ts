@@ -3,11 +3,18 @@ import fs from 'node:fs/promises'
 import { Gitlab } from '@gitbeaker/rest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestToken } from '../../testing/factories.js'
+import { createTestToken } from '../../testing/factories.js'
 import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
-import { createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
+import {
+  addProjectMember,
+  branchHead,
+  createPerson,
+  createRepositoryProject,
+  gitInRepository,
+  type Person,
+} from '../../testing/repositories.js'
 import { projectRepositoryDirectory } from '../repositories/index.js'
 
 let server: TestServer
@@ -24,15 +31,6 @@ async function projectRow(id: number): Promise<ProjectRow> {
 function repository(who: Person, visibility = 'public'): Promise<Record<string, any>> {
   sequence += 1
   return createRepositoryProject(request, who, { name: `Files ${sequence}`, visibility })
-}
-
-async function inRepository(projectId: number, ...args: string[]): Promise<string> {
-  const directory = projectRepositoryDirectory(server.config, await projectRow(projectId))
-  return gitClient.ok(gitClient.workDir, `--git-dir=${directory}`, ...args)
-}
-
-async function head(projectId: number, branch = 'main'): Promise<string> {
-  return (await inRepository(projectId, 'rev-parse', `refs/heads/${branch}`)).trim()
 }
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex')
@@ -68,8 +66,8 @@ describe('the files API through gitbeaker', () => {
 
     const created = await api.RepositoryFiles.create(project.id, 'docs/hello world.txt', 'main', 'one\ntwo\n', 'Add hello')
     expect(created).toEqual({ file_path: 'docs/hello world.txt', branch: 'main' })
-    const first = await head(project.id)
-    const blob = (await inRepository(project.id, 'rev-parse', `${first}:docs/hello world.txt`)).trim()
+    const first = await branchHead(server, gitClient, project.id)
+    const blob = (await gitInRepository(server, gitClient, project.id, 'rev-parse', `${first}:docs/hello world.txt`)).trim()
 
     const shown = await api.RepositoryFiles.show(project.id, 'docs/hello world.txt', 'main')
     expect(shown).toEqual({
@@ -93,8 +91,8 @@ describe('the files API through gitbeaker', () => {
       authorEmail: 'ann@example.com',
     })
     expect(edited).toEqual({ file_path: 'docs/hello world.txt', branch: 'main' })
-    const second = await head(project.id)
-    expect((await inRepository(project.id, 'log', '-1', '--format=%an <%ae> / %cn <%ce> / %B', second)).trim()).toBe(
+    const second = await branchHead(server, gitClient, project.id)
+    expect((await gitInRepository(server, gitClient, project.id, 'log', '-1', '--format=%an <%ae> / %cn <%ce> / %B', second)).trim()).toBe(
       'Ann <ann@example.com> / Olive <olive@example.com> / Edit hello',
     )
 
@@ -116,16 +114,16 @@ describe('the files API through gitbeaker', () => {
     ])
 
     await api.RepositoryFiles.remove(project.id, 'docs/hello world.txt', 'main', 'Remove hello')
-    expect((await inRepository(project.id, 'ls-tree', '--name-only', 'main')).trim()).toBe('README.md')
+    expect((await gitInRepository(server, gitClient, project.id, 'ls-tree', '--name-only', 'main')).trim()).toBe('README.md')
   })
 })
 
 describe('reading files', () => {
   test('GET carries the X-Gitlab-* headers; HEAD answers them alone', async () => {
     const project = await repository(owner)
-    const main = await head(project.id)
-    const readme = (await inRepository(project.id, 'show', 'main:README.md')).toString()
-    const blob = (await inRepository(project.id, 'rev-parse', 'main:README.md')).trim()
+    const main = await branchHead(server, gitClient, project.id)
+    const readme = (await gitInRepository(server, gitClient, project.id, 'show', 'main:README.md')).toString()
+    const blob = (await gitInRepository(server, gitClient, project.id, 'rev-parse', 'main:README.md')).trim()
     const expected = {
       'x-gitlab-blob-id': blob,
       'x-gitlab-commit-id': main,
@@ -201,7 +199,7 @@ describe('reading files', () => {
     })
     expect(renamed.status, renamed.text).toBe(200)
     expect(renamed.body).toEqual({ file_path: 'package.json', branch: 'main' })
-    expect(await inRepository(project.id, 'show', 'main:package.json')).toBe('{}\n')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:package.json')).toBe('{}\n')
 
     const pathspec = await request('POST', filesPath(project.id, ':wq'), {
       token: owner.token,
@@ -209,7 +207,11 @@ describe('reading files', () => {
     })
     expect(pathspec.status, pathspec.text).toBe(201)
     const withColon = await request('GET', `${filesPath(project.id, ':wq')}?ref=main`)
-    expect(withColon.body).toMatchObject({ file_name: ':wq', file_path: ':wq', last_commit_id: await head(project.id) })
+    expect(withColon.body).toMatchObject({
+      file_name: ':wq',
+      file_path: ':wq',
+      last_commit_id: await branchHead(server, gitClient, project.id),
+    })
 
     const tool = await request('GET', `${filesPath(project.id, 'tool.sh')}?ref=main`)
     expect(tool.body.execute_filemode).toBe(true)
@@ -228,9 +230,9 @@ describe('reading files', () => {
         },
       })
     expect((await post('1\n2\n3\n', 'Numbers')).status).toBe(201)
-    const numbers = await head(project.id)
+    const numbers = await branchHead(server, gitClient, project.id)
     expect((await post('1\ntwo\n3\n', 'Two')).status).toBe(201)
-    const two = await head(project.id)
+    const two = await branchHead(server, gitClient, project.id)
     const blame = (query: string) => request('GET', `${filesPath(project.id, 'n.txt', '/blame')}?ref=main${query}`)
 
     const all = await blame('')
@@ -296,7 +298,7 @@ describe('reading files', () => {
     expect(stranger.status).toBe(404)
     expect(stranger.body).toEqual({ message: '404 Project Not Found' })
     const guest = await createPerson(db, `guest${sequence}`)
-    await addTestMember(db, { user: guest.user, project: await projectRow(project.id), accessLevel: 10 })
+    await addProjectMember(db, guest, project.id, 10)
     const asGuest = await request('GET', `${filesPath(project.id, 'README.md')}?ref=main`, { token: guest.token })
     expect(asGuest.status).toBe(403)
     expect(asGuest.body).toEqual({ message: '403 Forbidden' })
@@ -331,7 +333,7 @@ describe('files over the object reader’s large-blob threshold', () => {
   beforeAll(async () => {
     project = await repository(owner)
     const work = await fs.mkdtemp(`${gitClient.workDir}/large-`)
-    const inWork = (...args: string[]) => inRepository(project.id, `--work-tree=${work}`, ...args)
+    const inWork = (...args: string[]) => gitInRepository(server, gitClient, project.id, `--work-tree=${work}`, ...args)
     await inWork('read-tree', 'main')
     const commitFiles = async (files: Record<string, string>, message: string) => {
       for (const [name, content] of Object.entries(files)) await fs.writeFile(`${work}/${name}`, content)
@@ -344,7 +346,7 @@ describe('files over the object reader’s large-blob threshold', () => {
   })
 
   test('raw streams the bytes with their length and the same X-Gitlab-* headers, SHA-256 of the whole content', async () => {
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const raw = await request('GET', `${filesPath(project.id, 'big.txt', '/raw')}?ref=main`)
     expect(raw.status).toBe(200)
     expect(raw.headers).toMatchObject({
@@ -360,7 +362,7 @@ describe('files over the object reader’s large-blob threshold', () => {
   })
 
   test('GET answers the same JSON text as for a small file, its base64 content written as git streams it', async () => {
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const got = await request('GET', `${filesPath(project.id, 'big.txt')}?ref=main`)
     expect(got.status).toBe(200)
     const expected = JSON.stringify({
@@ -370,7 +372,7 @@ describe('files over the object reader’s large-blob threshold', () => {
       encoding: 'base64',
       content_sha256: sha256(bigAfter),
       ref: 'main',
-      blob_id: (await inRepository(project.id, 'rev-parse', 'main:big.txt')).trim(),
+      blob_id: (await gitInRepository(server, gitClient, project.id, 'rev-parse', 'main:big.txt')).trim(),
       commit_id: main,
       last_commit_id: main,
       execute_filemode: false,
@@ -513,7 +515,7 @@ describe('hostile input', () => {
 describe('writing files', () => {
   test("GitLab's answers and refusals, each leaving the branch where it was", async () => {
     const project = await repository(owner)
-    const main = await head(project.id)
+    const main = await branchHead(server, gitClient, project.id)
     const write = async (method: string, path: string, body: Record<string, unknown>, status: number, expected: unknown, who = owner) => {
       const res = await request(method, filesPath(project.id, path), {
         token: who.token,
@@ -521,7 +523,7 @@ describe('writing files', () => {
       })
       expect(res.status, `${method} ${path} ${res.text}`).toBe(status)
       expect(res.body).toEqual(expected)
-      expect(await head(project.id)).toBe(main)
+      expect(await branchHead(server, gitClient, project.id)).toBe(main)
     }
     const message = (text: string) => ({ message: text })
     await write('POST', 'README.md', { content: 'x' }, 400, message('A file with this name already exists'))
@@ -552,12 +554,12 @@ describe('writing files', () => {
     })
     expect(huge.status).toBe(413)
     expect(huge.body).toEqual({ message: '413 Request Entity Too Large' })
-    expect(await head(project.id)).toBe(main)
+    expect(await branchHead(server, gitClient, project.id)).toBe(main)
   })
 
   test('a stale last_commit_id is refused; base64 content, execute_filemode and a new branch from start_branch', async () => {
     const project = await repository(owner)
-    const first = await head(project.id)
+    const first = await branchHead(server, gitClient, project.id)
     const put = (body: Record<string, unknown>) =>
       request('PUT', filesPath(project.id, 'README.md'), { token: owner.token, body: { branch: 'main', commit_message: 'Edit', ...body } })
     const fresh = await put({
@@ -568,13 +570,13 @@ describe('writing files', () => {
     })
     expect(fresh.status, fresh.text).toBe(200)
     expect(fresh.body).toEqual({ file_path: 'README.md', branch: 'main' })
-    expect(await inRepository(project.id, 'show', 'main:README.md')).toBe('first edit\n')
-    expect((await inRepository(project.id, 'ls-tree', 'main', 'README.md')).slice(0, 6)).toBe('100755')
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:README.md')).toBe('first edit\n')
+    expect((await gitInRepository(server, gitClient, project.id, 'ls-tree', 'main', 'README.md')).slice(0, 6)).toBe('100755')
 
     const emptied = await put({ content: null, encoding: 'base64' })
     expect(emptied.status, emptied.text).toBe(200)
-    expect(await inRepository(project.id, 'show', 'main:README.md')).toBe('')
-    const second = await head(project.id)
+    expect(await gitInRepository(server, gitClient, project.id, 'show', 'main:README.md')).toBe('')
+    const second = await branchHead(server, gitClient, project.id)
 
     const stale = await put({ content: 'mine\n', last_commit_id: first })
     expect(stale.status).toBe(400)
@@ -585,7 +587,7 @@ describe('writing files', () => {
     })
     expect(staleDelete.status).toBe(400)
     expect(staleDelete.body).toEqual({ message: 'You are attempting to delete a file that has been previously updated.' })
-    expect(await head(project.id)).toBe(second)
+    expect(await branchHead(server, gitClient, project.id)).toBe(second)
 
     const branched = await request('POST', filesPath(project.id, 'new/file.txt'), {
       token: owner.token,
@@ -593,7 +595,7 @@ describe('writing files', () => {
     })
     expect(branched.status, branched.text).toBe(201)
     expect(branched.body).toEqual({ file_path: 'new/file.txt', branch: 'topic' })
-    expect((await inRepository(project.id, 'rev-parse', 'topic~1')).trim()).toBe(second)
+    expect((await gitInRepository(server, gitClient, project.id, 'rev-parse', 'topic~1')).trim()).toBe(second)
     const deleted = await request('DELETE', filesPath(project.id, 'new/file.txt'), {
       token: owner.token,
       body: { branch: 'topic', commit_message: 'Gone' },
@@ -604,7 +606,7 @@ describe('writing files', () => {
 
   test('protected branches: a Developer may not write to a protected branch, through either API; other branches are open', async () => {
     const project = await repository(owner)
-    await addTestMember(db, { user: developer.user, project: await projectRow(project.id), accessLevel: 30 })
+    await addProjectMember(db, developer, project.id, 30)
     const protect = await request('POST', `/projects/${project.id}/protected_branches`, {
       token: owner.token,
       body: { name: 'release', push_access_level: 40, merge_access_level: 40 },
@@ -615,7 +617,7 @@ describe('writing files', () => {
       body: { branch: 'release', ref: 'main' },
     })
     expect(branch.status, branch.text).toBe(201)
-    const release = await head(project.id, 'release')
+    const release = await branchHead(server, gitClient, project.id, 'release')
 
     const viaFiles = await request('POST', filesPath(project.id, 'x.txt'), {
       token: developer.token,
@@ -634,7 +636,7 @@ describe('writing files', () => {
       body: { branch: 'release' },
     })
     expect(pick.status).toBe(403)
-    expect(await head(project.id, 'release')).toBe(release)
+    expect(await branchHead(server, gitClient, project.id, 'release')).toBe(release)
 
     const open = await request('POST', filesPath(project.id, 'x.txt'), {
       token: developer.token,
