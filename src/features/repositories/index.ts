@@ -41,6 +41,7 @@ export {
   type NewCommitObject,
   type TreeChange,
 } from './commit.js'
+export { findCommit, findTreeEntry, readTreeEntries, unlessRepositoryMissing } from './kept-objects.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.js'
 export { pushCommitTitle } from './push-title.js'

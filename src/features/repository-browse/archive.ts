@@ -3,8 +3,8 @@ import { PassThrough, type Readable } from 'node:stream'
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { gitEnvironment } from '../repositories/index.js'
-import { findCommit, findTreeEntry, openRepository, pathSegments, refOrDefault } from './repository.js'
+import { findCommit, findTreeEntry, gitEnvironment } from '../repositories/index.js'
+import { openRepository, pathSegments, refOrDefault } from './repository.js'
 
 /** The formats of GL Gitlab::PathRegex.archive_formats_regex, as `archive.<format>` names them. */
 export const ARCHIVE_FORMATS = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const
@@ -67,10 +67,10 @@ function firstOutput(child: ChildProcess): Promise<Buffer | null> {
 export async function openArchive(ctx: Context, loaded: LoadedProject, request: ArchiveRequest): Promise<Archive> {
   const repository = openRepository(ctx, loaded)
   const ref = refOrDefault(repository, request.sha)
-  const commit = await findCommit(repository, ref)
+  const commit = await findCommit(repository.directory, ref)
   if (!commit) throw new NotFound('File')
   const segments = pathSegments(request.path)
-  if (!segments || (segments.length > 0 && !(await findTreeEntry(repository, commit.tree, segments)))) throw new NotFound('File')
+  if (!segments || (segments.length > 0 && !(await findTreeEntry(repository.directory, commit.tree, segments)))) throw new NotFound('File')
   const excludes = request.excludePaths.map((path) => pathSegments(path))
   if (excludes.some((segments) => segments === null || segments.length === 0)) throw new NotFound('File')
 

@@ -2,8 +2,15 @@ import type { Readable } from 'node:stream'
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { isClientRevision, openBlob, readObjectOrLargeBlob, type GitObject, type LargeBlob } from '../repositories/index.js'
-import { openRepository, readIfPresent } from './repository.js'
+import {
+  isClientRevision,
+  openBlob,
+  readObjectOrLargeBlob,
+  unlessRepositoryMissing,
+  type GitObject,
+  type LargeBlob,
+} from '../repositories/index.js'
+import { openRepository } from './repository.js'
 
 export interface FoundBlob {
   /** The blob with its content, or without it when it is large. */
@@ -19,7 +26,7 @@ export interface FoundBlob {
 export async function readBlob(ctx: Context, loaded: LoadedProject, sha: string): Promise<FoundBlob> {
   const repository = openRepository(ctx, loaded)
   if (!isClientRevision(sha)) throw new NotFound('Blob')
-  const object = await readIfPresent(repository, () => readObjectOrLargeBlob(repository.directory, sha))
+  const object = await unlessRepositoryMissing(repository.directory, () => readObjectOrLargeBlob(repository.directory, sha))
   if (!object || object.type !== 'blob') throw new NotFound('Blob')
   return { blob: object, open: () => openBlob(repository.directory, object.oid) }
 }

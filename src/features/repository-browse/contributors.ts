@@ -1,8 +1,8 @@
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { git } from '../repositories/index.js'
-import { findCommit, openRepository, refOrDefault } from './repository.js'
+import { findCommit, git } from '../repositories/index.js'
+import { openRepository, refOrDefault } from './repository.js'
 
 /** GL Repository#contributors reads the newest commits only. */
 const CONTRIBUTOR_COMMITS_LIMIT = 2000
@@ -55,7 +55,7 @@ async function readAuthors(directory: string, oid: string): Promise<Contributor[
 export async function listContributors(ctx: Context, loaded: LoadedProject, query: ContributorsQuery): Promise<Contributor[]> {
   const repository = openRepository(ctx, loaded)
   if (loaded.project.empty_repo && query.ref === undefined) return []
-  const commit = await findCommit(repository, refOrDefault(repository, query.ref))
+  const commit = await findCommit(repository.directory, refOrDefault(repository, query.ref))
   if (!commit) throw new NotFound()
   let authors = authorsByCommit.get(commit.oid)
   if (!authors) {

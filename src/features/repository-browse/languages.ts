@@ -1,8 +1,8 @@
 import type { Context } from '../../core/context.js'
 import type { LoadedProject } from '../access/index.js'
-import { readObject, readObjectHeader, type TreeEntry } from '../repositories/index.js'
+import { findCommit, readObject, readObjectHeader, readTreeEntries, type TreeEntry } from '../repositories/index.js'
 import { languageOfPath, parseLinguistRules } from './linguist.js'
-import { findCommit, openRepository, readTreeEntries, type BrowsedRepository } from './repository.js'
+import { openRepository, type BrowsedRepository } from './repository.js'
 
 /** GL Gitlab::LanguageDetection::MAX_LANGUAGES: a project shows its five largest languages. */
 const MAX_LANGUAGES = 5
@@ -12,7 +12,7 @@ const detections = new Map<string, [string, number][]>()
 
 /** Every blob under a tree with its path (symbolic links and submodules are not code). */
 async function collectBlobs(repository: BrowsedRepository, oid: string, prefix: string, into: { path: string; entry: TreeEntry }[]) {
-  const entries = await readTreeEntries(repository, oid)
+  const entries = await readTreeEntries(repository.directory, oid)
   const subtrees: Promise<void>[] = []
   for (const entry of entries) {
     if (entry.type === 'tree') subtrees.push(collectBlobs(repository, entry.oid, `${prefix}${entry.name}/`, into))
@@ -50,7 +50,7 @@ async function detectLanguages(repository: BrowsedRepository, treeOid: string): 
 export async function listLanguages(ctx: Context, loaded: LoadedProject): Promise<Record<string, number>> {
   const repository = openRepository(ctx, loaded)
   if (loaded.project.empty_repo) return {}
-  const commit = await findCommit(repository, loaded.project.default_branch ?? 'HEAD')
+  const commit = await findCommit(repository.directory, loaded.project.default_branch ?? 'HEAD')
   if (!commit) return {}
   let detected = detections.get(commit.oid)
   if (!detected) {

@@ -1,8 +1,8 @@
 import type { Context } from '../../core/context.js'
 import { NotFound, Rejected } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { git, GitError, readCommit, type ParsedCommit } from '../repositories/index.js'
-import { findCommit, openRepository } from './repository.js'
+import { findCommit, git, GitError, readCommit, type ParsedCommit } from '../repositories/index.js'
+import { openRepository } from './repository.js'
 
 /**
  * The best common ancestor of two or more refs (GL Gitlab::Git::MergeBase, Gitaly's FindMergeBase, which runs
@@ -12,7 +12,7 @@ import { findCommit, openRepository } from './repository.js'
 export async function findMergeBase(ctx: Context, loaded: LoadedProject, refs: string[]): Promise<ParsedCommit> {
   const repository = openRepository(ctx, loaded)
   if (refs.length < 2) throw new Rejected('Provide at least 2 refs')
-  const commits = await Promise.all(refs.map((ref) => findCommit(repository, ref)))
+  const commits = await Promise.all(refs.map((ref) => findCommit(repository.directory, ref)))
   const unknown = refs.filter((_, index) => commits[index] === null)
   if (unknown.length > 0) throw new Rejected(`Could not find ${unknown.length === 1 ? 'ref' : 'refs'}: ${unknown.join(', ')}`)
   let base: string

@@ -1,16 +1,16 @@
 import type { Context } from '../../core/context.js'
 import { BadRequest, NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
-import { openGitOutput, readGitOutput, readLines, type TreeEntry } from '../repositories/index.js'
 import {
   findCommit,
   findTreeEntry,
-  openRepository,
-  pathSegments,
+  openGitOutput,
+  readGitOutput,
+  readLines,
   readTreeEntries,
-  refOrDefault,
-  type BrowsedRepository,
-} from './repository.js'
+  type TreeEntry,
+} from '../repositories/index.js'
+import { openRepository, pathSegments, refOrDefault, type BrowsedRepository } from './repository.js'
 
 /** One entry of a listing, its path from the repository's root. */
 export interface TreeItem {
@@ -76,11 +76,11 @@ export interface TreeListing {
  */
 export async function openTree(ctx: Context, loaded: LoadedProject, query: TreeQuery): Promise<TreeListing> {
   const repository = openRepository(ctx, loaded)
-  const commit = await findCommit(repository, refOrDefault(repository, query.ref))
+  const commit = await findCommit(repository.directory, refOrDefault(repository, query.ref))
   if (!commit) throw new NotFound('Tree')
   const segments = pathSegments(query.path)
   if (!segments) throw new NotFound('invalid revision or path')
-  const target = await findTreeEntry(repository, commit.tree, segments)
+  const target = await findTreeEntry(repository.directory, commit.tree, segments)
   if (!target) throw new NotFound('invalid revision or path')
   if (target.type !== 'tree') throw new NotFound('path not treeish')
   const prefix = segments.length === 0 ? '' : `${segments.join('/')}/`
@@ -97,7 +97,7 @@ export async function openTree(ctx: Context, loaded: LoadedProject, query: TreeQ
     }
   }
   // Array#sort is stable: within a type, git's order stays.
-  const items = (await readTreeEntries(repository, target.oid))
+  const items = (await readTreeEntries(repository.directory, target.oid))
     .map((entry) => itemOf(entry, prefix))
     .sort((a, b) => TYPE_ORDER[a.type] - TYPE_ORDER[b.type])
   return {

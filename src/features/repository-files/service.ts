@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto'
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound } from '../../core/errors.js'
 import { canPushCode, canReadCode, type LoadedProject } from '../access/index.js'
-import { commitChanges, lastCommitForPath, readNamedCommit } from '../commit-actions/index.js'
-import { codeDirectory, openBlob, parseTree, readObject, readObjectOrLargeBlob, type FileChange } from '../repositories/index.js'
+import { commitChanges, lastCommitForPath } from '../commit-actions/index.js'
+import { codeDirectory, findCommit, findTreeEntry, openBlob, readObjectOrLargeBlob, type FileChange } from '../repositories/index.js'
 
 // GL lib/api/files.rb and Files::CreateService, Files::UpdateService, Files::DeleteService.
 
@@ -35,7 +35,8 @@ function isReadablePath(filePath: string): boolean {
 /**
  * A file at a ref, as the caller may read it (GL files.rb `assign_file_vars!`): 403 without `read_code`, 404 "Commit
  * Not Found" for a ref that names no commit, 404 "File Not Found" for a path that is no file there. Content is read
- * through the repository's long-lived object reader; only the file's last commit takes a git process.
+ * through the repository's long-lived object reader, the path walked through kept trees; only the file's last commit
+ * takes a git process.
  */
 export async function readRepositoryFile(
   ctx: Context,
@@ -44,16 +45,12 @@ export async function readRepositoryFile(
   ref: string | undefined,
 ): Promise<RepositoryFile> {
   const directory = codeDirectory(ctx, loaded)
-  const commit = await readNamedCommit(directory, ref ?? 'HEAD')
+  const commit = await findCommit(directory, ref ?? 'HEAD')
   if (!commit) throw new NotFound('Commit')
   if (!isReadablePath(filePath)) throw new NotFound('File')
-  const slash = filePath.lastIndexOf('/')
-  const parent = slash < 0 ? `${commit.tree}` : `${commit.oid}:${filePath.slice(0, slash)}`
-  const name = filePath.slice(slash + 1)
-  const tree = await readObject(directory, parent)
-  if (tree?.type !== 'tree') throw new NotFound('File')
-  const entry = parseTree(tree.content, commit.oid.length).find((candidate) => candidate.name === name)
+  const entry = await findTreeEntry(directory, commit.tree, filePath.split('/'))
   if (!entry || entry.type !== 'blob') throw new NotFound('File')
+  const name = entry.name
   const blob = await readObjectOrLargeBlob(directory, entry.oid)
   if (blob?.type !== 'blob') throw new NotFound('File')
   const [content, head, contentSha256] =
