@@ -46,25 +46,43 @@ export async function readNamedCommit(directory: string, revision: string): Prom
 const LAST_COMMITS_KEPT = 10_000
 const lastCommits = new Map<string, string | null>()
 
+/** Walks of lastCommitForPath under way, by key: requests asking at once for the same answer share one walk. */
+const walking = new Map<string, Promise<string | null>>()
+
 /**
  * The last commit reachable from `revision` that changed `filePath` (GL Commit.last_for_path, literal pathspec). It
- * walks history, which takes long in a deep one, so the answer for an object id is kept.
+ * walks history, which takes long in a deep one, so the answer for an object id is kept, and asked of git once.
  */
 export async function lastCommitForPath(directory: string, revision: string, filePath: string): Promise<string | null> {
   const key = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(revision) ? `${revision}\0${filePath}` : null
   if (key !== null && lastCommits.has(key)) return lastCommits.get(key) ?? null
-  let found: string | null
+  let walk = key === null ? undefined : walking.get(key)
+  if (!walk) {
+    walk = walkToLastCommit(directory, revision, filePath)
+    if (key !== null) {
+      walking.set(key, walk)
+      walk.then(
+        (found) => {
+          walking.delete(key)
+          if (lastCommits.size >= LAST_COMMITS_KEPT) lastCommits.delete(lastCommits.keys().next().value as string)
+          lastCommits.set(key, found)
+        },
+        () => walking.delete(key),
+      )
+    }
+  }
   try {
-    const out = await git(['--literal-pathspecs', 'rev-list', '-1', revision, '--', filePath], { gitDir: directory })
-    found = out.trim() || null
+    return await walk
   } catch (error) {
     if (error instanceof GitError) return null
     throw error
   }
-  if (key === null) return found
-  if (lastCommits.size >= LAST_COMMITS_KEPT) lastCommits.delete(lastCommits.keys().next().value as string)
-  lastCommits.set(key, found)
-  return found
+}
+
+/** `git rev-list -1` for one path; throws what git throws. */
+async function walkToLastCommit(directory: string, revision: string, filePath: string): Promise<string | null> {
+  const out = await git(['--literal-pathspecs', 'rev-list', '-1', revision, '--', filePath], { gitDir: directory })
+  return out.trim() || null
 }
 
 /** Copies a commit and what it needs from another repository (a fork's upstream) unless it is there already. */
