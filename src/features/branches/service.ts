@@ -17,11 +17,10 @@ import {
   GitError,
   codeDirectory,
   isClientRevision,
-  isReadableRefName,
   isValidRefName,
   pushCommitTitle,
+  readBranchHead,
   readCommit,
-  readObjectHeader,
   refreshRepositoryState,
   repositoryExists,
   type ParsedCommit,
@@ -56,14 +55,6 @@ async function readBranchTips(directory: string): Promise<Map<string, string>> {
     if (space > 0) tips.set(line.slice(space + 1 + 'refs/heads/'.length), line.slice(0, space))
   }
   return tips
-}
-
-/** The tip of one branch through the object reader, or null; a name git could read as more than a ref is none. */
-async function readBranchTip(directory: string, name: string): Promise<string | null> {
-  if (!isReadableRefName(name)) return null
-  if (!(await repositoryExists(directory))) return null
-  const header = await readObjectHeader(directory, `refs/heads/${name}`)
-  return header?.oid ?? null
 }
 
 /**
@@ -207,10 +198,10 @@ export async function listBranches(ctx: Context, loaded: LoadedProject, input: L
 /** GET /projects/:id/repository/branches/:branch: 404 "Branch Not Found" when there is none. */
 export async function showBranch(ctx: Context, loaded: LoadedProject, name: string): Promise<BranchView> {
   const directory = codeDirectory(ctx, loaded)
-  const tip = await readBranchTip(directory, name)
+  const tip = await readBranchHead(directory, name)
   if (!tip) throw new NotFound('Branch')
   const defaultBranch = loaded.project.default_branch ?? ''
-  const defaultTip = name === defaultBranch ? tip : await readBranchTip(directory, defaultBranch)
+  const defaultTip = name === defaultBranch ? tip : await readBranchHead(directory, defaultBranch)
   const [commit, merged, subject] = await Promise.all([
     commitAt(directory, tip),
     isMergedToDefault(directory, tip, defaultTip),
@@ -221,7 +212,7 @@ export async function showBranch(ctx: Context, loaded: LoadedProject, name: stri
 
 /** HEAD /projects/:id/repository/branches/:branch. */
 export async function branchExists(ctx: Context, loaded: LoadedProject, name: string): Promise<boolean> {
-  return (await readBranchTip(codeDirectory(ctx, loaded), name)) !== null
+  return (await readBranchHead(codeDirectory(ctx, loaded), name)) !== null
 }
 
 /**
@@ -241,7 +232,7 @@ async function recordBranchEvent(
   let count = 0
   let title: string | null = null
   if (to !== null) {
-    const defaultTip = name === loaded.project.default_branch ? null : await readBranchTip(directory, loaded.project.default_branch ?? '')
+    const defaultTip = name === loaded.project.default_branch ? null : await readBranchHead(directory, loaded.project.default_branch ?? '')
     const exclude = defaultTip ? ['--not', defaultTip] : []
     count = Number((await git(['rev-list', '--count', to, ...exclude], { gitDir: directory })).trim())
     if (count > 0) title = pushCommitTitle((await commitAt(directory, to)).message)
@@ -263,7 +254,7 @@ async function recordBranchEvent(
 async function createDefaultBranch(ctx: Context, loaded: LoadedProject, directory: string): Promise<void> {
   const user = ctx.caller.user
   const branch = loaded.project.default_branch ?? 'main'
-  if (!user || (await readBranchTip(directory, branch))) return
+  if (!user || (await readBranchHead(directory, branch))) return
   await assertMayChangeRef(ctx, loaded, `refs/heads/${branch}`, 'create')
   const created = await commitFirstFile({
     directory,
@@ -287,7 +278,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
   if (!isValidRefName(name)) throw new Rejected('Branch name is invalid')
   const wasEmpty = loaded.project.empty_repo === 1
   if (wasEmpty) await createDefaultBranch(ctx, loaded, directory)
-  if (await readBranchTip(directory, name)) throw new Rejected('Branch already exists')
+  if (await readBranchHead(directory, name)) throw new Rejected('Branch already exists')
   const start = isClientRevision(ref) ? await readCommit(directory, ref) : null
   if (!start) throw new Rejected(`Failed to create branch '${name}': invalid reference name '${ref}'`)
   await assertMayChangeRef(ctx, loaded, `refs/heads/${name}`, 'create')
@@ -300,7 +291,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
       throw new Rejected(`Failed to create branch '${name}': Branch name conflicts with existing branch hierarchy.`)
     }
     // The ref is there, or another request holds its lock to make it.
-    if ((await readBranchTip(directory, name)) || /\.lock': File exists/.test(error.stderr)) throw new Rejected('Branch already exists')
+    if ((await readBranchHead(directory, name)) || /\.lock': File exists/.test(error.stderr)) throw new Rejected('Branch already exists')
     throw error
   }
   if (wasEmpty) {
@@ -318,7 +309,7 @@ export async function createBranch(ctx: Context, loaded: LoadedProject, name: st
 export async function deleteBranch(ctx: Context, loaded: LoadedProject, name: string, unmodifiedSince: Date | null): Promise<void> {
   const directory = codeDirectory(ctx, loaded)
   assertMayPush(loaded)
-  const tip = await readBranchTip(directory, name)
+  const tip = await readBranchHead(directory, name)
   if (!tip) throw new NotFound('Branch')
   if (unmodifiedSince) {
     const commit = await commitAt(directory, tip)

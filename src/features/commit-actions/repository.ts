@@ -2,7 +2,6 @@ import {
   git,
   GitError,
   isClientRevision,
-  isReadableRefName,
   readCommit,
   readObjectHeader,
   repositoryExists,
@@ -17,13 +16,6 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 /** GL Gitlab::Git.commit_id?: a full object id. */
 export function isObjectId(text: string): boolean {
   return OBJECT_ID.test(text)
-}
-
-/** The commit a branch points at, or null when there is no such branch (or no such name could be one). */
-export async function readBranchHead(directory: string, branch: string): Promise<string | null> {
-  if (!isReadableRefName(branch)) return null
-  const header = await unlessMissing(directory, () => readObjectHeader(directory, `refs/heads/${branch}`))
-  return header?.type === 'commit' ? header.oid : null
 }
 
 /** A read of a repository, or null when there is no repository on disk (a project whose repository is gone). */

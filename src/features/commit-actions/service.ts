@@ -14,6 +14,7 @@ import {
   mergeTrees,
   moveRefIfUnchanged,
   projectRepositoryDirectory,
+  readBranchHead,
   readCommit,
   refreshRepositoryState,
   repositoryExists,
@@ -26,7 +27,7 @@ import {
   type ParsedCommit,
 } from '../repositories/index.js'
 import { decodeActions } from './actions.js'
-import { fetchCommit, isObjectId, lastCommitForPath, readBranchHead, readNamedCommit } from './repository.js'
+import { fetchCommit, isObjectId, lastCommitForPath, readNamedCommit } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 

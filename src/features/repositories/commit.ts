@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { readBranchHead } from './branch-head.js'
 import { commitEnvironment, git, GitError, type GitIdentity } from './git.js'
 import { parseTree, readCommit, readObject, type TreeEntry } from './objects.js'
 
@@ -34,16 +35,6 @@ function treeProblem(paths: ReadonlySet<string>): string | null {
   return null
 }
 
-/** The commit a branch points at, or null when there is no such branch. */
-async function branchCommit(directory: string, branch: string): Promise<string | null> {
-  try {
-    return (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { gitDir: directory })).trim()
-  } catch (error) {
-    if (error instanceof GitError && error.code === 1) return null
-    throw error
-  }
-}
-
 /**
  * Commits several file changes as one commit: each written path is added or replaced with a regular file, each removed
  * one goes. The branch moves only if it still points where it did, so a concurrent commit fails this one instead of
@@ -51,7 +42,7 @@ async function branchCommit(directory: string, branch: string): Promise<string |
  */
 export async function commitFiles(commit: FilesCommit): Promise<string> {
   const { directory } = commit
-  const parent = await branchCommit(directory, commit.branch)
+  const parent = await readBranchHead(directory, commit.branch)
   const listed = parent ? await git(['ls-tree', '-r', '-z', '--name-only', parent], { gitDir: directory }) : ''
   const paths = new Set(listed.split('\0').filter(Boolean))
   const changes: FileChange[] = []

@@ -44,6 +44,7 @@ export {
 export { findCommit, findTreeEntry, readTreeEntries, unlessRepositoryMissing } from './kept-objects.js'
 export { readmeContent, type ReadmeValues } from './readme.js'
 export { isReadableRefName, isValidRefName, isWellFormedRef } from './ref-names.js'
+export { readBranchHead } from './branch-head.js'
 export { pushCommitTitle } from './push-title.js'
 export { blobContentType, blobDisposition } from './content-type.js'
 export { diffBetween, diffStats, patchIdBetween, rawPatchBetween, unifiedDiffOf, type DiffResult, type FileDiff } from './diffs.js'
