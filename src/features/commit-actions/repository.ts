@@ -1,12 +1,4 @@
-import {
-  git,
-  GitError,
-  isClientRevision,
-  readCommit,
-  readObjectHeader,
-  repositoryExists,
-  type ParsedCommit,
-} from '../repositories/index.js'
+import { git, GitError, readObjectHeader } from '../repositories/index.js'
 
 // Reads of a repository that writes of commits need. Object reads go through the long-lived object reader; a few
 // questions only git's history walk answers run one git process each.
@@ -16,22 +8,6 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 /** GL Gitlab::Git.commit_id?: a full object id. */
 export function isObjectId(text: string): boolean {
   return OBJECT_ID.test(text)
-}
-
-/** A read of a repository, or null when there is no repository on disk (a project whose repository is gone). */
-async function unlessMissing<T>(directory: string, read: () => Promise<T | null>): Promise<T | null> {
-  try {
-    return await read()
-  } catch (error) {
-    if (!(await repositoryExists(directory))) return null
-    throw error
-  }
-}
-
-/** The commit a client's revision names, or null. */
-export async function readNamedCommit(directory: string, revision: string): Promise<ParsedCommit | null> {
-  if (!isClientRevision(revision)) return null
-  return unlessMissing(directory, () => readCommit(directory, revision))
 }
 
 /** Answers of lastCommitForPath by commit and path: a commit's history never changes. Bounded; the oldest go first. */

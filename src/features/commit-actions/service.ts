@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.js'
 import { BadRequest, DomainError, Forbidden, NotFound, Rejected } from '../../core/errors.js'
 import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
+import { findProjectCommit } from '../commits/index.js'
 import { recordPushEvent } from '../event-log/index.js'
 import { recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
@@ -27,7 +28,7 @@ import {
   type ParsedCommit,
 } from '../repositories/index.js'
 import { decodeActions } from './actions.js'
-import { fetchCommit, isObjectId, lastCommitForPath, readNamedCommit } from './repository.js'
+import { fetchCommit, isObjectId, lastCommitForPath } from './repository.js'
 
 // GL Commits::CreateService, Files::MultiService, Commits::CherryPickService and Commits::RevertService.
 
@@ -352,13 +353,6 @@ function revertMessage(commit: ParsedCommit): string {
   return `Revert "${titleOf(commit.message).trim()}"\n\nThis reverts commit ${commit.oid}`
 }
 
-/** The commit a client names in a project's repository: 404 "Commit Not Found" otherwise. */
-async function findCommit(ctx: Context, loaded: LoadedProject, revision: string): Promise<ParsedCommit> {
-  const commit = await readNamedCommit(codeDirectory(ctx, loaded), revision)
-  if (!commit) throw new NotFound('Commit')
-  return commit
-}
-
 /** The head of a project's branch: 404 "Branch Not Found" when there is none (GL `find_branch!`). */
 async function findBranch(ctx: Context, loaded: LoadedProject, branch: string): Promise<string> {
   const head = await readBranchHead(codeDirectory(ctx, loaded), branch)
@@ -378,7 +372,7 @@ export async function changeCommit(
   input: ChangeInput,
 ): Promise<ParsedCommit | null> {
   await authorizePushToBranch(ctx, loaded, input.branch)
-  const commit = await findCommit(ctx, loaded, sha)
+  const { commit } = await findProjectCommit(ctx, loaded, sha)
   await findBranch(ctx, loaded, input.branch)
   return applyCommitChange(ctx, loaded, commit, kind, input)
 }

@@ -5,6 +5,7 @@ import type { ProjectRow } from '../../db/schema.js'
 import {
   codeDirectory,
   diffBetween,
+  findCommit,
   git,
   GitError,
   projectRepositoryDirectory,
@@ -14,7 +15,6 @@ import {
 } from '../repositories/index.js'
 import { canReadCode, findProjectsByIds, withAccess, type LoadedProject } from '../access/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
-import { findCommitIn } from './service.js'
 
 export interface Comparison {
   /** Oldest first, as GitLab lists them. */
@@ -78,7 +78,7 @@ export async function compareRefs(
   const directory = codeDirectory(ctx, loaded)
   const fromProject = await fromProjectOf(ctx, loaded, input.fromProjectId, input.idParam)
   const fromDirectory = fromProject.id === loaded.project.id ? directory : projectRepositoryDirectory(ctx.config, fromProject)
-  const [start, head] = await Promise.all([findCommitIn(fromDirectory, input.from.trim()), findCommitIn(directory, input.to.trim())])
+  const [start, head] = await Promise.all([findCommit(fromDirectory, input.from.trim()), findCommit(directory, input.to.trim())])
   if (!start || !head) throw new NotFound('Ref')
   let temporaryRef: string | null = null
   try {

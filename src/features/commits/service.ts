@@ -4,6 +4,7 @@ import type { OffsetPage } from '../../db/pagination.js'
 import {
   diffBetween,
   diffStats,
+  findCommit,
   git,
   GitError,
   isClientRevision,
@@ -16,13 +17,6 @@ import {
 import type { LoadedProject } from '../access/index.js'
 import type { CommitStatsJson } from './schemas.js'
 
-/** The commit a revision names (a sha, a branch, a tag, `main~2`), or null; never starts git beyond the object reader. */
-export async function findCommitIn(directory: string, revision: string): Promise<ParsedCommit | null> {
-  if (!isClientRevision(revision)) return null
-  if (!(await repositoryExists(directory))) return null
-  return readCommit(directory, revision)
-}
-
 /** A commit of the project by revision, as the caller may read it; 404 "Commit Not Found" otherwise. */
 export async function findProjectCommit(
   ctx: Context,
@@ -30,7 +24,7 @@ export async function findProjectCommit(
   revision: string,
 ): Promise<{ directory: string; commit: ParsedCommit }> {
   const directory = codeDirectory(ctx, loaded)
-  const commit = await findCommitIn(directory, revision)
+  const commit = await findCommit(directory, revision)
   if (!commit) throw new NotFound('Commit')
   return { directory, commit }
 }

@@ -1,15 +1,7 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestDiffRow, MergeRequestRow, ProjectRow } from '../../db/schema.js'
-import { git, projectRepositoryDirectory } from '../repositories/index.js'
-import {
-  fetchSourceInto,
-  hasRepository,
-  mergeRequestHeadRef,
-  readBranch,
-  readBranchFacts,
-  readRef,
-  type BranchFacts,
-} from './repository.js'
+import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
+import { fetchSourceInto, mergeRequestHeadRef, readBranch, readBranchFacts, readRef, type BranchFacts } from './repository.js'
 import { findProjectsByIds } from '../access/index.js'
 import { diffRefsOf, reconcileVersion, type DiffRefs } from './versions.js'
 
@@ -57,7 +49,7 @@ export async function loadBranches(ctx: Context, row: MergeRequestRow, target: P
 
 async function readBranches(ctx: Context, row: MergeRequestRow, target: ProjectRow): Promise<Omit<LoadedBranches, 'version'> | null> {
   const targetDir = projectRepositoryDirectory(ctx.config, target)
-  if (!(await hasRepository(targetDir))) return null
+  if (!(await repositoryExists(targetDir))) return null
   const headRef = mergeRequestHeadRef(row.iid)
   if (row.state === 'merged') {
     const sourceSha = await readRef(targetDir, headRef)
@@ -69,7 +61,7 @@ async function readBranches(ctx: Context, row: MergeRequestRow, target: ProjectR
   let sourceSha: string | null = null
   if (sourceProject) {
     sourceDir = projectRepositoryDirectory(ctx.config, sourceProject)
-    if (await hasRepository(sourceDir)) sourceSha = await readBranch(sourceDir, row.source_branch)
+    if (await repositoryExists(sourceDir)) sourceSha = await readBranch(sourceDir, row.source_branch)
     if (sourceSha !== null && sourceProject.id !== target.id) {
       if (!(await fetchSourceInto(targetDir, sourceDir, row.source_branch, sourceSha, row.iid))) sourceSha = null
     }
@@ -161,7 +153,7 @@ export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branch
 
 /** A repository's branches and merge request head refs (full name → commit), read by one git process; null without one. */
 async function readHeadRefs(directory: string): Promise<Map<string, string> | null> {
-  if (!(await hasRepository(directory))) return null
+  if (!(await repositoryExists(directory))) return null
   const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/merge-requests/'], { gitDir: directory })
   const refs = new Map<string, string>()
   for (const line of out.split('\n')) {

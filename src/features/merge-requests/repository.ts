@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
 import { git, GitError } from '../repositories/index.js'
 
 /** What git says of one merge request's branches; null fields are missing branches. */
@@ -21,15 +19,6 @@ export interface BranchFacts {
 /** GitLab's ref keeping a merge request's head commit in the target repository (refs/merge-requests/<iid>/head). */
 export function mergeRequestHeadRef(iid: number): string {
   return `refs/merge-requests/${iid}/head`
-}
-
-export async function hasRepository(directory: string): Promise<boolean> {
-  try {
-    await fs.access(path.join(directory, 'HEAD'))
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** The commit a ref points at, or null when it does not exist. */
