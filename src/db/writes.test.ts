@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
-import { WriteWatch } from './writes.js'
+import { tablesWrittenBy, WriteWatch } from './writes.js'
 
 // A write is answered only once the durability hook resolves, and the connection serves others meanwhile.
 type Schema = { kv: { id: number; value: string } }
@@ -66,4 +66,18 @@ test('a rolled-back transaction does not wait', async () => {
   await expect(failed).rejects.toThrow('changed my mind')
   expect(durableCalls).toBe(0)
   expect(await db.selectFrom('kv').select('id').where('id', '=', 3).execute()).toEqual([])
+})
+
+test('the tables SQL writes: statements, upserts and trigger bodies, no keyword taken for a table', () => {
+  expect([...tablesWrittenBy('insert into "jobs" ("id") values (?) on conflict ("id") do update set "id" = excluded."id"')]).toEqual([
+    'jobs',
+  ])
+  expect([...tablesWrittenBy('update "Labels" set "title" = ? where "id" = ?')]).toEqual(['labels'])
+  expect([...tablesWrittenBy('delete from "members" where "id" = ?')]).toEqual(['members'])
+  expect([
+    ...tablesWrittenBy(
+      'create trigger t after update of "state" on "issues" begin update label_counts set n = n + 1; insert into "events" values (1); end',
+    ),
+  ]).toEqual(['label_counts', 'events'])
+  expect([...tablesWrittenBy('select * from "projects"')]).toEqual([])
 })

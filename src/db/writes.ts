@@ -8,7 +8,8 @@ import type { ReadCache } from './read-cache.js'
  */
 export type WriteListener = (tables: ReadonlySet<string> | null, committed: boolean, foreign?: boolean) => void
 
-const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?/gi
+// Not the `set` of an upsert's `do update set`, nor the `on` of a trigger's `after update on`: those name no table.
+const WRITTEN_TABLE = /\b(?:insert\s+into|update|delete\s+from)\s+(?!(?:set|on|of)\b)"?(\w+)"?/gi
 
 /** The tables SQL text writes (a statement, or a trigger's body), lower-cased; none for a select, `begin`, a pragma. */
 export function tablesWrittenBy(sql: string): Set<string> {
