@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.js'
 import type { MergeRequestDiffRow, MergeRequestRow, ProjectRow } from '../../db/schema.js'
-import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
-import { fetchSourceInto, mergeRequestHeadRef, readBranch, readBranchFacts, readRef, type BranchFacts } from './repository.js'
+import { git, projectRepositoryDirectory, readBranchHead, repositoryExists } from '../repositories/index.js'
+import { fetchSourceInto, mergeRequestHeadRef, readBranchFacts, readRef, type BranchFacts } from './repository.js'
 import { findProjectsByIds } from '../access/index.js'
 import { diffRefsOf, reconcileVersion, type DiffRefs } from './versions.js'
 
@@ -61,12 +61,12 @@ async function readBranches(ctx: Context, row: MergeRequestRow, target: ProjectR
   let sourceSha: string | null = null
   if (sourceProject) {
     sourceDir = projectRepositoryDirectory(ctx.config, sourceProject)
-    if (await repositoryExists(sourceDir)) sourceSha = await readBranch(sourceDir, row.source_branch)
+    sourceSha = await readBranchHead(sourceDir, row.source_branch)
     if (sourceSha !== null && sourceProject.id !== target.id) {
       if (!(await fetchSourceInto(targetDir, sourceDir, row.source_branch, sourceSha, row.iid))) sourceSha = null
     }
   }
-  const targetSha = await readBranch(targetDir, row.target_branch)
+  const targetSha = await readBranchHead(targetDir, row.target_branch)
   if (sourceSha === null) {
     // GL keeps the last diff's head after the source branch is gone.
     const kept = await readRef(targetDir, headRef)

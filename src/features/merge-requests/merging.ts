@@ -8,6 +8,7 @@ import {
   countNewCommits,
   moveRefIfUnchanged,
   pushCommitTitle,
+  readBranchHead,
   readCommit,
   refreshRepositoryState,
   writeCommitObject,
@@ -15,7 +16,7 @@ import {
 } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
-import { deleteRef, mergeRequestHeadRef, mergeTree, readBranch, writeRef } from './repository.js'
+import { deleteRef, mergeRequestHeadRef, mergeTree, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
@@ -229,7 +230,7 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
   const loadedSource = await withAccess(ctx, source)
   if (!canPushCode(loadedSource.access, source)) return
   if (isBranchProtected(await loadRefSubject(ctx, loadedSource), row.source_branch)) return
-  if ((await readBranch(branches.sourceDir, row.source_branch)) !== mergedSha) return
+  if ((await readBranchHead(branches.sourceDir, row.source_branch)) !== mergedSha) return
   if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
   const now = ctx.now()
   await ctx.db.transaction().execute((trx) =>

@@ -31,10 +31,6 @@ export async function readRef(gitDir: string, ref: string): Promise<string | nul
   }
 }
 
-export function readBranch(gitDir: string, branch: string): Promise<string | null> {
-  return readRef(gitDir, `refs/heads/${branch}`)
-}
-
 async function hasCommit(gitDir: string, sha: string): Promise<boolean> {
   try {
     await git(['cat-file', '-e', `${sha}^{commit}`], { gitDir })
