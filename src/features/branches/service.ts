@@ -16,6 +16,7 @@ import {
   git,
   GitError,
   codeDirectory,
+  isAncestor,
   isClientRevision,
   isValidRefName,
   pushCommitTitle,
@@ -77,13 +78,7 @@ async function readMergedBranchNames(directory: string, defaultTip: string | und
 /** GL Repository#merged_to_root_ref? for one branch: its tip is in the default branch and is not the default's tip. */
 async function isMergedToDefault(directory: string, tip: string, defaultTip: string | null): Promise<boolean> {
   if (!defaultTip || tip === defaultTip) return false
-  try {
-    await git(['merge-base', '--is-ancestor', tip, defaultTip], { gitDir: directory })
-    return true
-  } catch (error) {
-    if (error instanceof GitError) return false
-    throw error
-  }
+  return isAncestor(directory, tip, defaultTip)
 }
 
 function viewOf(subject: RefSubject, name: string, commit: ParsedCommit, merged: boolean): BranchView {
