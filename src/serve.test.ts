@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { freePort, freshInstanceEnv, startSvc, waitUntilReady } from './testing/cli.js'
+import { GitClient } from './testing/git.js'
 
 const TOKEN = 'svcpat-workers-test-token-01'
 
@@ -42,6 +43,15 @@ function fresh(
     request.on('error', reject)
     request.end(body)
   })
+}
+
+/** A process's command line, its arguments joined by spaces ('' once it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+  } catch {
+    return ''
+  }
 }
 
 /** The live (not zombie) processes whose parent is `pid`. */
@@ -228,5 +238,57 @@ describe('svc serve with SVC_WORKERS=2', () => {
     const code = exited(svc.child)
     svc.child.kill('SIGTERM')
     expect(await code).toBe(0)
+  })
+
+  test('git runs as a child of the primary for every worker: writes, reads, streams, failures, clones and pushes', async () => {
+    const { env } = await freshInstanceEnv()
+    const svc = await startWorkers(env, await freePort())
+    // The README commit is written by git plumbing with input on its standard input.
+    const project = await fresh(svc.port, 'POST', '/api/v4/projects', { body: { name: 'Spawned', initialize_with_readme: true } })
+    expect(project.status).toBe(201)
+    const files = `/api/v4/projects/${project.body.id}/repository/files`
+    const written = await fresh(svc.port, 'POST', `${files}/hello.txt`, {
+      body: { branch: 'main', content: 'Hello\n', commit_message: 'Add hello' },
+    })
+    expect(written).toEqual({ status: 201, body: { file_path: 'hello.txt', branch: 'main' } })
+    // Each worker reads through git: a streamed raw file, a JSON file read, and a file git does not find.
+    for (let n = 0; n < 2; n++) {
+      expect(await fresh(svc.port, 'GET', `${files}/hello.txt/raw?ref=main`)).toEqual({ status: 200, body: 'Hello\n' })
+      expect((await fresh(svc.port, 'GET', `${files}/hello.txt?ref=main`)).body).toMatchObject({
+        file_name: 'hello.txt',
+        content: 'SGVsbG8K',
+      })
+      expect(await fresh(svc.port, 'GET', `${files}/missing.md/raw?ref=main`)).toEqual({
+        status: 404,
+        body: { message: '404 File Not Found' },
+      })
+    }
+    // The long-lived object readers are the primary's children; the workers start none.
+    const gitChildren = childrenOf(svc.child.pid!).filter((pid) => !svc.workers.includes(pid))
+    expect(gitChildren.map(commandLine).filter((line) => line.includes('cat-file --batch-command'))).toHaveLength(2)
+    expect(svc.workers.flatMap((worker) => childrenOf(worker))).toEqual([])
+
+    const git = new GitClient()
+    const url = `http://root:${TOKEN}@127.0.0.1:${svc.port}/root/spawned.git`
+    const { run, dir } = await git.clone(url)
+    expect(run.code, run.stderr).toBe(0)
+    expect(fs.readFileSync(`${dir}/hello.txt`, 'utf8')).toBe('Hello\n')
+    fs.writeFileSync(`${dir}/notes.txt`, 'pushed through a worker\n')
+    await git.ok(dir, 'add', 'notes.txt')
+    await git.ok(dir, 'commit', '--quiet', '-m', 'Add notes')
+    await git.ok(dir, 'push', '--quiet', 'origin', 'HEAD:main')
+    const pushed = (await git.ok(dir, 'rev-parse', 'HEAD')).trim()
+    for (let n = 0; n < 2; n++) {
+      expect(await fresh(svc.port, 'GET', `${files}/notes.txt/raw?ref=main`)).toEqual({ status: 200, body: 'pushed through a worker\n' })
+      const compare = await fresh(svc.port, 'GET', `/api/v4/projects/${project.body.id}/repository/compare?from=main~1&to=main`)
+      expect(compare.body.commit.id).toBe(pushed)
+      expect(compare.body.diffs.map((diff: { new_path: string; diff: string }) => [diff.new_path, diff.diff])).toEqual([
+        ['notes.txt', '@@ -0,0 +1 @@\n+pushed through a worker\n'],
+      ])
+    }
+    const code = exited(svc.child)
+    svc.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+    expect(gitChildren.filter(alive)).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { PassThrough, Readable, type Writable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
+import { startProcess, type Process } from '../../core/processes.js'
 import { gitEnvironment } from '../repositories/index.js'
 
 /** A smart HTTP request for one repository: its ref advertisement (`info/refs`) or the exchange itself (a POST). */
@@ -38,13 +38,13 @@ const TERMINATE_GRACE_MS = 5_000
 const CLOSE_GRACE_MS = 10_000
 
 /** Every backend of this process: however it exits, none is left behind. */
-const everyBackend = new Set<ChildProcess>()
+const everyBackend = new Set<Process>()
 process.on('exit', () => {
   for (const child of everyBackend) child.kill('SIGTERM')
 })
 
 /** Ends a backend with SIGTERM, and with SIGKILL should it still run after the grace period. */
-function terminate(child: ChildProcess): void {
+function terminate(child: Process): void {
   if (child.exitCode !== null || child.signalCode !== null || child.killed) return
   child.kill('SIGTERM')
   const timer = setTimeout(() => child.kill('SIGKILL'), TERMINATE_GRACE_MS).unref()
@@ -53,9 +53,9 @@ function terminate(child: ChildProcess): void {
 
 /** The backends one server runs, with their request bodies, so that closing the server ends them. */
 export class RunningBackends {
-  private readonly running = new Map<ChildProcess, { body: Readable | null; gone: Promise<void> }>()
+  private readonly running = new Map<Process, { body: Readable | null; gone: Promise<void> }>()
 
-  add(child: ChildProcess, body: Readable | null): void {
+  add(child: Process, body: Readable | null): void {
     // A backend that failed to start never exits: its error ends it here.
     const gone = new Promise<void>((resolve) => {
       child.once('exit', () => resolve())
@@ -232,14 +232,15 @@ export function runHttpBackend(request: BackendRequest, backends: RunningBackend
   if (protocol) env.GIT_PROTOCOL = protocol
   Object.assign(env, request.env)
   const args = [...SERVICE_CONFIG[request.service], name, '--stateless-rpc', ...(request.advertise ? ['--advertise-refs'] : []), '.']
-  const child = spawn('git', args, { cwd: request.directory, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = startProcess('git', args, { cwd: request.directory, env, stdio: ['pipe', 'pipe', 'ignore'] })
+  const stdin = child.stdin!
+  const stdout = child.stdout!
   const exited = new Promise<boolean>((resolve) => {
     child.on('close', (code) => resolve(code === 0))
     child.on('error', () => resolve(false))
   })
   backends.add(child, request.body)
-  child.stderr.resume()
-  child.stdin.on('error', () => {})
+  stdin.on('error', () => {})
   let abandoned = false
   if (request.body) {
     const body = request.body
@@ -254,11 +255,11 @@ export function runHttpBackend(request: BackendRequest, backends: RunningBackend
     if (encoding === 'gzip' || encoding === 'x-gzip') {
       const inflate = createGunzip()
       // A body that does not inflate ends the service's input: it fails, as the backend did ("error inflating request").
-      inflate.on('error', () => child.stdin.destroy())
+      inflate.on('error', () => stdin.destroy())
       input = body.pipe(inflate)
     }
-    feed(input, child.stdin, { hold: request.beforeCommands, whole: request.service === 'git-upload-pack' })
-  } else child.stdin.end()
+    feed(input, stdin, { hold: request.beforeCommands, whole: request.service === 'git-upload-pack' })
+  } else stdin.end()
 
   const headers: [string, string][] = [
     ...NO_CACHE,
@@ -267,12 +268,12 @@ export function runHttpBackend(request: BackendRequest, backends: RunningBackend
   return new Promise((resolve, reject) => {
     child.once('spawn', () => {
       if (abandoned) return reject(new RequestAbandoned())
-      let body: Readable = child.stdout
+      let body: Readable = stdout
       // git-http-backend(1) get_info_refs: protocol v2 starts with the capabilities, older ones with the service.
       if (request.advertise && protocolVersion(protocol) !== 2) {
         const out = new PassThrough()
         out.write(Buffer.concat([packetLine(`# service=${request.service}\n`), Buffer.from('0000')]))
-        child.stdout.pipe(out)
+        stdout.pipe(out)
         body = out
       }
       resolve({ status: 200, headers, body, exited })

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { startProcess } from '../../core/processes.js'
 
 /** A git command that failed: its arguments, exit code and standard error, for the log. */
 export class GitError extends Error {
@@ -10,6 +10,9 @@ export class GitError extends Error {
     super(`git ${args.join(' ')} failed (${code ?? 'signal'}): ${stderr.trim()}`)
   }
 }
+
+/** Output a git command answers at most: more ends it with an error. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
 export interface GitOptions {
   /** The repository (`--git-dir`); absent for commands that take none, such as `init`. */
@@ -70,12 +73,27 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
   const argv = options.gitDir ? [`--git-dir=${options.gitDir}`, ...args] : [...args]
   const env = { ...gitEnvironment(), ...options.env }
   return new Promise((resolve, reject) => {
-    const child = execFile('git', argv, { env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) reject(new GitError(argv, (error as NodeJS.ErrnoException & { code?: number | string }).code ?? null, stderr))
-      else resolve(stdout)
+    const child = startProcess('git', argv, { env })
+    const stdout: Buffer[] = []
+    let length = 0
+    let failure: string | null = null
+    child.stdout!.on('data', (chunk: Buffer) => {
+      length += chunk.length
+      if (length <= MAX_OUTPUT_BYTES) stdout.push(chunk)
+      else if (failure === null) {
+        failure = 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+        child.kill()
+      }
     })
-    if (options.input !== undefined) child.stdin?.end(options.input)
-    else child.stdin?.end()
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.on('error', (error: NodeJS.ErrnoException) => reject(new GitError(argv, error.code ?? null, stderr)))
+    child.on('close', (code, signal) => {
+      if (failure === null && code === 0) resolve(Buffer.concat(stdout).toString('utf8'))
+      else reject(new GitError(argv, failure ?? code ?? signal, stderr))
+    })
+    child.stdin!.on('error', () => {})
+    child.stdin!.end(options.input)
   })
 }
 

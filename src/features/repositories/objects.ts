@@ -1,6 +1,6 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createHash, type Hash } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
+import { startProcess, type Process } from '../../core/processes.js'
 import { gitEnvironment } from './git.js'
 import { openGitOutput } from './stream.js'
 
@@ -65,7 +65,8 @@ interface Skipping {
  * packs it does not know on every lookup, so a reader sees pushes made after it started.
  */
 class ObjectReader {
-  private readonly child: ChildProcessWithoutNullStreams
+  private readonly child: Process
+  private readonly input: Writable
   private readonly queue: Pending[] = []
   /** What git wrote that is not parsed yet, in the pieces it came in: joined only once a whole answer is in. */
   private parts: Buffer[] = []
@@ -80,10 +81,13 @@ class ObjectReader {
     readonly directory: string,
     private readonly onEnd: (reader: ObjectReader) => void,
   ) {
-    this.child = spawn('git', [`--git-dir=${directory}`, 'cat-file', '--batch-command'], { env: gitEnvironment() })
-    this.child.stdout.on('data', (chunk: Buffer) => this.received(chunk))
-    this.child.stderr.resume()
-    this.child.stdin.on('error', () => this.end(new Error('git cat-file went away')))
+    this.child = startProcess('git', [`--git-dir=${directory}`, 'cat-file', '--batch-command'], {
+      env: gitEnvironment(),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    })
+    this.input = this.child.stdin!
+    this.child.stdout!.on('data', (chunk: Buffer) => this.received(chunk))
+    this.input.on('error', () => this.end(new Error('git cat-file went away')))
     this.child.on('error', (error) => this.end(error))
     this.child.on('exit', () => this.end(new Error('git cat-file exited')))
     this.rest()
@@ -95,7 +99,7 @@ class ObjectReader {
       if (this.idle) clearTimeout(this.idle)
       this.idle = null
       this.queue.push({ contents, resolve, reject })
-      this.child.stdin.write(`${contents ? 'contents' : 'info'} ${revision}\n`)
+      this.input.write(`${contents ? 'contents' : 'info'} ${revision}\n`)
     })
   }
 
@@ -186,7 +190,7 @@ class ObjectReader {
     this.ended = true
     if (this.idle) clearTimeout(this.idle)
     this.onEnd(this)
-    this.child.stdin.end()
+    this.input.end()
     this.child.kill()
     const waiting = this.skipping ? [this.skipping.pending, ...this.queue.splice(0)] : this.queue.splice(0)
     this.skipping = null

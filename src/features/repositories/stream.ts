@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable } from 'node:stream'
+import { startProcess, type Process } from '../../core/processes.js'
 import { gitEnvironment, GitError } from './git.js'
 
 /** Standard error kept of a streamed git command, for the log: its first bytes say what failed. */
@@ -7,12 +7,12 @@ const STDERR_KEPT = 64 * 1024
 
 function spawnGit(directory: string, args: readonly string[]) {
   const argv = [`--git-dir=${directory}`, ...args]
-  const child = spawn('git', argv, { env: gitEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = startProcess('git', argv, { env: gitEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => {
     if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8')
   })
-  return { child, argv, stderr: () => stderr }
+  return { child, stdout: child.stdout!, argv, stderr: () => stderr }
 }
 
 /**
@@ -20,15 +20,15 @@ function spawnGit(directory: string, args: readonly string[]) {
  * `read` answers false once it has read enough: git is ended then and the run counts as a success.
  */
 export function readGitOutput(directory: string, args: readonly string[], read: (chunk: Buffer) => boolean | void): Promise<void> {
-  const { child, argv, stderr } = spawnGit(directory, args)
+  const { child, stdout, argv, stderr } = spawnGit(directory, args)
   return new Promise((resolve, reject) => {
     let stopped = false
     const stop = () => {
       stopped = true
-      child.stdout.destroy()
+      stdout.destroy()
       child.kill()
     }
-    child.stdout.on('data', (chunk: Buffer) => {
+    stdout.on('data', (chunk: Buffer) => {
       if (stopped) return
       try {
         if (read(chunk) === false) stop()
@@ -51,8 +51,7 @@ export function readGitOutput(directory: string, args: readonly string[], read: 
  * git failing later destroys the stream with the error.
  */
 export function openGitOutput(directory: string, args: readonly string[]): Promise<Readable> {
-  const { child, argv, stderr } = spawnGit(directory, args)
-  const { stdout } = child
+  const { child, stdout, argv, stderr } = spawnGit(directory, args)
   stdout.once('close', () => {
     if (child.exitCode === null && child.signalCode === null) child.kill()
   })
@@ -92,18 +91,18 @@ const PIPED_OUTPUT_KEPT = 64 * 1024
  */
 export function pipeGit(directory: string, first: readonly string[], second: readonly string[]): Promise<Buffer> {
   const writer = spawnGit(directory, first)
-  const reader = spawn('git', [`--git-dir=${directory}`, ...second], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'ignore'] })
-  writer.child.stdout.pipe(reader.stdin)
+  const reader = startProcess('git', [`--git-dir=${directory}`, ...second], { env: gitEnvironment(), stdio: ['pipe', 'pipe', 'ignore'] })
+  writer.stdout.pipe(reader.stdin!)
   // A reader that ends early (or fails) must not leave the writer blocked on a full pipe.
-  reader.stdin.on('error', () => writer.child.kill())
-  const exited = (child: ChildProcess) =>
+  reader.stdin!.on('error', () => writer.child.kill())
+  const exited = (child: Process) =>
     new Promise<number | string | null>((resolve, reject) => {
       child.on('error', reject)
       child.on('close', (code, signal) => resolve(code ?? signal))
     })
   const parts: Buffer[] = []
   let length = 0
-  reader.stdout.on('data', (chunk: Buffer) => {
+  reader.stdout!.on('data', (chunk: Buffer) => {
     if (length >= PIPED_OUTPUT_KEPT) return
     parts.push(chunk)
     length += chunk.length

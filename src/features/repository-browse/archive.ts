@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { PassThrough, type Readable } from 'node:stream'
 import type { Context } from '../../core/context.js'
+import { startProcess, type Process } from '../../core/processes.js'
 import { NotFound } from '../../core/errors.js'
 import type { LoadedProject } from '../access/index.js'
 import { findCommit, findTreeEntry, gitEnvironment } from '../repositories/index.js'
@@ -45,7 +45,7 @@ export interface Archive {
 }
 
 /** The first bytes git writes, or its failure before it wrote any. */
-function firstOutput(child: ChildProcess): Promise<Buffer | null> {
+function firstOutput(child: Process): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const stdout = child.stdout!
     const onData = (chunk: Buffer) => {
@@ -84,7 +84,7 @@ export async function openArchive(ctx: Context, loaded: LoadedProject, request: 
     ...(path || excludes.length > 0 ? [path ? `:(literal)${path}` : '.'] : []),
     ...excludes.map((segments) => `:(exclude,literal)${segments!.join('/')}`),
   ]
-  const child = spawn(
+  const child = startProcess(
     'git',
     [
       `--git-dir=${repository.directory}`,
