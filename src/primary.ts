@@ -3,7 +3,6 @@ import type { Config } from './config/index.js'
 import { ANNOUNCE, ANNOUNCEMENT, type RelayedAnnouncement } from './core/announcer.js'
 import type { Log } from './core/context.js'
 import { Link } from './core/link.js'
-import { serveProcesses, type WorkerChannel } from './core/processes.js'
 import { MemoryCounter, serveCounts } from './http/throttle.js'
 
 /**
@@ -49,7 +48,6 @@ export function runPrimary(config: Config, log: Log) {
     const link = new Link(worker)
     links.set(worker, link)
     serveCounts(link, counter)
-    serveProcesses(worker as unknown as WorkerChannel)
     link.serve<RelayedAnnouncement>(ANNOUNCE, (announcement) => relay(worker, announcement))
     const startedAt = Date.now()
     worker.once('listening', () => (listened = true))

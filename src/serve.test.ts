@@ -240,7 +240,7 @@ describe('svc serve with SVC_WORKERS=2', () => {
     expect(await code).toBe(0)
   })
 
-  test('git runs as a child of the primary for every worker: writes, reads, streams, failures, clones and pushes', async () => {
+  test('each worker starts git through its own Perl starter: writes, reads, streams, failures, clones and pushes', async () => {
     const { env } = await freshInstanceEnv()
     const svc = await startWorkers(env, await freePort())
     // The README commit is written by git plumbing with input on its standard input.
@@ -263,10 +263,17 @@ describe('svc serve with SVC_WORKERS=2', () => {
         body: { message: '404 File Not Found' },
       })
     }
-    // The long-lived object readers are the primary's children; the workers start none.
-    const gitChildren = childrenOf(svc.child.pid!).filter((pid) => !svc.workers.includes(pid))
-    expect(gitChildren.map(commandLine).filter((line) => line.includes('cat-file --batch-command'))).toHaveLength(2)
-    expect(svc.workers.flatMap((worker) => childrenOf(worker))).toEqual([])
+    // Each worker's one child is its starter, whose children are the worker's long-lived object reader.
+    const starters = svc.workers.map((worker) => childrenOf(worker))
+    expect(starters.map((children) => children.map((pid) => commandLine(pid).split(' ').slice(0, 2).join(' ')))).toEqual([
+      ['perl -e'],
+      ['perl -e'],
+    ])
+    const gitChildren = starters.flat().flatMap((starter) => childrenOf(starter))
+    expect(gitChildren.map(commandLine).map((line) => line.replace(/--git-dir=\S+/, '--git-dir=…'))).toEqual([
+      'git --git-dir=… cat-file --batch-command',
+      'git --git-dir=… cat-file --batch-command',
+    ])
 
     const git = new GitClient()
     const url = `http://root:${TOKEN}@127.0.0.1:${svc.port}/root/spawned.git`
@@ -289,6 +296,6 @@ describe('svc serve with SVC_WORKERS=2', () => {
     const code = exited(svc.child)
     svc.child.kill('SIGTERM')
     expect(await code).toBe(0)
-    expect(gitChildren.filter(alive)).toEqual([])
+    expect([...starters.flat(), ...gitChildren].filter(alive)).toEqual([])
   })
 })

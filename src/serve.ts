@@ -4,7 +4,6 @@ import { ClusterAnnouncer } from './core/announcer.js'
 import { anonymous } from './core/caller.js'
 import type { Log } from './core/context.js'
 import { Link, type Port } from './core/link.js'
-import { startProcessesThrough, type PrimaryChannel } from './core/processes.js'
 import { openDatabase, type DatabaseHandle } from './db/index.js'
 import { PrimaryCounter } from './http/throttle.js'
 import { jobHandlers, periodicJobs } from './background.js'
@@ -60,7 +59,6 @@ export async function serve(config: Config, log: Log, database: DatabaseHandle, 
  */
 export async function serveWorker(config: Config, log: Log) {
   const primary = new Link(process as unknown as Port)
-  startProcessesThrough(process as unknown as PrimaryChannel)
   const database = await openDatabase(config)
   await serve(config, log, database, { announcer: new ClusterAnnouncer(primary, log), counter: new PrimaryCounter(primary) })
 }
