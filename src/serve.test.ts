@@ -1,6 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { freePort, freshInstanceEnv, startSvc, waitUntilReady } from './testing/cli.js'
 import { GitClient } from './testing/git.js'
@@ -297,5 +299,37 @@ describe('svc serve with SVC_WORKERS=2', () => {
     svc.child.kill('SIGTERM')
     expect(await code).toBe(0)
     expect([...starters.flat(), ...gitChildren].filter(alive)).toEqual([])
+  })
+})
+
+describe('svc serve where there is no Perl', () => {
+  test('starts git itself, and reads and writes repositories as with Perl', async () => {
+    const { env } = await freshInstanceEnv()
+    // A PATH with git and nothing else: no perl.
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-no-perl-'))
+    onTestFinished(() => fs.rmSync(bin, { recursive: true, force: true }))
+    fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'))
+    const port = await freePort()
+    const child = startSvc({ ...env, PATH: bin, SVC_PORT: String(port), SVC_ROOT_TOKEN: TOKEN, SVC_WORKERS: '1' })
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    await waitUntilReady(`http://127.0.0.1:${port}`, child)
+    const project = await fresh(port, 'POST', '/api/v4/projects', { body: { name: 'Plain', initialize_with_readme: true } })
+    expect(project.status).toBe(201)
+    const files = `/api/v4/projects/${project.body.id}/repository/files`
+    const written = await fresh(port, 'POST', `${files}/hello.txt`, {
+      body: { branch: 'main', content: 'Hello\n', commit_message: 'Add hello' },
+    })
+    expect(written).toEqual({ status: 201, body: { file_path: 'hello.txt', branch: 'main' } })
+    expect(await fresh(port, 'GET', `${files}/hello.txt/raw?ref=main`)).toEqual({ status: 200, body: 'Hello\n' })
+    expect(await fresh(port, 'GET', `${files}/missing.md/raw?ref=main`)).toEqual({ status: 404, body: { message: '404 File Not Found' } })
+    // svc's own children are git's (the object reader), with no starter between.
+    expect(childrenOf(child.pid!).map((pid) => commandLine(pid).replace(/--git-dir=\S+/, '--git-dir=…'))).toEqual([
+      'git --git-dir=… cat-file --batch-command',
+    ])
+    const code = exited(child)
+    child.kill('SIGTERM')
+    expect(await code).toBe(0)
   })
 })

@@ -45,7 +45,7 @@ type Stdio = NonNullable<ProcessOptions['stdio']>
 export function startProcess(command: string, args: readonly string[], options: ProcessOptions): Process {
   const stdio = options.stdio ?? ['pipe', 'pipe', 'pipe']
   starter ??= perlPath() ? new Starter() : null
-  if (starter) return starter.start(command, args, options.env, options.cwd ?? '', stdio)
+  if (starter?.usable) return starter.start(command, args, options.env, options.cwd ?? '', stdio)
   return spawn(command, args, { env: options.env, cwd: options.cwd, stdio: [...stdio] })
 }
 
@@ -153,9 +153,12 @@ class Starter {
   private readonly server: net.Server
   private perl: ChildProcess | null = null
   private answers = ''
+  /** False once Perl or the socket could not be had: Node starts the programs then. */
+  usable = true
 
   constructor() {
     this.server = net.createServer((socket) => this.connected(socket))
+    this.server.on('error', () => (this.usable = false))
     this.server.listen(this.socketPath)
     this.server.unref()
     process.once('exit', () => fs.rmSync(this.directory, { recursive: true, force: true }))
@@ -200,6 +203,7 @@ class Starter {
     })
     perl.once('error', (error) => {
       this.perl = null
+      this.usable = false
       for (const id of [...this.running.keys()]) this.fail(id, error.message)
     })
     return perl
