@@ -118,4 +118,16 @@ describe('startProcess', () => {
     expect(Number(next.stdout.trim())).not.toBe(starter)
     expect(next.code).toBe(0)
   })
+
+  test('output is all delivered however late this process gets to it after the program has ended', async () => {
+    for (let n = 0; n < 10; n++) {
+      const child = startProcess('sh', ['-c', `echo ${n}`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      // A busy event loop: the end is known here before the output's connection may have been read.
+      child.once('exit', () => {
+        const until = Date.now() + 150
+        while (Date.now() < until);
+      })
+      expect(await outcome(child)).toEqual({ stdout: `${n}\n`, stderr: '', code: 0, signal: null })
+    }
+  })
 })

@@ -69,7 +69,8 @@ function perlPath(): string | null {
  * directory, whether standard error is wanted (1 or 0), the argument count, the arguments, then the environment.
  * For each it forks; the child connects to the socket at the path given as its argument, writes
  * `<id> 0\n` there and makes that connection its standard input and output, does the same with `<id> 2\n` for
- * standard error when wanted, closes every other descriptor it inherited, lowers its priority (a git process must
+ * standard error when wanted, answers `C <id>` (before its exit is reported, so the connections are to be
+ * waited for then), closes every other descriptor it inherited, lowers its priority (a git process must
  * not take the CPU from the event loops that serve every other request: the load bench passed at 430 API requests/s
  * with it and failed at 350 without) and executes the program. Perl answers `S <id> <pid>` once forked, `F <id> <error>`
  * when it could not fork, and `X <id> <code> <signal>` when the program has ended (code -1 when a signal ended it).
@@ -98,9 +99,10 @@ sub start {
   if ($pid == 0) {
     $SIG{CHLD} = 'DEFAULT'; $SIG{PIPE} = 'DEFAULT'; setpriority(0, 0, 10);
     my $io = connected("$id 0\n");
+    my $errors = $stderr ? connected("$id 2\n") : undef;
+    print "C $id\n";
     POSIX::dup2(fileno($io), 0); POSIX::dup2(fileno($io), 1);
-    if ($stderr) { my $errors = connected("$id 2\n"); POSIX::dup2(fileno($errors), 2) }
-    else { open(STDERR, '>', '/dev/null') }
+    if ($errors) { POSIX::dup2(fileno($errors), 2) } else { open(STDERR, '>', '/dev/null') }
     if (length $cwd && !chdir($cwd)) { print STDERR "chdir $cwd: $!\n"; POSIX::_exit(127) }
     opendir(my $fds, '/proc/self/fd'); my @inherited = grep { /^\d+$/ && $_ > 2 } readdir($fds); closedir($fds);
     POSIX::close($_) for @inherited;
@@ -139,9 +141,6 @@ while (1) {
 
 /** Signal names by number, as Perl reports them. */
 const SIGNALS = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]))
-
-/** How long a process that has ended may take to connect its output before it is taken to have none. */
-const CONNECT_GRACE_MS = 100
 
 /** One Perl process that starts programs for this process, and the programs it started, by id. */
 class Starter {
@@ -219,6 +218,7 @@ class Starter {
       const started = this.running.get(Number(id))
       if (!started) continue
       if (kind === 'S') started.started(Number(rest[0]))
+      else if (kind === 'C') started.connecting()
       else if (kind === 'F') this.fail(Number(id), rest.join(' '))
       else if (kind === 'X') {
         const code = Number(rest[0])
@@ -283,9 +283,8 @@ class Started extends EventEmitter implements Process {
   private closed = false
   /** A kill asked for before the program's pid is known, sent once it is. */
   private killWith: NodeJS.Signals | null = null
-  private grace: NodeJS.Timeout | null = null
-  /** Set once an ended program had CONNECT_GRACE_MS to connect: a connection still missing will not come. */
-  private connectionsDue = false
+  /** Whether the program connected its output: only then are the connections waited for once it has ended. */
+  private connected = false
 
   constructor(private readonly stdio: Stdio) {
     super()
@@ -298,6 +297,10 @@ class Started extends EventEmitter implements Process {
       this.closeWhenDone()
     })
     this.stderr?.once('close', () => this.closeWhenDone())
+  }
+
+  connecting() {
+    this.connected = true
   }
 
   started(pid: number) {
@@ -336,14 +339,11 @@ class Started extends EventEmitter implements Process {
     this.emit('exit', code, signal)
     // Output nobody ever read is let go, as Node does for a ChildProcess, so that 'close' comes.
     for (const stream of [this.stdout, this.stderr]) if (stream?.readableFlowing === null) stream.resume()
-    // A program that ended before it connected (it could not) has no output to wait for.
-    this.grace = setTimeout(() => {
-      this.connectionsDue = true
-      if (!this.io) this.stdout?.end()
-      if (!this.errors) this.stderr?.end()
-      this.closeWhenDone()
-    }, CONNECT_GRACE_MS)
-    this.grace.unref()
+    // A program that ended before it connected (it could not, or was killed first) has no output to wait for.
+    if (!this.connected) {
+      this.stdout?.end()
+      this.stderr?.end()
+    }
     this.closeWhenDone()
   }
 
@@ -365,11 +365,10 @@ class Started extends EventEmitter implements Process {
   /** 'close' comes once the program has ended and its output has all been read (or thrown away). */
   private closeWhenDone() {
     if (this.closed || !this.ended || (this.exitCode === null && this.signalCode === null)) return
-    const open = (socket: net.Socket | null, wanted: boolean) => (socket ? !socket.destroyed : wanted && !this.connectionsDue)
+    const open = (socket: net.Socket | null, wanted: boolean) => (socket ? !socket.destroyed : wanted && this.connected)
     if (open(this.io, true) || open(this.errors, this.stdio[2] === 'pipe')) return
     if ((this.stdout && !this.stdout.destroyed) || (this.stderr && !this.stderr.destroyed)) return
     this.closed = true
-    if (this.grace) clearTimeout(this.grace)
     this.emit('close', this.exitCode, this.signalCode)
   }
 }
