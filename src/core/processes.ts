@@ -71,8 +71,8 @@ function perlPath(): string | null {
  * `<id> 0\n` there and makes that connection its standard input and output, does the same with `<id> 2\n` for
  * standard error when wanted, answers `C <id>` (before its exit is reported, so the connections are to be
  * waited for then), closes every other descriptor it inherited, lowers its priority (a git process must
- * not take the CPU from the event loops that serve every other request: the load bench passed at 430 API requests/s
- * with it and failed at 350 without) and executes the program. Perl answers `S <id> <pid>` once forked, `F <id> <error>`
+ * not take the CPU from the event loops that serve every other request: in one series the load bench passed at 430
+ * API requests/s with it and failed at 350 without) and executes the program. Perl answers `S <id> <pid>` once forked, `F <id> <error>`
  * when it could not fork, and `X <id> <code> <signal>` when the program has ended (code -1 when a signal ended it).
  * Ended children are reaped between requests: SIGCHLD writes to a pipe the loop watches with the standard input.
  */
