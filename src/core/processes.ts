@@ -44,37 +44,37 @@ type Stdio = NonNullable<ProcessOptions['stdio']>
  */
 export function startProcess(command: string, args: readonly string[], options: ProcessOptions): Process {
   const stdio = options.stdio ?? ['pipe', 'pipe', 'pipe']
-  starter ??= perlPath() ? new Starter() : null
+  starter ??= hasPerl() ? new Starter() : null
   if (starter?.usable) return starter.start(command, args, options.env, options.cwd ?? '', stdio)
   return spawn(command, args, { env: options.env, cwd: options.cwd, stdio: [...stdio] })
 }
 
 let starter: Starter | null | undefined
 
-function perlPath(): string | null {
+/** Whether `perl` is on the PATH. */
+function hasPerl(): boolean {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const file = path.join(dir, 'perl')
     try {
-      fs.accessSync(file, fs.constants.X_OK)
-      return file
+      fs.accessSync(path.join(dir, 'perl'), fs.constants.X_OK)
+      return true
     } catch {
       // Not in this directory.
     }
   }
-  return null
+  return false
 }
 
 /**
  * The Perl side. It reads requests from its standard input, each `<length>\n` then fields joined by NUL: id, working
  * directory, whether standard error is wanted (1 or 0), the argument count, the arguments, then the environment.
- * For each it forks; the child connects to the socket at the path given as its argument, writes
- * `<id> 0\n` there and makes that connection its standard input and output, does the same with `<id> 2\n` for
- * standard error when wanted, answers `C <id>` (before its exit is reported, so the connections are to be
- * waited for then), closes every other descriptor it inherited, lowers its priority (a git process must
- * not take the CPU from the event loops that serve every other request: in one series the load bench passed at 430
- * API requests/s with it and failed at 350 without) and executes the program. Perl answers `S <id> <pid>` once forked, `F <id> <error>`
- * when it could not fork, and `X <id> <code> <signal>` when the program has ended (code -1 when a signal ended it).
- * Ended children are reaped between requests: SIGCHLD writes to a pipe the loop watches with the standard input.
+ * For each it forks; the child connects to the socket at the path given as its argument, writes `<id> 0\n` there and
+ * makes that connection its standard input and output, does the same with `<id> 2\n` for standard error when wanted,
+ * answers `C <id>` (before its exit is reported, so the connections are to be waited for then), closes every other
+ * descriptor it inherited, lowers its priority (a git process must not take the CPU from the event loops that serve
+ * every other request: in one series the load bench passed at 430 API requests/s with it and failed at 350 without)
+ * and executes the program. Perl answers `S <id> <pid>` once forked, `F <id> <error>` when it could not fork, and
+ * `X <id> <code> <signal>` when the program has ended (code -1 when a signal ended it). Ended children are reaped
+ * between requests: SIGCHLD writes to a pipe the loop watches with the standard input.
  */
 const STARTER = String.raw`
 use strict; use warnings; use Socket; use POSIX ();

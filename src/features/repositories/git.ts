@@ -86,7 +86,9 @@ export function git(args: readonly string[], options: GitOptions = {}): Promise<
       }
     })
     let stderr = ''
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < MAX_OUTPUT_BYTES) stderr += chunk.toString('utf8')
+    })
     child.on('error', (error: NodeJS.ErrnoException) => reject(new GitError(argv, error.code ?? null, stderr)))
     child.on('close', (code, signal) => {
       if (failure === null && code === 0) resolve(Buffer.concat(stdout).toString('utf8'))
