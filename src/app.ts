@@ -238,6 +238,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           .send()
       return sendError(request, reply, new MethodNotAllowed(['OPTIONS', ...allowed]))
     }
+    // A browser gets the 404 page; API clients and tools, GitLab's JSON.
+    if (!path.startsWith('/api/') && request.headers.accept?.includes('text/html')) return web.notFoundPage(request, reply)
     return reply.code(404).type('application/json').send('{"error":"404 Not Found"}')
   })
 

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto'
+import { SCRIPT } from './script.js'
+import { STYLESHEET } from './style.js'
+
 /**
  * HTML built by construction: every value interpolated into `html` is escaped unless it is itself
  * `Html` made by this module, so a page cannot carry markup it did not write.
@@ -31,41 +35,44 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
   return new Html(text)
 }
 
-const STYLE = `
-body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1f1e24;background:#fbfafd}
-header{background:#292961;color:#fff;padding:.6rem 1.5rem;display:flex;gap:1rem;align-items:center}
-header a{color:#fff}header .who{margin-left:auto}
-main{max-width:52rem;margin:2rem auto;padding:0 1.5rem}
-h1{font-size:1.5rem}label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input[type=text],input[type=password],textarea{width:100%;box-sizing:border-box;padding:.4rem;font:inherit}
-.scope{font-weight:400}button,.button{padding:.4rem 1rem;font:inherit;cursor:pointer}
-.flash{padding:.6rem 1rem;border-radius:4px;background:#fdf1dd;margin:1rem 0}
-.flash.notice{background:#ecf4ee}code{background:#eee;padding:0 .3rem;word-break:break-all}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #ddd}
-form.inline{display:inline}
-:root{--space-1:4px;--space-2:8px;--space-3:16px;--space-4:24px;--border:#dcdcde;--muted:#626168;--radius:4px;
---triggered-bg:#fdd4cd;--triggered-fg:#a02e1c;--acknowledged-bg:#f5d9a8;--acknowledged-fg:#8f4700;
---resolved-bg:#c3e6cd;--resolved-fg:#24663b;--ignored-bg:#e3e3e8;--ignored-fg:#535158;--primary:#1f75cb}
-.badge{display:inline-block;padding:0 var(--space-2);border-radius:1rem;font-size:.8rem;font-weight:600;line-height:1.6rem}
-.status-triggered{background:var(--triggered-bg);color:var(--triggered-fg)}
-.status-acknowledged{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
-.status-resolved{background:var(--resolved-bg);color:var(--resolved-fg)}
-.status-ignored{background:var(--ignored-bg);color:var(--ignored-fg)}
-.button-row{display:flex;flex-wrap:wrap;gap:var(--space-2);margin:var(--space-3) 0}.button-row form{margin:0}
-button.primary{background:var(--primary);color:#fff;border:1px solid var(--primary);border-radius:var(--radius)}
-button.secondary{background:#fff;color:inherit;border:1px solid var(--border);border-radius:var(--radius)}
-.breadcrumbs{color:var(--muted);font-size:.9rem;overflow-wrap:anywhere;margin-bottom:var(--space-2)}.none,.empty{color:var(--muted)}
-h1,h2{overflow-wrap:anywhere}
-dl.fields{display:grid;grid-template-columns:minmax(7rem,max-content) minmax(0,1fr);gap:var(--space-2) var(--space-3);margin:var(--space-3) 0}
-dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}ul.plain{list-style:none;margin:0;padding:0}
-.table-box{max-width:100%;overflow-x:auto;border:1px solid var(--border);border-radius:var(--radius)}
-table.key-values{table-layout:fixed}table.key-values thead th:first-child{width:30%}
-table.key-values th[scope=row]{font-weight:600;overflow-wrap:anywhere;vertical-align:top}table.key-values td{vertical-align:top}
-table.key-values td{overflow-wrap:anywhere}table.key-values .value{white-space:pre-wrap}
-table.key-values pre{margin:0;max-height:16rem;overflow:auto;white-space:pre;font-size:.85rem}
-ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--space-2) 0;border-bottom:1px solid var(--border);overflow-wrap:anywhere}
-.note-username{color:var(--muted)}
-`
+function fingerprinted(name: string, extension: string, body: string, type: string) {
+  const digest = createHash('sha256').update(body).digest('hex').slice(0, 16)
+  return { path: `/assets/${name}-${digest}.${extension}`, body, type }
+}
+
+/** The stylesheet and script every page links, at paths that change with their content (cached for a year). */
+export const ASSETS = [
+  fingerprinted('svc', 'css', STYLESHEET, 'text/css; charset=utf-8'),
+  fingerprinted('svc', 'js', SCRIPT, 'text/javascript; charset=utf-8'),
+] as const
+
+/**
+ * Pages load only this instance's own stylesheet and script; images may come from elsewhere (Markdown), forms may end at an
+ * OAuth client's redirect URI (as in GitLab's default policy); never others' scripts, plugins or frames.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; object-src 'none'; " +
+  "base-uri 'self'; form-action 'self' https: http:; frame-ancestors 'self'"
+
+/** An entry of a page's left sidebar; `children` show under it. */
+export interface NavItem {
+  label: string
+  href: string
+  current?: boolean
+  children?: NavItem[]
+}
+
+/** The left sidebar of a group's or project's pages: its name, linking to its overview, then its sections. */
+export interface Sidebar {
+  title: string
+  href: string
+  items: NavItem[]
+}
+
+export interface Crumb {
+  text: string
+  href?: string
+}
 
 export interface PageOptions {
   title: string
@@ -75,19 +82,80 @@ export interface PageOptions {
   csrfToken?: string
   /** A message shown above the content: an alert, or a notice on success. */
   flash?: { kind: 'alert' | 'notice'; text: string } | null
+  sidebar?: Sidebar | null
+  breadcrumbs?: Crumb[]
+  /** A form or a short text reads better in a narrower column. */
+  narrow?: boolean
 }
 
-/** The one layout every page uses. */
-export function page(options: PageOptions, body: Html): string {
-  const account = options.signedInAs
-    ? html`<span class="who">${options.signedInAs}</span>
-        <form class="inline" method="post" action="/users/sign_out">
-          <input type="hidden" name="_method" value="delete" />
-          <input type="hidden" name="authenticity_token" value="${options.csrfToken ?? ''}" />
-          <button type="submit">Sign out</button>
-        </form>`
+function navList(items: NavItem[]): Html {
+  return html`<ul>
+    ${items.map(
+      (item) =>
+        html`<li>
+          <a href="${item.href}" ${item.current ? html`aria-current="page"` : ''}>${item.label}</a>
+          ${item.children && item.children.length > 0 ? navList(item.children) : ''}
+        </li>`,
+    )}
+  </ul>`
+}
+
+function topBar(options: PageOptions): Html {
+  const user = options.signedInAs
+  const account = user
+    ? html`<details class="menu new-menu">
+          <summary aria-label="Create new">+ New</summary>
+          <ul class="menu-items">
+            <li><a href="/projects/new">New project</a></li>
+            <li><a href="/groups/new">New group</a></li>
+            <li><a href="/-/snippets/new">New snippet</a></li>
+          </ul>
+        </details>
+        <details class="menu user-menu">
+          <summary aria-label="Your account"><span class="who">${user}</span></summary>
+          <ul class="menu-items">
+            <li class="menu-header">Signed in as <strong>@${user}</strong></li>
+            <li><a href="/${user}">Your profile</a></li>
+            <li><a href="/-/user_settings/applications">Applications</a></li>
+            <li>
+              <form method="post" action="/users/sign_out">
+                <input type="hidden" name="_method" value="delete" />
+                <input type="hidden" name="authenticity_token" value="${options.csrfToken ?? ''}" />
+                <button type="submit">Sign out</button>
+              </form>
+            </li>
+          </ul>
+        </details>`
     : html`<a class="who" href="/users/sign_in">Sign in</a>`
+  return html`<header class="topbar">
+    <a class="brand" href="/">svc</a>
+    <form class="search" role="search" method="get" action="/search">
+      <input type="search" name="search" aria-label="Search projects, groups and users" placeholder="Search projects, groups and users" />
+    </form>
+    <nav class="menus" aria-label="Your account">
+      ${user ? '' : html`<a href="/explore">Explore</a>`} ${account}
+    </nav>
+  </header>`
+}
+
+/** The one layout every page uses: the top bar, a group's or project's sidebar, breadcrumbs, then the content. */
+export function page(options: PageOptions, body: Html): string {
   const flash = options.flash ? html`<div class="flash ${options.flash.kind}" role="alert">${options.flash.text}</div>` : ''
+  const sidebar = options.sidebar
+    ? html`<nav class="sidebar" aria-label="${options.sidebar.title}">
+        <a class="context" href="${options.sidebar.href}">${options.sidebar.title}</a>
+        ${navList(options.sidebar.items)}
+      </nav>`
+    : ''
+  const crumbs =
+    options.breadcrumbs && options.breadcrumbs.length > 0
+      ? html`<nav class="breadcrumbs" aria-label="Breadcrumbs">
+          <ol>
+            ${options.breadcrumbs.map((crumb) => html`<li>${crumb.href ? html`<a href="${crumb.href}">${crumb.text}</a>` : crumb.text}</li>`)}
+          </ol>
+        </nav>`
+      : ''
+  const [stylesheet, script] = ASSETS
   return html`<!DOCTYPE html>
     <html lang="en">
       <head>
@@ -95,13 +163,18 @@ export function page(options: PageOptions, body: Html): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${options.csrfToken ? html`<meta name="csrf-token" content="${options.csrfToken}" />` : ''}
         <title>${options.title} · svc</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
+        <link rel="stylesheet" href="${stylesheet.path}" />
+        <script src="${script.path}" defer></script>
       </head>
       <body>
-        <header><a href="/">svc</a>${account}</header>
-        <main>${flash} ${body}</main>
+        <a class="skip-link" href="#content">Skip to main content</a>
+        ${topBar(options)}
+        <div class="layout">
+          ${sidebar}
+          <main id="content" class="${options.narrow ? 'narrow' : ''}">
+            <div class="content">${crumbs} ${flash} ${body}</div>
+          </main>
+        </div>
       </body>
     </html> `.text
 }

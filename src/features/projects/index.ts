@@ -38,7 +38,15 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
 export { capVisibilityOfProjectsBelow, markProjectsBelowPendingDelete } from './groups.js'
 export { inSameForkNetwork, markForkedFrom, moveImportStatus, unmarkForked, type ImportStatus } from './fork-state.js'
 export { findMovedProjectLocation } from './web-redirects.js'
-export { projectPage, projectPageRoutes } from './pages.js'
+export {
+  projectBreadcrumbs,
+  projectPage,
+  projectPageRoutes,
+  projectPath,
+  projectSidebar,
+  renderProjectPage,
+  type ProjectSection,
+} from './pages.js'
 
 /** The Project entity's response schema, for resources that embed projects (GET /groups/:id). */
 export { ProjectJson as ProjectEntitySchema } from './schemas.js'

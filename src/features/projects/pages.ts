@@ -1,7 +1,9 @@
 import { NotFound, ProjectMoved } from '../../core/errors.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 import { findMovedProjectLocation } from './web-redirects.js'
-import { findProject, type LoadedProject } from '../access/index.js'
+import { AccessLevel } from '../../core/access.js'
+import type { Crumb, Html, NavItem, PageOptions, Sidebar } from '../../web/html.js'
+import { canAdminProject, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 
 /** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
 const MAX_NAMESPACE_DEPTH = 20
@@ -23,12 +25,12 @@ function fullPathOf(w: WebRequest): string {
 }
 
 /**
- * A page of a project for signed-in users: visitors go to sign in; a project they cannot see is the 404 page; a path
- * the project had before a move redirects to its current one. The handler decides what the caller's role opens.
+ * A page of a project: a project the visitor cannot see is the 404 page (sign-in for a visitor who has not signed
+ * in); a path the project had before a move redirects to its current one. The handler decides what the caller's role
+ * opens.
  */
 export function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => Promise<unknown>): WebHandler {
   return async (w) => {
-    if (!w.ctx.caller.user) return w.redirectToSignIn()
     let loaded: LoadedProject
     try {
       loaded = await findProject(w.ctx, fullPathOf(w))
@@ -42,4 +44,75 @@ export function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => P
     }
     return handler(w, loaded)
   }
+}
+
+/** A project's pages, as the sidebar names them. */
+export type ProjectSection =
+  'overview' | 'files' | 'commits' | 'branches' | 'tags' | 'compare' | 'issues' | 'merge_requests' | 'alerts' | 'errors' | 'settings'
+
+/** The project's page path: `/<namespace>/<project>` followed by `suffix` (`/-/tree/main`). */
+export function projectPath(loaded: LoadedProject, suffix = ''): string {
+  return `/${loaded.project.full_path}${suffix}`
+}
+
+/** The project's sidebar: only the sections the caller may use, `current` marked. */
+export function projectSidebar(loaded: LoadedProject, current: ProjectSection | null): Sidebar {
+  const { project, access } = loaded
+  const item = (section: ProjectSection, label: string, suffix: string): NavItem => ({
+    label,
+    href: projectPath(loaded, suffix),
+    current: section === current,
+  })
+  const items: NavItem[] = [item('overview', 'Project overview', '')]
+  if (canReadCode(access, project)) {
+    items.push({
+      ...item('files', 'Code', '/-/tree/' + encodeURIComponent(project.default_branch ?? 'main')),
+      current: ['files', 'commits', 'branches', 'tags', 'compare'].includes(current ?? ''),
+      children: [
+        item('files', 'Repository', '/-/tree/' + encodeURIComponent(project.default_branch ?? 'main')),
+        item('commits', 'Commits', '/-/commits/' + encodeURIComponent(project.default_branch ?? 'main')),
+        item('branches', 'Branches', '/-/branches'),
+        item('tags', 'Tags', '/-/tags'),
+        item('compare', 'Compare revisions', '/-/compare'),
+      ],
+    })
+  }
+  if (isFeatureAvailable(access, project, 'issues')) items.push(item('issues', 'Issues', '/-/issues'))
+  if (isFeatureAvailable(access, project, 'merge_requests')) items.push(item('merge_requests', 'Merge requests', '/-/merge_requests'))
+  if (access.caller.user && access.level >= AccessLevel.DEVELOPER) {
+    items.push(item('alerts', 'Alerts', '/-/alert_management'), item('errors', 'Error tracking', '/-/error_tracking'))
+  }
+  if (canAdminProject(access)) items.push(item('settings', 'Monitor settings', '/-/settings/operations'))
+  return { title: project.name, href: projectPath(loaded), items }
+}
+
+/** Breadcrumbs of a project's page: its namespaces, the project, then `trail`. */
+export function projectBreadcrumbs(loaded: LoadedProject, ...trail: Crumb[]): Crumb[] {
+  const names = loaded.project.full_name.split(' / ')
+  const paths = loaded.project.full_path.split('/')
+  const crumbs: Crumb[] = paths.slice(0, -1).map((_, index) => ({
+    text: names[index] ?? paths[index],
+    href: `/groups/${paths.slice(0, index + 1).join('/')}`,
+  }))
+  crumbs.push({ text: loaded.project.name, href: projectPath(loaded) })
+  return [...crumbs, ...trail]
+}
+
+/** Renders one of the project's pages in the layout, with its sidebar and breadcrumbs. */
+export function renderProjectPage(
+  w: WebRequest,
+  loaded: LoadedProject,
+  options: { title: string; section: ProjectSection | null; crumbs?: Crumb[]; status?: number; flash?: PageOptions['flash'] },
+  body: Html,
+) {
+  return w.render(
+    {
+      title: `${options.title} · ${loaded.project.full_name}`,
+      sidebar: projectSidebar(loaded, options.section),
+      breadcrumbs: projectBreadcrumbs(loaded, ...(options.crumbs ?? [])),
+      flash: options.flash,
+    },
+    body,
+    options.status,
+  )
 }

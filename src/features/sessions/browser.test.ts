@@ -43,7 +43,8 @@ describe('signing in with a real browser', () => {
       // HttpOnly: scripts of the page cannot read it.
       expect(await page.evaluate('document.cookie')).not.toContain('_svc_session')
 
-      await Promise.all([page.waitForURL(`${server.url}/users/sign_in`), page.click('header button[type="submit"]')])
+      await page.click('header .user-menu summary')
+      await Promise.all([page.waitForURL(`${server.url}/users/sign_in`), page.click('header .user-menu button[type="submit"]')])
       expect(await page.isVisible('input[name="user[password]"]')).toBe(true)
       expect((await context.cookies()).filter((c) => c.name === '_svc_session' && c.value !== '')).toHaveLength(1)
       await page.goto(`${server.url}/`)

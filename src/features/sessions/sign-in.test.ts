@@ -436,7 +436,7 @@ describe('sign-out and home', () => {
     await web.signIn(user.username, 'password123')
     const cookieValue = web.cookie!
     const home = await web.request('GET', '/')
-    expect(home.text).toContain('<form class="inline" method="post" action="/users/sign_out">')
+    expect(home.text).toContain('<form method="post" action="/users/sign_out">')
     const token = authenticityTokenOf(home.text)
     const res = await web.request('POST', '/users/sign_out', { form: true, body: { _method: 'delete', authenticity_token: token } })
     expect(res.status).toBe(302)

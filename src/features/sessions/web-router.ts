@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
-import { page, html, type Html, type PageOptions } from '../../web/html.js'
+import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
 import { csrfTokenOf, findRequestSession, isValidCsrfToken, SESSION_COOKIE, setReturnTo, startSession, type Session } from './service.js'
 
 export type WebMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -35,14 +35,19 @@ export interface WebRequest {
   redirect(location: string): FastifyReply
   /** Devise's authenticate_user!: a 302 to sign in, coming back to this page afterwards when it was a page view. */
   redirectToSignIn(): Promise<FastifyReply>
-  /** The 404 page. */
+  /** The 404 page; a visitor who has not signed in goes to sign in instead. */
   notFound(): Promise<FastifyReply>
 }
 
 /** Where people sign in. */
 export const SIGN_IN_PATH = '/users/sign_in'
 
-const NOT_FOUND = html`<h1>404: Page not found</h1>`
+// GitLab's 404 page (public/404.html): the same answer whether the page does not exist or the visitor may not see it.
+const NOT_FOUND = html`<div class="empty-state">
+  <h1>404: Page not found</h1>
+  <p>Make sure the address is correct and the page has not moved. Please contact your administrator if you think this is a mistake.</p>
+  <p><a href="/">Go to the home page</a> · <a href="/explore">Explore projects</a></p>
+</div>`
 
 export type WebHandler = (web: WebRequest) => Promise<unknown>
 
@@ -83,7 +88,13 @@ export class WebRouter {
   constructor(
     private readonly app: FastifyInstance,
     private readonly deps: PlainRouteDeps,
-  ) {}
+  ) {
+    for (const asset of ASSETS) {
+      app.get(asset.path, (_request, reply) =>
+        reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body),
+      )
+    }
+  }
 
   get(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
     this.route('GET', url, handler, options)
@@ -117,6 +128,27 @@ export class WebRouter {
     const override = typeof params._method === 'string' ? params._method.toUpperCase() : null
     const method = (request.method === 'POST' && override ? override : request.method === 'HEAD' ? 'GET' : request.method) as WebMethod
     const route = this.handlers.get(url)?.get(method)
+    const { web, user } = await this.webRequest(request, reply, params, method)
+    if (!route) return web.notFound()
+    if (method !== 'GET') {
+      if (route.options.protectedPath) await this.deps.throttleProtectedPath(request, web.ctx)
+      const token = params.authenticity_token ?? request.headers['x-csrf-token']
+      if (!web.session || !isValidCsrfToken(web.session, token)) return web.render({ title: 'Rejected' }, REJECTED, 422)
+    }
+    if (user === null && web.session?.user_id) {
+      // A session whose user can no longer sign in is over.
+      web.clearSession()
+    }
+    return route.handler(web)
+  }
+
+  /** The 404 page, for a browser's request that no route serves. */
+  async notFoundPage(request: FastifyRequest, reply: FastifyReply) {
+    const { web } = await this.webRequest(request, reply, mergedParams(request), 'GET')
+    return web.notFound()
+  }
+
+  private async webRequest(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>, method: WebMethod) {
     const baseContext = await this.deps.context(request)
     const found = await findRequestSession(baseContext.db, request.headers.cookie, baseContext.settings, baseContext.now())
     let session = found.session
@@ -157,7 +189,12 @@ export class WebRouter {
         const signedIn = ctx.caller.user
         const csrfToken = signedIn && session ? csrfTokenOf(session) : undefined
         const text = page({ ...options, signedInAs: signedIn?.username ?? null, csrfToken }, body)
-        return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(text)
+        return reply
+          .code(status)
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .header('content-security-policy', CONTENT_SECURITY_POLICY)
+          .send(text)
       },
       redirect(location) {
         return reply.code(302).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
@@ -167,20 +204,13 @@ export class WebRouter {
         return web.redirect(SIGN_IN_PATH)
       },
       notFound() {
+        // GL ApplicationController#route_not_found and find_routable!: a visitor who has not signed in is sent to
+        // sign in, whether the page exists or not, so nothing is revealed either way.
+        if (!ctx.caller.user && method === 'GET') return web.redirectToSignIn()
         return web.render({ title: 'Not Found' }, NOT_FOUND, 404)
       },
     }
-    if (!route) return web.notFound()
-    if (method !== 'GET') {
-      if (route.options.protectedPath) await this.deps.throttleProtectedPath(request, ctx)
-      const token = params.authenticity_token ?? request.headers['x-csrf-token']
-      if (!session || !isValidCsrfToken(session, token)) return web.render({ title: 'Rejected' }, REJECTED, 422)
-    }
-    if (user === null && session?.user_id) {
-      // A session whose user can no longer sign in is over.
-      web.clearSession()
-    }
-    return route.handler(web)
+    return { web, user }
   }
 
   /** Rails' body for a redirect. */

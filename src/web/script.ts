@@ -1,0 +1,21 @@
+// The one script of every page, served as a file (the Content-Security-Policy allows no inline script). Pages work
+// without it; it only adds conveniences: copy buttons, and closing an open menu when the visitor clicks elsewhere.
+export const SCRIPT = `
+document.addEventListener('click', function (event) {
+  var target = event.target instanceof Element ? event.target : null
+  var copy = target && target.closest('button[data-copy]')
+  if (copy) {
+    var field = document.getElementById(copy.getAttribute('data-copy'))
+    if (field && navigator.clipboard) {
+      navigator.clipboard.writeText(field.value !== undefined ? field.value : field.textContent).then(function () {
+        var label = copy.textContent
+        copy.textContent = 'Copied'
+        setTimeout(function () { copy.textContent = label }, 1500)
+      })
+    }
+  }
+  document.querySelectorAll('details.menu[open]').forEach(function (menu) {
+    if (!target || !menu.contains(target)) menu.removeAttribute('open')
+  })
+})
+`

@@ -1,0 +1,101 @@
+// The one stylesheet of every page, served as a file (the Content-Security-Policy allows no inline style). Tokens
+// first: an 8 px spacing grid, a type scale, colours for text, borders and status badges.
+export const STYLESHEET = `
+:root{--space-1:4px;--space-2:8px;--space-3:16px;--space-4:24px;--space-5:32px;
+--text:#1f1e24;--muted:#626168;--border:#dcdcde;--surface:#fff;--page:#fbfafd;--subtle:#f0f0f3;--radius:4px;
+--primary:#1f75cb;--primary-dark:#1068bf;--danger:#dd2b0e;--topbar:#292961;--sidebar:#f4f4f7;--link:#1f75cb;
+--font-mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+--triggered-bg:#fdd4cd;--triggered-fg:#a02e1c;--acknowledged-bg:#f5d9a8;--acknowledged-fg:#8f4700;
+--resolved-bg:#c3e6cd;--resolved-fg:#24663b;--ignored-bg:#e3e3e8;--ignored-fg:#535158;
+--opened-bg:#c3e6cd;--opened-fg:#24663b;--closed-bg:#cbe2f9;--closed-fg:#0b5cad;--merged-bg:#e1d8f9;--merged-fg:#5943b6;
+--added-bg:#ecfdf0;--added-mark:#c7f0d2;--removed-bg:#fbe9eb;--removed-mark:#fac5cd}
+*,*::before,*::after{box-sizing:border-box}
+body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:var(--text);background:var(--page)}
+a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
+:focus-visible{outline:2px solid var(--primary);outline-offset:2px}
+.skip-link{position:absolute;left:-999px;top:0;background:#fff;padding:var(--space-2);z-index:10}.skip-link:focus{left:var(--space-2)}
+.topbar{background:var(--topbar);color:#fff;display:flex;gap:var(--space-3);align-items:center;padding:0 var(--space-3);min-height:48px;flex-wrap:wrap}
+.topbar a{color:#fff}.topbar .brand{font-weight:700;font-size:16px}
+.topbar .search{flex:1 1 12rem;max-width:28rem;display:flex}.topbar .search input{width:100%;padding:6px var(--space-2);border:0;border-radius:var(--radius);font:inherit}
+.topbar .menus{margin-left:auto;display:flex;gap:var(--space-2);align-items:center}
+.menu{position:relative}.menu>summary{list-style:none;cursor:pointer;padding:6px var(--space-2);border-radius:var(--radius)}
+.menu>summary::-webkit-details-marker{display:none}.menu>summary:hover,.menu[open]>summary{background:rgba(255,255,255,.16)}
+.menu .menu-items{position:absolute;right:0;top:100%;background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:var(--radius);
+min-width:12rem;padding:var(--space-1) 0;z-index:5;box-shadow:0 4px 12px rgba(0,0,0,.12);margin:0;list-style:none}
+.menu .menu-items a,.menu .menu-items button{display:block;width:100%;text-align:left;color:var(--text);padding:6px var(--space-3);background:none;border:0;font:inherit;cursor:pointer}
+.menu .menu-items a:hover,.menu .menu-items button:hover{background:var(--subtle);text-decoration:none}
+.menu .menu-items .menu-header{padding:6px var(--space-3);color:var(--muted);border-bottom:1px solid var(--border);margin-bottom:var(--space-1)}
+.layout{display:flex;min-height:calc(100vh - 48px)}
+.sidebar{width:232px;flex:none;background:var(--sidebar);border-right:1px solid var(--border);padding:var(--space-3) var(--space-2)}
+.sidebar .context{font-weight:600;padding:0 var(--space-2) var(--space-3);overflow-wrap:anywhere;display:block;color:var(--text)}
+.sidebar ul{list-style:none;margin:0;padding:0}.sidebar li a{display:block;padding:6px var(--space-2);border-radius:var(--radius);color:var(--text)}
+.sidebar li a:hover{background:#e6e6ec;text-decoration:none}.sidebar li a[aria-current=page]{background:#e1e1ea;font-weight:600}
+.sidebar ul ul li a{padding-left:var(--space-4);font-size:13px}
+main{flex:1;min-width:0;padding:var(--space-3) var(--space-4) var(--space-5)}
+main>.content{max-width:1200px;margin:0 auto}main.narrow>.content{max-width:52rem}
+@media (max-width:768px){.layout{display:block}.sidebar{width:auto;border-right:0;border-bottom:1px solid var(--border);padding:var(--space-2)}
+.sidebar .context{padding-bottom:var(--space-1)}.sidebar>ul{display:flex;flex-wrap:wrap;gap:2px}.sidebar ul ul{display:none}
+main{padding:var(--space-3)}.topbar .search{order:3;max-width:none;flex-basis:100%;padding-bottom:var(--space-2)}}
+h1{font-size:22px;line-height:1.3;margin:var(--space-2) 0 var(--space-3)}h2{font-size:18px;margin:var(--space-4) 0 var(--space-2)}h3{font-size:16px}
+h1,h2,h3{overflow-wrap:anywhere}
+.breadcrumbs{color:var(--muted);font-size:13px;overflow-wrap:anywhere;margin-bottom:var(--space-2)}
+.breadcrumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:var(--space-1);margin:0;padding:0}.breadcrumbs li+li::before{content:"/";margin-right:var(--space-1)}
+label{display:block;margin:var(--space-3) 0 var(--space-1);font-weight:600}label.scope,label.inline-label{font-weight:400}
+input[type=text],input[type=password],input[type=email],input[type=search],input[type=url],input[type=date],select,textarea{width:100%;padding:6px var(--space-2);font:inherit;border:1px solid #89888d;border-radius:var(--radius);background:#fff}
+.help{color:var(--muted);font-size:13px;margin:var(--space-1) 0}
+button,.button{display:inline-block;padding:6px var(--space-3);font:inherit;cursor:pointer;border:1px solid var(--border);border-radius:var(--radius);background:#fff;color:var(--text);line-height:1.5}
+.button:hover{text-decoration:none;background:var(--subtle)}
+button.primary,.button.primary{background:var(--primary);color:#fff;border-color:var(--primary)}button.primary:hover,.button.primary:hover{background:var(--primary-dark)}
+button.secondary,.button.secondary{background:#fff;color:inherit}button.danger,.button.danger{background:var(--danger);border-color:var(--danger);color:#fff}
+.button.small,button.small{padding:2px var(--space-2);font-size:13px}
+.button-row{display:flex;flex-wrap:wrap;gap:var(--space-2);margin:var(--space-3) 0;align-items:center}.button-row form{margin:0}form.inline{display:inline}
+.flash{padding:var(--space-2) var(--space-3);border-radius:var(--radius);background:#fdf1dd;margin:0 0 var(--space-3)}.flash.notice{background:#ecf4ee}
+code,kbd{font-family:var(--font-mono);font-size:.9em;background:var(--subtle);padding:0 .3em;border-radius:3px;overflow-wrap:anywhere}
+pre{font-family:var(--font-mono);font-size:13px;overflow:auto;background:var(--subtle);padding:var(--space-2) var(--space-3);border-radius:var(--radius)}pre code{background:none;padding:0}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:var(--space-2);border-bottom:1px solid var(--border);vertical-align:top}
+th{font-weight:600}.table-box{max-width:100%;overflow-x:auto;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
+.table-box table td,.table-box table th{border-bottom:1px solid var(--border)}.table-box tr:last-child td{border-bottom:0}
+.num{text-align:right;font-variant-numeric:tabular-nums}.muted,.none,.empty{color:var(--muted)}
+.empty-state{text-align:center;color:var(--muted);padding:var(--space-5) var(--space-3);border:1px dashed var(--border);border-radius:var(--radius);background:var(--surface)}
+.badge{display:inline-block;padding:0 var(--space-2);border-radius:1rem;font-size:12px;font-weight:600;line-height:1.6rem;background:var(--subtle);color:var(--muted);white-space:nowrap}
+.status-triggered{background:var(--triggered-bg);color:var(--triggered-fg)}.status-acknowledged{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
+.status-resolved{background:var(--resolved-bg);color:var(--resolved-fg)}.status-ignored{background:var(--ignored-bg);color:var(--ignored-fg)}
+.status-opened{background:var(--opened-bg);color:var(--opened-fg)}.status-closed{background:var(--closed-bg);color:var(--closed-fg)}.status-merged{background:var(--merged-bg);color:var(--merged-fg)}
+dl.fields{display:grid;grid-template-columns:minmax(7rem,max-content) minmax(0,1fr);gap:var(--space-2) var(--space-3);margin:var(--space-3) 0}
+dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}ul.plain{list-style:none;margin:0;padding:0}
+table.key-values{table-layout:fixed}table.key-values thead th:first-child{width:30%}
+table.key-values th[scope=row]{font-weight:600;overflow-wrap:anywhere}table.key-values td{overflow-wrap:anywhere}table.key-values .value{white-space:pre-wrap}
+table.key-values pre{margin:0;max-height:16rem;overflow:auto;white-space:pre;font-size:12px}
+ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--space-2) 0;border-bottom:1px solid var(--border);overflow-wrap:anywhere}
+.note-username{color:var(--muted)}
+.list{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
+.list>li{padding:var(--space-2) var(--space-3);border-bottom:1px solid var(--border);display:flex;gap:var(--space-3);align-items:center;flex-wrap:wrap}
+.list>li:last-child{border-bottom:0}.list .title{font-weight:600;overflow-wrap:anywhere}.list .meta{color:var(--muted);font-size:13px}.list .grow{flex:1 1 16rem;min-width:0}
+.tabs{display:flex;gap:var(--space-1);border-bottom:1px solid var(--border);margin:var(--space-3) 0;overflow-x:auto}
+.tabs a,.tabs strong{padding:var(--space-2) var(--space-3);white-space:nowrap;color:var(--text);border-bottom:2px solid transparent}
+.tabs [aria-current=page]{border-bottom-color:var(--primary);font-weight:600}
+.status-tabs{display:flex;gap:var(--space-3);flex-wrap:wrap;margin:var(--space-3) 0}.pagination{display:flex;gap:var(--space-3);margin:var(--space-3) 0;align-items:center}
+.avatar{display:inline-flex;align-items:center;justify-content:center;width:32px;height:32px;border-radius:50%;background:#e7e4f2;color:#453894;font-weight:700;flex:none}
+.avatar.large{width:64px;height:64px;font-size:24px}
+.header-row{display:flex;gap:var(--space-3);align-items:center;flex-wrap:wrap}.header-row h1{margin:0}.header-row .actions{margin-left:auto;display:flex;gap:var(--space-2);flex-wrap:wrap}
+.markdown{overflow-wrap:anywhere}.markdown img{max-width:100%}.markdown table{width:auto;margin:var(--space-3) 0}.markdown td,.markdown th{border:1px solid var(--border)}
+.markdown ul.contains-task-list{list-style:none;padding-left:var(--space-3)}.markdown blockquote{margin:0;padding:0 var(--space-3);color:var(--muted);border-left:3px solid var(--border)}
+.markdown .anchor{margin-left:-1em;padding-right:.25em;visibility:hidden}.markdown :hover>.anchor{visibility:visible}
+.box{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);margin:var(--space-3) 0}
+.box>header{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap;padding:var(--space-2) var(--space-3);background:var(--subtle);border-bottom:1px solid var(--border);overflow-wrap:anywhere}
+.box>.body{padding:var(--space-3)}
+.copy-field{display:flex;gap:0}.copy-field input{border-top-right-radius:0;border-bottom-right-radius:0;font-family:var(--font-mono);font-size:13px}
+.copy-field button{border-top-left-radius:0;border-bottom-left-radius:0;border-left:0}
+.code{font-family:var(--font-mono);font-size:13px;line-height:20px;overflow-x:auto}
+.code table{border-collapse:collapse;width:100%}.code td{padding:0 var(--space-2);border:0;white-space:pre;vertical-align:top}
+.code td.line-number{width:1%;text-align:right;color:var(--muted);user-select:none;border-right:1px solid var(--border);background:var(--surface)}
+.code td.line-number a{color:var(--muted)}.code tr:target td{background:#fef6e1}
+.diff .added td{background:var(--added-bg)}.diff .removed td{background:var(--removed-bg)}.diff .hunk td{background:#f0f4fb;color:var(--muted)}
+.diff .added ins,.diff .removed del{text-decoration:none}.diff .added ins{background:var(--added-mark)}.diff .removed del{background:var(--removed-mark)}
+.lang-bar{display:flex;height:8px;border-radius:4px;overflow:hidden;margin:var(--space-2) 0}.lang-bar span{display:block;height:100%}
+.hljs-comment,.hljs-quote{color:#707070;font-style:italic}.hljs-keyword,.hljs-selector-tag,.hljs-literal,.hljs-doctag{color:#a626a4}
+.hljs-string,.hljs-regexp,.hljs-addition,.hljs-attribute,.hljs-meta .hljs-string{color:#3a7d18}.hljs-number,.hljs-symbol,.hljs-bullet,.hljs-link{color:#986801}
+.hljs-title,.hljs-section,.hljs-title.function_{color:#2c5cc5}.hljs-built_in,.hljs-type,.hljs-class .hljs-title,.hljs-title.class_{color:#b35900}
+.hljs-variable,.hljs-template-variable,.hljs-params{color:#1f1e24}.hljs-attr,.hljs-name,.hljs-tag,.hljs-selector-id,.hljs-selector-class{color:#c0331c}
+.hljs-meta{color:#4078f2}.hljs-deletion{color:#c0331c}.hljs-emphasis{font-style:italic}.hljs-strong{font-weight:700}
+`
