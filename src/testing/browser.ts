@@ -1,4 +1,6 @@
-import { chromium, type Browser } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
 
 /** Debian's chromium package; CI installs it when missing (.ci/run). */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -20,4 +22,24 @@ export async function launchBrowser(): Promise<Browser> {
 
 export async function closeBrowser(browser: Browser | undefined) {
   await browser?.close()
+}
+
+/** Where browser tests keep their screenshots (a CI artifact; not committed). */
+export const SCREENSHOT_DIR = new URL('../../test-artifacts/screenshots/', import.meta.url)
+
+/**
+ * Screenshots of the page at a phone's width (390 px) and a laptop's (1280 px), whole pages, as
+ * `test-artifacts/screenshots/<name>-390.png` and `-1280.png`; the page is left at 1280 px.
+ */
+export async function screenshots(page: Page, name: string) {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.screenshot({ path: fileURLToPath(new URL(`${name}-${width}.png`, SCREENSHOT_DIR)), fullPage: true })
+  }
+}
+
+/** The page's widest element overflow: a page readable on a phone scrolls only inside its own boxes. */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 }
