@@ -14,6 +14,7 @@ import {
   MergeRequestJson,
   MergeRequestListResponse,
   MergeRequestParams,
+  ShowMergeRequestParams,
   UPDATE_MERGE_REQUEST_ANY_OF,
   UpdateMergeRequestParams,
   type ListMergeRequestsParams as ListInput,
@@ -31,6 +32,7 @@ import {
   updateMergeRequest,
   type ListMergeRequestsInput,
   type MergeRequestInput,
+  renderMergeRequestHtml,
 } from './service.js'
 import { findGroup, findMergeRequest, findProject } from '../access/index.js'
 
@@ -131,11 +133,13 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
 
   const one = '/projects/:id/merge_requests/:merge_request_iid'
 
-  api.get(one, { params: MergeRequestParams, response: { 200: MergeRequestJson }, authenticated: false }, async (request) => {
+  api.get(one, { params: ShowMergeRequestParams, response: { 200: MergeRequestJson }, authenticated: false }, async (request) => {
     const { ctx, input } = request
     const loaded = await findProject(ctx, input.id)
     const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
-    return presentMergeRequest(await showMergeRequest(ctx, loaded, row), optionsOf(ctx, { kind: 'project' }))
+    const json = presentMergeRequest(await showMergeRequest(ctx, loaded, row), optionsOf(ctx, { kind: 'project' }))
+    if (!input.render_html) return json
+    return { ...json, ...(await renderMergeRequestHtml(ctx, loaded, row)) }
   })
 
   api.post(

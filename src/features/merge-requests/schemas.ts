@@ -52,6 +52,13 @@ export const MergeRequestParams = Type.Object({
   merge_request_iid: Type.Integer(),
 })
 
+/** GET /projects/:id/merge_requests/:merge_request_iid. */
+export const ShowMergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  render_html: Type.Optional(Type.Boolean()),
+})
+
 const mergeRequestAttributes = {
   description: Type.Optional(Nullable(Type.String())),
   assignee_id: Type.Optional(Type.Integer()),
@@ -134,6 +141,9 @@ export const MergeRequestBasicJson = Type.Object({
   merged_at: Nullable(Type.String()),
   closed_by: Nullable(UserBasicJson),
   closed_at: Nullable(Type.String()),
+  // Only with `render_html=true` on the single merge request.
+  title_html: Type.Optional(Type.String()),
+  description_html: Type.Optional(Type.String()),
   target_branch: Type.String(),
   source_branch: Type.String(),
   user_notes_count: Type.Integer(),

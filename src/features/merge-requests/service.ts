@@ -18,6 +18,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
+import { renderMarkdownField, renderSingleLineField } from '../markdown/index.js'
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
 import { canUpdateBranch, loadRefSubject } from '../protected-refs/index.js'
@@ -403,4 +404,13 @@ export async function deleteMergeRequest(ctx: Context, loaded: LoadedProject, ro
     await deleteNotesOf(trx, { type: 'MergeRequest', id: row.id })
     await deleteMergeRequestRow(trx, row.id)
   })
+}
+
+/** GL MergeRequestBasic with `render_html`: the title by the single-line pipeline, the description by the full one. */
+export async function renderMergeRequestHtml(ctx: Context, loaded: LoadedProject, mergeRequest: MergeRequestRow) {
+  const [title, description] = await Promise.all([
+    renderSingleLineField(ctx, mergeRequest.title, { project: loaded }),
+    renderMarkdownField(ctx, mergeRequest.description, { project: loaded }),
+  ])
+  return { title_html: title.html, description_html: description.html }
 }

@@ -31,7 +31,9 @@ function ownerKey(owner: User | null, now: Date): string {
 }
 
 function viewKey(view: ProjectView, now: Date): string {
-  return `${identity(view.project)} ${identity(view.namespace)} ${ownerKey(view.owner, now)} ${view.forksCount} ${accessKey(view.access)}`
+  // A description without references renders the same for the same row; one with references shows what its reader may see.
+  const description = view.description.dependsOnReader ? view.description.html : ''
+  return `${identity(view.project)} ${identity(view.namespace)} ${ownerKey(view.owner, now)} ${view.forksCount} ${accessKey(view.access)} ${description}`
 }
 
 /** Everything presentProjectWithAccess reads besides the row: keep this in step with it. */

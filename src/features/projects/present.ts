@@ -2,6 +2,7 @@ import { featureAccessName, visibilityName } from '../../core/access.js'
 import type { Caller, User } from '../../core/caller.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import type { ProjectAccess } from '../access/index.js'
+import type { RenderedMarkdown } from '../markdown/index.js'
 import { presentUserBasic } from '../users/index.js'
 import { type BasicProjectJson, type NamespaceBasicJson, type ProjectJson } from './schemas.js'
 import {
@@ -28,6 +29,8 @@ export interface ProjectView {
   forksCount: number
   /** The source of a fork, when the caller may read it. */
   forkedFrom: ProjectView | null
+  /** The description as GitLab Flavored Markdown for the caller (GL `markdown_field(project, :description)`). */
+  description: RenderedMarkdown
 }
 
 /** The caller's own memberships, shown as `permissions` (GL ProjectWithAccess). */
@@ -63,35 +66,6 @@ function instanceUrl(externalUrl: string): URL {
 
 function flag(value: number): boolean {
   return value === 1
-}
-
-function htmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-}
-
-/**
- * The description as GitLab's Markdown renders plain paragraphs: one `<p>` per block of lines with its source
- * position. Markdown syntax beyond paragraphs is shown as text.
- */
-export function renderDescription(description: string | null): string {
-  if (!description) return ''
-  const lines = description.replace(/\r\n?/g, '\n').split('\n')
-  const blocks: string[] = []
-  let start = -1
-  const close = (end: number) => {
-    const text = lines.slice(start, end + 1).map((line, i) => (i === 0 ? line.trimStart() : line.trim()))
-    const first = lines[start].length - lines[start].trimStart().length + 1
-    const last = Buffer.byteLength(lines[end].trimEnd())
-    blocks.push(`<p data-sourcepos="${start + 1}:${first}-${end + 1}:${last}" dir="auto">${htmlEscape(text.join('\n').trimEnd())}</p>`)
-    start = -1
-  }
-  lines.forEach((line, i) => {
-    if (line.trim() === '') {
-      if (start !== -1) close(i - 1)
-    } else if (start === -1) start = i
-  })
-  if (start !== -1) close(lines.length - 1)
-  return blocks.join('\n')
 }
 
 export function topicsOf(project: ProjectRow): string[] {
@@ -226,7 +200,7 @@ export function presentProject(view: ProjectView, options: ProjectPresentOptions
   json.import_status = project.import_status
   if (admin) json.import_error = project.import_error
   if (available('issues')) json.open_issues_count = 0
-  json.description_html = renderDescription(project.description)
+  json.description_html = view.description.html
   json.updated_at = project.updated_at
   if (admin) {
     json.ci_default_git_depth = project.ci_default_git_depth

@@ -10,6 +10,7 @@ import {
   type ProjectAccess,
   projectAccessFrom,
 } from '../access/index.js'
+import { renderMarkdownField, type RenderedMarkdown } from '../markdown/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { type Permissions, type ProjectView } from './present.js'
 import { countForks, countForksOfProject, findGroupMembershipsOfUser, findProjectMembershipsOfUser, findUserRowById } from './store.js'
@@ -75,6 +76,14 @@ export async function buildViews(ctx: Context, projects: readonly ProjectRow[]):
   const ownerIds = namespaces.filter((n) => n.kind === 'user' && n.owner_id !== null).map((n) => n.owner_id as number)
   const owners = new Map((await findUsersByIds(ctx.db, ownerIds)).map((u) => [u.id, u]))
   const sourceById = new Map(sources.map((s) => [s.id, s]))
+  const descriptions = new Map<number, RenderedMarkdown>()
+  await Promise.all(
+    all.map(async (project) => {
+      const namespace = namespaceById.get(project.namespace_id) as NamespaceRow
+      const loaded = { project, namespace, access: accessFrom(ctx, project, namespace, memberships) }
+      descriptions.set(project.id, await renderMarkdownField(ctx, project.description, { project: loaded }))
+    }),
+  )
   const viewOf = (project: ProjectRow, withSource: boolean): ProjectView => {
     const namespace = namespaceById.get(project.namespace_id) as NamespaceRow
     const access = accessFrom(ctx, project, namespace, memberships)
@@ -91,6 +100,7 @@ export async function buildViews(ctx: Context, projects: readonly ProjectRow[]):
       owner: namespace.kind === 'user' && namespace.owner_id !== null ? (owners.get(namespace.owner_id) ?? null) : null,
       forksCount: forks.get(project.id) ?? 0,
       forkedFrom,
+      description: descriptions.get(project.id) as RenderedMarkdown,
     }
   }
   const views = projects.map((p) => viewOf(p, true))
@@ -101,17 +111,18 @@ export async function buildViews(ctx: Context, projects: readonly ProjectRow[]):
 /** The view of one project already found with the caller's access (GET /projects/:id and single-project answers). */
 export async function viewOfLoaded(ctx: Context, loaded: LoadedProject): Promise<ProjectView> {
   const { project, namespace, access } = loaded
-  const [owner, forks, source] = await Promise.all([
+  const [owner, forks, source, description] = await Promise.all([
     namespace.kind === 'user' && namespace.owner_id !== null ? findUserRowById(ctx.db, namespace.owner_id) : Promise.resolve([]),
     countForksOfProject(ctx.db, project.id),
     project.forked_from_project_id !== null ? findProjectById(ctx.db, project.forked_from_project_id) : Promise.resolve([]),
+    renderMarkdownField(ctx, project.description, { project: loaded }),
   ])
   let forkedFrom: ProjectView | null = null
   if (source[0] && !source[0].pending_delete) {
     const { views } = await buildViews(ctx, [{ ...source[0], forked_from_project_id: null }])
     forkedFrom = canRead(views[0].access) ? views[0] : null
   }
-  return { project, namespace, access, owner: owner[0] ?? null, forksCount: Number(forks[0]?.count ?? 0), forkedFrom }
+  return { project, namespace, access, owner: owner[0] ?? null, forksCount: Number(forks[0]?.count ?? 0), forkedFrom, description }
 }
 
 /** The view of a project just changed by the caller. */
