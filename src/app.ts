@@ -73,6 +73,7 @@ import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
+import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerBranchRoutes } from './features/branches/routes.js'
 import { registerProtectedRefRoutes } from './features/protected-refs/routes.js'
 import { registerTagRoutes } from './features/tags/routes.js'
@@ -307,6 +308,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRepositoryBrowseRoutes(api)
   registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
+  registerRepositoryPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })

@@ -10,4 +10,5 @@ export {
   type CommitDetailPresentOptions,
   type CommitPresentOptions,
 } from './present.js'
-export { findProjectCommit, pageOfArray } from './service.js'
+export { commitDiffOf, commitRefsOf, commitStatsOf, findProjectCommit, listCommits, pageOfArray, type ListCommitsInput } from './service.js'
+export { compareRefs, type Comparison } from './compare.js'

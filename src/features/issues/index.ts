@@ -6,3 +6,7 @@ export {
   type IncidentCloseReason,
   type OpenIncidentInput,
 } from './incidents.js'
+
+// What the issue pages show, read as the API reads it.
+export { issueViewsOf, listProjectIssues, type IssueView, type ListIssuesInput } from './service.js'
+export { listIssues } from './service.js'

@@ -63,3 +63,6 @@ export async function relabel(
 ): Promise<void> {
   await replaceLabelLinks(trx, labelled.type, labelled.id, change.add, change.remove)
 }
+
+// The labels page lists them as the API does.
+export { listLabels, type LabelView } from './service.js'

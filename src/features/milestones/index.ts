@@ -1,3 +1,3 @@
 export { presentMilestone, type MilestonePresentOptions } from './present.js'
 export { MilestoneIssuablesParams, MilestoneJson } from './schemas.js'
-export { showMilestone } from './service.js'
+export { listMilestones, showMilestone } from './service.js'

@@ -91,3 +91,6 @@ export async function createAlertSystemNotes(trx: Db, notes: readonly AlertSyste
 export function deleteNotesOf(trx: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
   return deleteNoteRowsOf(trx, noteable)
 }
+
+// The discussion of an issue or merge request as the pages show it, with the API's note rules.
+export { findNoteable, listNotes, type LoadedNoteable, type NoteView } from './service.js'

@@ -27,3 +27,6 @@ export async function presentSnippetForMove(ctx: Context, snippet: SnippetRow): 
 export const jobHandlers: JobHandler[] = [
   handle(RemoveSnippetRepository, (ctx, { snippetId, storage }) => removeDeletedSnippetRepository(ctx, snippetId, storage)),
 ]
+
+// The snippet pages read snippets and their files as the API does.
+export { buildSnippetView, findProjectSnippet, readSnippetContent, readSnippetFile } from './service.js'

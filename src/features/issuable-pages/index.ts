@@ -1,0 +1,32 @@
+import type { WebRouter } from '../sessions/index.js'
+import { registerIssuePages } from './issues.js'
+import { registerLabelPages } from './labels.js'
+import { registerMilestonePages } from './milestones.js'
+import { registerSnippetPages } from './snippets.js'
+
+/** The pages behind the web_url of issues, milestones and snippets, and the project's issue, label and milestone lists. */
+export function registerIssuablePages(web: WebRouter) {
+  registerIssuePages(web)
+  registerLabelPages(web)
+  registerMilestonePages(web)
+  registerSnippetPages(web)
+}
+
+// What the merge request pages share with these.
+export { highlightLines, languageOf, markRange } from './highlight.js'
+export {
+  avatar,
+  descriptionOf,
+  discussionOf,
+  iidOf,
+  issuableListViewOf,
+  labelBadge,
+  labelIssuesPath,
+  listPager,
+  loadDiscussion,
+  searchForm,
+  stateBadge,
+  stateTabs,
+  userLink,
+  type IssuableListView,
+} from './shared.js'

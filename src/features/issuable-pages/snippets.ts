@@ -1,0 +1,134 @@
+import { visibilityName } from '../../core/access.js'
+import { NotFound } from '../../core/errors.js'
+import { html, type Html } from '../../web/html.js'
+import { capitalized, timeOf } from '../../web/list-page.js'
+import type { LoadedProject } from '../access/index.js'
+import { renderMarkdown } from '../markdown/index.js'
+import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
+import type { WebRequest, WebRouter } from '../sessions/index.js'
+import {
+  buildSnippetView,
+  findProjectSnippet,
+  findSnippet,
+  readSnippetContent,
+  readSnippetFile,
+  type LoadedSnippet,
+} from '../snippets/index.js'
+import { highlightLines, languageOf } from './highlight.js'
+import { iidOf, userLink } from './shared.js'
+
+// A snippet's page (GL SnippetsController#show, Projects::SnippetsController#show): its title, description and files,
+// highlighted. The snippet is found as the API finds it, so a visitor who may not read it gets the 404 page.
+
+/** GitLab keeps at most ten files in a snippet; a page shows no more. */
+const MAX_FILES = 10
+/** Files above this many characters are not shown inline; their raw link is. */
+const MAX_SHOWN_CHARS = 1024 * 1024
+
+/** A file as a box: its name and raw link above its highlighted lines, numbered. */
+async function fileBox(name: string, content: string, rawUrl: string, index: number): Promise<Html> {
+  const anchor = `file-${index + 1}`
+  const header = html`<header>
+    <h2 class="file-name" id="${anchor}-name">${name}</h2>
+    <a class="button small" href="${rawUrl}">Open raw</a>
+  </header>`
+  if (content.length > MAX_SHOWN_CHARS) {
+    return html`<section class="box snippet-file" aria-labelledby="${anchor}-name">
+      ${header}
+      <p class="body muted">This file is too large to show here; open it raw.</p>
+    </section>`
+  }
+  const lines = await highlightLines(content.replace(/\n$/, ''), await languageOf(name))
+  return html`<section class="box snippet-file" aria-labelledby="${anchor}-name">
+    ${header}
+    <div class="code" tabindex="0" role="region" aria-label="${name}">
+      <table>
+        <tbody>
+          ${lines.map(
+            (line, number) => html`<tr id="${anchor}-L${number + 1}">
+              <td class="line-number"><a href="#${anchor}-L${number + 1}">${number + 1}</a></td>
+              <td class="line">${line}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+  </section>`
+}
+
+async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
+  const { ctx } = w
+  const { snippet, project } = found
+  const view = await buildSnippetView(ctx, snippet)
+  const apiBase = project === null ? `/api/v4/snippets/${snippet.id}` : `/api/v4/projects/${project.project.id}/snippets/${snippet.id}`
+  let files: Html[]
+  if (view.repositoryExists && view.files.length > 0) {
+    const shown = view.files.slice(0, MAX_FILES)
+    const contents = await Promise.all(shown.map((path) => readSnippetFile(ctx, found, view.rootRef, path)))
+    files = await Promise.all(
+      shown.map((path, index) =>
+        fileBox(path, contents[index], `${apiBase}/files/${encodeURIComponent(view.rootRef)}/${encodeURIComponent(path)}/raw`, index),
+      ),
+    )
+  } else {
+    const { content, fileName } = await readSnippetContent(ctx, found)
+    files = [await fileBox(fileName ?? snippet.file_name ?? 'snippet', content, `${apiBase}/raw`, 0)]
+  }
+  const description =
+    snippet.description && snippet.description.trim() !== ''
+      ? html`<div class="markdown description">
+          ${await renderMarkdown(ctx, snippet.description, project ? { project } : {})}
+        </div>`
+      : ''
+  return html`<div class="issuable-header">
+      <span class="badge visibility-badge">${capitalized(visibilityName(snippet.visibility_level))}</span>
+      <span class="meta">Snippet $${snippet.id} created ${timeOf(snippet.created_at)} by ${userLink(view.author)}</span>
+    </div>
+    <h1 class="issuable-title">${snippet.title}</h1>
+    ${description} ${files}
+    ${view.files.length > MAX_FILES ? html`<p class="muted">Only the first ${MAX_FILES} files are shown.</p>` : ''}`
+}
+
+async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
+  const id = iidOf(w.params.snippet_id)
+  if (id === null) return w.notFound()
+  let found: LoadedSnippet
+  try {
+    found = await findProjectSnippet(w.ctx, loaded, id)
+  } catch (error) {
+    if (error instanceof NotFound) return w.notFound()
+    throw error
+  }
+  const body = await snippetBody(w, found)
+  return renderProjectPage(
+    w,
+    loaded,
+    {
+      title: found.snippet.title,
+      section: null,
+      crumbs: [{ text: 'Snippets', href: projectPath(loaded, '/-/snippets') }, { text: `$${found.snippet.id}` }],
+    },
+    body,
+  )
+}
+
+async function renderPersonalSnippet(w: WebRequest) {
+  const id = iidOf(w.params.snippet_id)
+  if (id === null) return w.notFound()
+  let found: LoadedSnippet
+  try {
+    found = await findSnippet(w.ctx, id)
+  } catch (error) {
+    if (error instanceof NotFound) return w.notFound()
+    throw error
+  }
+  // A project's snippet lives under its project's path (GL SnippetsController finds personal snippets only).
+  if (found.project !== null) return w.notFound()
+  const body = await snippetBody(w, found)
+  return w.render({ title: found.snippet.title, breadcrumbs: [{ text: 'Snippets' }, { text: `$${found.snippet.id}` }] }, body)
+}
+
+export function registerSnippetPages(web: WebRouter) {
+  web.get('/-/snippets/:snippet_id', renderPersonalSnippet)
+  for (const url of projectPageRoutes('/-/snippets/:snippet_id')) web.get(url, projectPage(renderProjectSnippet))
+}

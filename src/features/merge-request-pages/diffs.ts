@@ -1,0 +1,254 @@
+import { createHash } from 'node:crypto'
+import { html, type Html } from '../../web/html.js'
+import { highlightLines, languageOf, markRange } from '../issuable-pages/index.js'
+import type { FileDiff } from '../repositories/index.js'
+
+// A merge request's changes as GitLab's diff view shows them, drawn from the API's own diff data (git's unified patch
+// of each file): inline or side by side, highlighted, changed words marked, large files collapsed, and a file tree
+// linking to each file. No diff is computed here; the lines are git's.
+
+export type DiffViewMode = 'inline' | 'parallel'
+
+type LineKind = 'context' | 'added' | 'removed' | 'hunk' | 'meta'
+
+interface DiffLine {
+  kind: LineKind
+  oldLine: number | null
+  newLine: number | null
+  /** The line's text without its +, - or space. */
+  text: string
+  html: Html
+}
+
+/** GL DiffFile#file_hash: the anchor of a file in the page. */
+export function fileHashOf(file: FileDiff): string {
+  return createHash('sha1').update(file.newPath).digest('hex')
+}
+
+const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/
+
+/** The patch's lines with their numbers on each side. */
+function parseLines(patch: string): DiffLine[] {
+  const lines: DiffLine[] = []
+  let oldLine = 0
+  let newLine = 0
+  const text = patch.endsWith('\n') ? patch.slice(0, -1) : patch
+  for (const raw of text.split('\n')) {
+    const hunk = HUNK.exec(raw)
+    if (hunk) {
+      oldLine = Number(hunk[1])
+      newLine = Number(hunk[2])
+      lines.push({ kind: 'hunk', oldLine: null, newLine: null, text: raw, html: html`${raw}` })
+      continue
+    }
+    const sign = raw.charAt(0)
+    const body = raw.slice(1)
+    if (sign === '+') lines.push({ kind: 'added', oldLine: null, newLine: newLine++, text: body, html: html`${body}` })
+    else if (sign === '-') lines.push({ kind: 'removed', oldLine: oldLine++, newLine: null, text: body, html: html`${body}` })
+    else if (sign === ' ' || raw === '')
+      lines.push({ kind: 'context', oldLine: oldLine++, newLine: newLine++, text: body, html: html`${body}` })
+    // "\ No newline at end of file", and anything else git writes between lines.
+    else lines.push({ kind: 'meta', oldLine: null, newLine: null, text: raw, html: html`${raw}` })
+  }
+  return lines
+}
+
+/** Highlights each hunk's old side and new side as blocks, so that a string or comment spanning lines keeps its colour. */
+async function highlight(lines: DiffLine[], language: string | null) {
+  if (language === null) return
+  let start = 0
+  while (start < lines.length) {
+    let end = start + 1
+    while (end < lines.length && lines[end].kind !== 'hunk') end++
+    const hunk = lines.slice(start, end)
+    for (const side of ['old', 'new'] as const) {
+      const members = hunk.filter((line) => line.kind === 'context' || line.kind === (side === 'old' ? 'removed' : 'added'))
+      if (members.length === 0) continue
+      const highlighted = await highlightLines(members.map((line) => line.text).join('\n'), language)
+      members.forEach((line, index) => {
+        // A context line is highlighted on both sides; the new side's colours are shown.
+        if (line.kind !== 'context' || side === 'new') line.html = highlighted[index]
+      })
+    }
+    start = end
+  }
+}
+
+/**
+ * Marks the changed part of each removed line paired with an added line: the text between their common prefix and
+ * suffix (GL Gitlab::Diff::InlineDiff); a line replaced whole is left unmarked.
+ */
+function markChangedWords(lines: DiffLine[]) {
+  for (const [removed, added] of changedPairs(lines)) {
+    if (removed?.kind !== 'removed' || added?.kind !== 'added') continue
+    const a = removed.text
+    const b = added.text
+    let prefix = 0
+    while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++
+    let suffix = 0
+    while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++
+    if (prefix === 0 && suffix === 0) continue
+    removed.html = markRange(removed.html, prefix, a.length - suffix, 'del')
+    added.html = markRange(added.html, prefix, b.length - suffix, 'ins')
+  }
+}
+
+/** Rows of a side-by-side view: runs of removed lines beside the added lines that follow them, context on both sides. */
+function changedPairs(lines: DiffLine[]): [DiffLine | null, DiffLine | null][] {
+  const pairs: [DiffLine | null, DiffLine | null][] = []
+  let index = 0
+  while (index < lines.length) {
+    const line = lines[index]
+    if (line.kind === 'removed' || line.kind === 'added') {
+      const removed: DiffLine[] = []
+      const added: DiffLine[] = []
+      while (index < lines.length && lines[index].kind === 'removed') removed.push(lines[index++])
+      while (index < lines.length && (lines[index].kind === 'added' || lines[index].kind === 'meta')) {
+        if (lines[index].kind === 'added') added.push(lines[index])
+        index++
+      }
+      for (let row = 0; row < Math.max(removed.length, added.length); row++) pairs.push([removed[row] ?? null, added[row] ?? null])
+      continue
+    }
+    if (line.kind !== 'meta') pairs.push([line, line])
+    index++
+  }
+  return pairs
+}
+
+const SIGNS: Record<LineKind, string> = { context: ' ', added: '+', removed: '-', hunk: '', meta: '' }
+
+function lineId(hash: string, line: DiffLine): string {
+  return `${hash}_${line.oldLine ?? ''}_${line.newLine ?? ''}`
+}
+
+function numberCell(hash: string, line: DiffLine | null, side: 'old' | 'new'): Html {
+  const number = line === null ? null : side === 'old' ? line.oldLine : line.newLine
+  if (line === null || number === null) return html`<td class="line-number ${side}"></td>`
+  return html`<td class="line-number ${side}"><a href="#${lineId(hash, line)}" aria-label="${side === 'old' ? 'Old' : 'New'} line ${number}">${number}</a></td>`
+}
+
+/** The inline table; side by side, a second one (`phone-fallback`, no ids) stands in for it on a phone's narrow screen. */
+function inlineTable(hash: string, lines: DiffLine[], fallback: 'phone-fallback' | '' = ''): Html {
+  const id = (line: DiffLine) => (fallback ? '' : html` id="${lineId(hash, line)}"`)
+  return html`<table class="${fallback ? 'diff-table inline phone-fallback' : 'diff-table inline'}">
+    <tbody>
+      ${lines.map((line) =>
+        line.kind === 'hunk' || line.kind === 'meta'
+          ? html`<tr class="hunk"><td class="line-number old"></td><td class="line-number new"></td><td class="line">${line.html}</td></tr>`
+          : html`<tr class="${line.kind}"${id(line)}>
+              ${numberCell(hash, line, 'old')}${numberCell(hash, line, 'new')}
+              <td class="line"><span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>
+            </tr>`,
+      )}
+    </tbody>
+  </table>`
+}
+
+function sideCells(hash: string, line: DiffLine | null, side: 'old' | 'new'): Html {
+  if (line === null) return html`<td class="line-number ${side} empty-cell"></td><td class="line ${side} empty-cell"></td>`
+  const kind = line.kind === 'context' ? 'context' : line.kind
+  return html`${numberCell(hash, line, side)}<td class="line ${side} ${kind}"><span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>`
+}
+
+function parallelTable(hash: string, lines: DiffLine[]): Html {
+  return html`<table class="diff-table parallel">
+    <tbody>
+      ${changedPairs(lines).map(([left, right]) => {
+        if (left !== null && left === right && left.kind === 'hunk') {
+          return html`<tr class="hunk"><td class="line-number old"></td><td class="line old">${left.html}</td><td class="line-number new"></td><td class="line new">${left.html}</td></tr>`
+        }
+        const id = left && left === right ? html` id="${lineId(hash, left)}"` : ''
+        return html`<tr${id}>${sideCells(hash, left, 'old')}${sideCells(hash, right, 'new')}</tr>`
+      })}
+    </tbody>
+  </table>`
+}
+
+/** How a file changed, in GitLab's words. */
+function changeKind(file: FileDiff): { label: string; className: string } {
+  if (file.newFile) return { label: 'Added', className: 'file-added' }
+  if (file.deletedFile) return { label: 'Deleted', className: 'file-deleted' }
+  if (file.renamedFile) return { label: 'Renamed', className: 'file-renamed' }
+  return { label: 'Modified', className: 'file-modified' }
+}
+
+// GL Gitlab::Git::DiffCollection's safe limits: past 100 files or 5,000 lines the rest come collapsed, as does a single
+// file whose patch passes a tenth of the largest patch shown (GL Gitlab::Git::Diff.collapse_limit).
+const SAFE_MAX_FILES = 100
+const SAFE_MAX_LINES = 5_000
+const COLLAPSE_BYTES = (200 * 1024) / 10
+
+/** Which files the page shows collapsed: those the API marks, and those past GitLab's safe limits. */
+export function collapsedFiles(files: readonly FileDiff[]): boolean[] {
+  let lines = 0
+  return files.map((file, index) => {
+    const size = file.additions + file.deletions
+    lines += size
+    return (
+      file.collapsed || file.tooLarge || index >= SAFE_MAX_FILES || lines > SAFE_MAX_LINES || Buffer.byteLength(file.diff) > COLLAPSE_BYTES
+    )
+  })
+}
+
+/** A file's box: its path (old → new when renamed), what changed, its counts, then its lines or why there are none. */
+export async function fileDiffBox(
+  file: FileDiff,
+  options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null },
+): Promise<Html> {
+  const hash = fileHashOf(file)
+  const kind = changeKind(file)
+  let content: Html
+  if (file.tooLarge) {
+    content = html`<p class="diff-notice too-large">Changes are too large to be shown.${
+      options.blobUrl ? html` <a href="${options.blobUrl}">View file</a>` : ''
+    }</p>`
+  } else if (file.binary) {
+    content = html`<p class="diff-notice binary">Binary file${file.newFile ? ' added' : file.deletedFile ? ' deleted' : ' changed'}; its contents are not shown.</p>`
+  } else if (file.diff === '') {
+    const modeChanged = file.aMode !== file.bMode && file.aMode !== '0' && file.bMode !== '0'
+    content = html`<p class="diff-notice no-changes">${
+      file.renamedFile
+        ? 'File moved without changes.'
+        : modeChanged
+          ? `File mode changed from ${file.aMode} to ${file.bMode}.`
+          : 'No changes.'
+    }</p>`
+  } else {
+    const lines = parseLines(file.diff)
+    await highlight(lines, await languageOf(file.newPath))
+    markChangedWords(lines)
+    content = html`<div class="code diff" tabindex="0" role="region" aria-label="Changes to ${file.newPath}">
+      ${options.mode === 'parallel' ? html`${parallelTable(hash, lines)}${inlineTable(hash, lines, 'phone-fallback')}` : inlineTable(hash, lines)}
+    </div>`
+  }
+  const path = file.renamedFile
+    ? html`<span class="file-path old-path">${file.oldPath}</span> <span aria-label="renamed to">→</span> <span class="file-path">${file.newPath}</span>`
+    : html`<span class="file-path">${file.newPath}</span>`
+  return html`<details class="box diff-file ${kind.className}" id="${hash}" ${options.collapsed ? '' : html`open`}>
+    <summary class="diff-file-header">
+      <span class="file-title">${path}</span>
+      <span class="badge change-kind">${kind.label}</span>
+      ${file.aMode !== file.bMode && file.aMode !== '0' && file.bMode !== '0' ? html`<span class="badge">mode ${file.aMode} → ${file.bMode}</span>` : ''}
+      <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+      ${options.collapsed ? html`<span class="muted collapsed-hint">This diff is collapsed: open it to see the changes.</span>` : ''}
+    </summary>
+    ${content}
+  </details>`
+}
+
+/** The file tree of the change: every file, linking to its box, with its change and counts. */
+export function fileTree(files: readonly FileDiff[]): Html {
+  return html`<nav class="file-tree box" aria-label="Changed files">
+    <header><h2>Files <span class="badge count">${files.length}</span></h2></header>
+    <ol class="plain">
+      ${files.map((file) => {
+        const kind = changeKind(file)
+        return html`<li class="${kind.className}">
+          <a href="#${fileHashOf(file)}"><span class="visually-hidden">${kind.label}: </span><span class="change-dot" aria-hidden="true"></span>${file.newPath}</a>
+          <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+        </li>`
+      })}
+    </ol>
+  </nav>`
+}

@@ -1,0 +1,162 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { closeBrowser, horizontalOverflow, launchBrowser, screenshots } from '../../testing/browser.js'
+import { client } from '../../testing/http.js'
+import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+
+/**
+ * The review pages in a real browser, without JavaScript, as a Developer: the project's merge requests, one merge
+ * request, its commits, its changes inline and side by side, then an issue it names; each page fits a phone.
+ */
+
+let server: TestServer
+let browser: Browser
+let owner: Person
+let developer: Person
+let project: Record<string, any>
+let mergeRequestIid: number
+let issueIid: number
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await client(server.url + '/api/v4')(method, path, { token: owner.token, body })
+  expect(res.status, res.text).toBeLessThan(300)
+  return res.body
+}
+
+const LONG_LINE = `export const endpoints = [${Array.from({ length: 30 }, (_, i) => `'/api/v4/resource/${i}'`).join(', ')}]`
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const db = server.database.db
+  owner = await createPerson(db, 'revieweeowner')
+  developer = await createPerson(db, 'reviewerdev')
+  project = await createRepositoryProject(client(server.url + '/api/v4'), owner, {
+    name: 'Billing',
+    path: 'billing',
+    visibility: 'private',
+  })
+  await addProjectMember(db, developer, project.id, 30)
+  const commits = `/projects/${project.id}/repository/commits`
+  await api('POST', commits, {
+    branch: 'main',
+    commit_message: 'Add the invoice module',
+    actions: [
+      {
+        action: 'create',
+        file_path: 'src/invoice.ts',
+        content: 'export function total(items: number[]) {\n  let sum = 0\n  for (const item of items) sum += item\n  return sum\n}\n',
+      },
+      { action: 'create', file_path: 'docs/old-guide.md', content: '# Guide\n\nHow to bill.\n' },
+      { action: 'create', file_path: 'legacy.txt', content: 'remove me\n' },
+    ],
+  })
+  await api('POST', commits, {
+    branch: 'feature/discounts',
+    start_branch: 'main',
+    commit_message: 'Apply discounts to invoice totals',
+    actions: [
+      {
+        action: 'update',
+        file_path: 'src/invoice.ts',
+        content:
+          'export function total(items: number[], discount = 0) {\n  let sum = 0\n  for (const item of items) sum += item\n  return sum * (1 - discount)\n}\n',
+      },
+      { action: 'move', previous_path: 'docs/old-guide.md', file_path: 'docs/guide.md' },
+      { action: 'delete', file_path: 'legacy.txt' },
+    ],
+  })
+  await api('POST', commits, {
+    branch: 'feature/discounts',
+    commit_message: 'List the endpoints',
+    actions: [{ action: 'create', file_path: 'src/endpoints.ts', content: `${LONG_LINE}\n` }],
+  })
+  const issue = await api('POST', `/projects/${project.id}/issues`, {
+    title: 'Discounts are not applied',
+    description: 'Totals ignore the **discount** field.\n\n- [x] find the cause\n- [ ] fix it',
+    labels: 'bug,billing',
+  })
+  issueIid = issue.iid
+  const mr = await api('POST', `/projects/${project.id}/merge_requests`, {
+    source_branch: 'feature/discounts',
+    target_branch: 'main',
+    title: 'Apply discounts to invoice totals',
+    description: `Closes #${issue.iid}.\n\nThe \`total\` function takes a discount now.`,
+    labels: 'billing',
+  })
+  mergeRequestIid = mr.iid
+  await api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/notes`, { body: 'Looks good; can we add a test?' })
+  await api('POST', `/projects/${project.id}/issues/${issue.iid}/notes`, { body: `Fixed by !${mr.iid}.` })
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await closeBrowser(browser)
+  await server.close()
+})
+
+async function signIn(who: Person, path: string): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto(server.url + path)
+  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
+  await page.fill('input[name="user[login]"]', who.user.username)
+  await page.fill('input[name="user[password]"]', who.password)
+  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
+  return page
+}
+
+/** Screenshots at both widths, and nothing wider than a phone's screen at 390 px. */
+async function capture(page: Page, name: string) {
+  await screenshots(page, name)
+  await page.setViewportSize({ width: 390, height: 900 })
+  expect(await horizontalOverflow(page), `${name} overflows at 390 px`).toBe(0)
+  await page.setViewportSize({ width: 1280, height: 900 })
+}
+
+describe('the merge request pages in a browser', () => {
+  test('a Developer reviews a merge request: list, overview, commits, changes inline and side by side, then the issue', async () => {
+    const list = `/${project.path_with_namespace}/-/merge_requests`
+    const page = await signIn(developer, list)
+    try {
+      expect(await page.textContent('h1')).toBe('Merge requests')
+      expect(await page.locator('.state-tabs [aria-current=page]').textContent()).toMatch(/Open\s+1/)
+      await capture(page, 'mr-list')
+
+      await page.click(`#merge_request_${mergeRequestIid} a.title`)
+      expect(new URL(page.url()).pathname).toBe(`${list}/${mergeRequestIid}`)
+      expect(await page.textContent('h1')).toBe('Apply discounts to invoice totals')
+      expect(await page.textContent('.description code')).toBe('total')
+      expect(await page.locator('.note.user-note').count()).toBe(1)
+      await capture(page, 'mr-overview')
+
+      await page.click('.merge-request-tabs a:has-text("Commits")')
+      expect(await page.locator('.commit-row').count()).toBe(2)
+      await capture(page, 'mr-commits')
+
+      await page.click('.merge-request-tabs a:has-text("Changes")')
+      expect(await page.locator('details.diff-file').count()).toBe(4)
+      expect(await page.textContent('.file-renamed .old-path')).toBe('docs/old-guide.md')
+      await page.click('.file-tree a:has-text("src/invoice.ts")')
+      expect(new URL(page.url()).hash).toMatch(/^#[0-9a-f]{40}$/)
+      await capture(page, 'mr-changes-inline')
+
+      await page.click('.view-switch a:has-text("Side-by-side")')
+      expect(new URL(page.url()).search).toBe('?view=parallel')
+      expect(await page.locator('table.diff-table.parallel').count()).toBeGreaterThan(0)
+      await capture(page, 'mr-changes-parallel')
+
+      await page.click('.merge-request-tabs a:has-text("Overview")')
+      await page.click(`.description a[href$="/-/issues/${issueIid}"]`)
+      expect(await page.textContent('h1')).toBe('Discounts are not applied')
+      expect(await page.locator('.issuable-sidebar .label-badge').count()).toBe(2)
+      await capture(page, 'mr-issue')
+
+      await page.click('.issuable-sidebar .label-badge:has-text("bug")')
+      expect(new URL(page.url()).searchParams.getAll('label_name[]')).toEqual(['bug'])
+      expect(await page.locator('.issue-row').count()).toBe(1)
+      await capture(page, 'mr-issue-list')
+    } finally {
+      await page.context().close()
+    }
+  })
+})

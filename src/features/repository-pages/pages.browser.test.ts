@@ -1,0 +1,162 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { closeBrowser, horizontalOverflow, launchBrowser, screenshots } from '../../testing/browser.js'
+import { startTestServer, type TestServer } from '../../testing/server.js'
+import { BrowseFixture, type CreatedProject, type Person } from '../repository-browse/browse-fixtures.js'
+
+/**
+ * The repository pages in a real browser, without JavaScript, as a Developer: files, a file, its blame and history, a
+ * commit and a comparison, switching branches with the switcher; each page screenshot at 390 and 1280 px.
+ */
+
+let server: TestServer
+let browser: Browser
+let fixture: BrowseFixture
+let developer: Person
+let project: CreatedProject
+
+const APP = `import { readFile } from 'node:fs/promises'
+
+/** Reads the configuration, falling back to the defaults. */
+export async function loadConfig(path: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>
+  } catch {
+    return { port: 8080, host: '127.0.0.1', name: "a very long default name that goes on and on well past the width of any phone screen to check scrolling" }
+  }
+}
+`
+
+beforeAll(async () => {
+  server = await startTestServer()
+  fixture = new BrowseFixture(server)
+  const owner = await fixture.person('mira')
+  developer = await fixture.person('devi')
+  project = await fixture.project(owner, { initialize_with_readme: false, visibility: 'private' })
+  await fixture.member(developer, project.id, 30)
+  const dir = await fixture.clone(owner, project.path_with_namespace)
+  await fixture.commit(
+    dir,
+    {
+      'README.md': '# Settings service\n\nReads `config.json` and serves it.\n\n```ts\nconst answer = 42\n```\n',
+      'src/config.ts': APP,
+      'src/server.ts': 'export const PORT = 8080\n',
+      'docs/usage.md': '# Usage\n',
+      'long-line.txt': `${'a long line without spaces '.repeat(20).replaceAll(' ', '_')}\n`,
+    },
+    'Start the settings service',
+  )
+  await fixture.commit(
+    dir,
+    { 'src/server.ts': 'export const PORT = Number(process.env.PORT ?? 8080)\n' },
+    'Read the port from the environment',
+  )
+  await fixture.ok(dir, 'checkout', '--quiet', '-b', 'feature/login')
+  await fixture.commit(
+    dir,
+    { 'src/login.ts': 'export function login(user: string) {\n  return `hello ${user}`\n}\n' },
+    'Add a login <form> helper',
+  )
+  await fixture.ok(dir, 'tag', 'v0.1', 'main')
+  await fixture.ok(dir, 'push', '--quiet', 'origin', 'main', 'feature/login', 'v0.1')
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await closeBrowser(browser)
+  await server.close()
+  fixture.remove()
+})
+
+async function signInAt(who: Person, path: string): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto(server.url + path)
+  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
+  await page.fill('input[name="user[login]"]', who.user.username)
+  await page.fill('input[name="user[password]"]', who.password)
+  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
+  return page
+}
+
+/** Screenshots of the page, and no horizontal scrolling of the whole page on a phone. */
+async function look(page: Page, name: string) {
+  await page.setViewportSize({ width: 390, height: 900 })
+  expect([name, await horizontalOverflow(page)]).toEqual([name, 0])
+  await screenshots(page, `repository-${name}`)
+}
+
+function pathOf(page: Page): string {
+  return decodeURIComponent(new URL(page.url()).pathname)
+}
+
+describe('the repository pages in a browser', () => {
+  test('a Developer walks files, a file, blame, history, a commit and a comparison', async () => {
+    const base = `/${project.path_with_namespace}`
+    const page = await signInAt(developer, `${base}/-/tree/main`)
+    try {
+      expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['docs', 'src', 'README.md', 'long-line.txt'])
+      expect(await page.textContent('.readme h1')).toContain('Settings service')
+      await look(page, 'tree')
+
+      await page.selectOption('select[name="ref"]', 'feature/login')
+      await Promise.all([page.waitForURL(`**${base}/-/tree/feature/login`), page.click('.ref-switcher button')])
+      await page.click('.tree-table a:text-is("src")')
+      expect(pathOf(page)).toBe(`${base}/-/tree/feature/login/src`)
+      expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['..', 'config.ts', 'login.ts', 'server.ts'])
+      await look(page, 'folder')
+
+      await page.click('.tree-table a:text-is("config.ts")')
+      expect(pathOf(page)).toBe(`${base}/-/blob/feature/login/src/config.ts`)
+      expect(await page.textContent('#L4 .line')).toContain('export async function loadConfig')
+      expect(await page.locator('#L4 .hljs-keyword').first().textContent()).toBe('export')
+      await look(page, 'blob')
+
+      await page.click('.repository-header a:text-is("Blame")')
+      expect(pathOf(page)).toBe(`${base}/-/blame/feature/login/src/config.ts`)
+      expect(await page.textContent('.blame-commit .commit-title')).toBe('Start the settings service')
+      await look(page, 'blame')
+
+      await page.selectOption('select[name="ref"]', 'main')
+      await Promise.all([page.waitForURL(`**${base}/-/blame/main/src/config.ts`), page.click('.ref-switcher button')])
+      await page.click('.repository-header a:text-is("History")')
+      expect(pathOf(page)).toBe(`${base}/-/commits/main/src/config.ts`)
+      expect(await page.locator('.commit-list .commit-title').allTextContents()).toEqual(['Start the settings service'])
+      await page.goto(`${server.url}${base}/-/commits/main`)
+      expect(await page.locator('.commit-list .commit-title').allTextContents()).toEqual([
+        'Read the port from the environment',
+        'Start the settings service',
+      ])
+      await look(page, 'commits')
+
+      await page.click('.commit-list a.commit-title >> nth=0')
+      expect(await page.textContent('h1.commit-title')).toBe('Read the port from the environment')
+      expect(await page.locator('.diff tr.added .line').allTextContents()).toEqual([
+        '+export const PORT = Number(process.env.PORT ?? 8080)',
+      ])
+      await look(page, 'commit')
+
+      await page.click('.sidebar a:text-is("Compare revisions")')
+      expect(pathOf(page)).toBe(`${base}/-/compare`)
+      await page.fill('#compare_from', 'main')
+      await page.fill('#compare_to', 'feature/login')
+      await Promise.all([page.waitForURL(`**${base}/-/compare/main...feature/login`), page.click('.compare-form button[type="submit"]')])
+      expect(await page.locator('.commit-list .commit-title').allTextContents()).toEqual(['Add a login <form> helper'])
+      expect(await page.locator('.diff-file .file-title').allTextContents()).toEqual(['src/login.ts'])
+      await look(page, 'compare')
+
+      await page.goto(`${server.url}${base}/-/blob/main/README.md`)
+      expect(await page.textContent('.file-box .markdown h1')).toContain('Settings service')
+      await look(page, 'blob-markdown')
+      await page.goto(`${server.url}${base}/-/blob/main/long-line.txt`)
+      await look(page, 'blob-long-line')
+      await page.click('.sidebar a:text-is("Branches")')
+      expect(await page.locator('.ref-list .ref-name').allTextContents()).toEqual(['feature/login', 'main'])
+      await look(page, 'branches')
+      await page.click('.sidebar a:text-is("Tags")')
+      expect(await page.locator('.ref-list .ref-name').allTextContents()).toEqual(['v0.1'])
+      await look(page, 'tags')
+    } finally {
+      await page.context().close()
+    }
+  })
+})
