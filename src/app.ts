@@ -73,6 +73,8 @@ import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
+import { registerMergeRequestPages } from './features/merge-request-pages/index.js'
+import { registerIssuablePages } from './features/issuable-pages/index.js'
 import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerBranchRoutes } from './features/branches/routes.js'
 import { registerProtectedRefRoutes } from './features/protected-refs/routes.js'
@@ -308,6 +310,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRepositoryBrowseRoutes(api)
   registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
+  registerMergeRequestPages(web)
+  registerIssuablePages(web)
   registerRepositoryPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)

@@ -129,4 +129,58 @@ ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--spac
 .ref-list .ref-name{font-family:var(--font-mono)}.ref-list .button-row{margin:0}.tag-message{white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}
 .readme-text{margin:0;border-radius:0 0 var(--radius) var(--radius)}.clone-command{text-align:left;display:inline-block;max-width:100%}
 .ref-list{margin-top:var(--space-3)}.highlight-note{font-size:13px}
+.visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.label-badge{display:inline-flex;align-items:center;gap:var(--space-1);padding:0 var(--space-2);border:1px solid var(--border);border-radius:1rem;font-size:12px;line-height:1.6rem;color:var(--text);background:var(--surface);margin:0 var(--space-1) 2px 0;max-width:100%;overflow-wrap:anywhere}
+a.label-badge:hover{background:var(--subtle);text-decoration:none}.label-dot{flex:none}
+.issuable-header{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap;color:var(--muted)}.issuable-header .meta{color:var(--muted)}
+.issuable-title{margin-top:var(--space-2)}.merge-request-branches{color:var(--muted);overflow-wrap:anywhere}
+.ref-name code,code.ref-name{background:#e9f1fb;color:var(--primary-dark)}
+.issuable-layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:var(--space-4);align-items:start}
+.issuable-sidebar{border-left:1px solid var(--border);padding-left:var(--space-3)}.issuable-field{padding:var(--space-2) 0;border-bottom:1px solid var(--border);overflow-wrap:anywhere}
+.issuable-field h3{font-size:13px;margin:0 0 var(--space-1);color:var(--muted);font-weight:600}
+@media (max-width:960px){.issuable-layout{grid-template-columns:minmax(0,1fr)}.issuable-sidebar{order:-1;border-left:0;padding-left:0;display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:0 var(--space-3)}}
+.description{padding:var(--space-2) 0 var(--space-3);border-bottom:1px solid var(--border)}
+.discussion ol.notes{list-style:none;margin:0;padding:0}.discussion li.note{display:flex;gap:var(--space-2);margin:var(--space-3) 0}
+.note-box{flex:1;min-width:0;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
+.note-box>header{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:baseline;padding:var(--space-2) var(--space-3);border-bottom:1px solid var(--border);background:var(--subtle)}
+.note-box .note-time{color:var(--muted);font-size:13px}.note-text{padding:var(--space-2) var(--space-3)}.note-text>:first-child{margin-top:0}.note-text>:last-child{margin-bottom:0}
+.internal-note .note-box{border-color:#e9be74}.internal-note .note-box>header{background:#fdf1dd}
+.discussion li.system-note{color:var(--muted);font-size:13px;padding-left:40px;flex-wrap:wrap;align-items:baseline;margin:var(--space-2) 0;overflow-wrap:anywhere}
+.system-note .markdown.inline p{display:inline;margin:0}.system-note .note-time{margin-left:auto}
+.state-tabs .count,.tabs .count{margin-left:var(--space-1);font-weight:400}
+.list-search{display:flex;gap:var(--space-2);margin:var(--space-3) 0}.list-search input{flex:1;min-width:0}
+.active-filters{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;color:var(--muted)}
+.filter-token{display:inline-flex;gap:var(--space-1);align-items:center;padding:0 var(--space-2);border-radius:1rem;background:var(--subtle);color:var(--text);overflow-wrap:anywhere}
+.filter-token a{padding:0 var(--space-1);font-weight:700}
+.issuable-row .title{margin-right:var(--space-1)}.row-side{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap}
+.assignee-avatars{display:inline-flex}.assignee-avatars .avatar{width:24px;height:24px;font-size:12px;margin-left:-4px;border:2px solid var(--surface)}
+.confidential-badge,.locked-badge{background:#fdf1dd;color:#8f4700}.draft-badge{background:var(--ignored-bg);color:var(--ignored-fg)}.status-expired{background:#fdf1dd;color:#8f4700}
+.diff-toolbar{display:flex;flex-wrap:wrap;gap:var(--space-2);justify-content:space-between;align-items:center;margin:var(--space-3) 0}
+.view-switch{display:flex;gap:0}.view-switch .button{border-radius:0}.view-switch .button:first-child{border-radius:var(--radius) 0 0 var(--radius)}
+.view-switch .button:last-child{border-radius:0 var(--radius) var(--radius) 0;border-left:0}.view-switch [aria-current=page]{background:var(--subtle);font-weight:600}
+.additions{color:var(--resolved-fg);font-weight:600}.deletions{color:var(--triggered-fg);font-weight:600}
+.diffs-layout{display:grid;grid-template-columns:16rem minmax(0,1fr);gap:var(--space-3);align-items:start}
+.diffs-layout .file-tree{margin:0;position:sticky;top:var(--space-2);max-height:calc(100vh - var(--space-4));overflow:auto}
+.file-tree h2{font-size:14px;margin:0}.file-tree ol{padding:var(--space-1) 0}.file-tree li{display:flex;gap:var(--space-2);justify-content:space-between;padding:2px var(--space-3);font-size:13px}
+.file-tree li a{overflow-wrap:anywhere;min-width:0;color:var(--text)}.file-tree .diff-stats{flex:none;font-size:12px}
+.change-dot{display:inline-block;width:8px;height:8px;border-radius:50%;margin-right:var(--space-1);background:var(--muted)}
+.file-added .change-dot{background:var(--resolved-fg)}.file-deleted .change-dot{background:var(--triggered-fg)}.file-renamed .change-dot{background:var(--primary)}
+.diffs-layout.parallel{grid-template-columns:minmax(0,1fr)}.diffs-layout.parallel .file-tree{position:static;max-height:16rem}
+.diff-table.phone-fallback{display:none}@media (max-width:768px){.diff-table.parallel{display:none}.diff-table.phone-fallback{display:table}}
+@media (max-width:960px){.diffs-layout{grid-template-columns:minmax(0,1fr)}.diffs-layout .file-tree{position:static;max-height:16rem}}
+.diff-files .box:first-child{margin-top:0}
+details.diff-file>summary{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;padding:var(--space-2) var(--space-3);background:var(--subtle);cursor:pointer;overflow-wrap:anywhere;border-radius:var(--radius)}
+details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-radius:var(--radius) var(--radius) 0 0}
+.file-title{font-family:var(--font-mono);font-size:13px;font-weight:600;min-width:0}.old-path{color:var(--muted);font-weight:400}.diff-file .diff-stats{margin-left:auto;font-size:13px}
+.collapsed-hint{flex-basis:100%;font-size:13px}details[open] .collapsed-hint{display:none}
+.diff-notice{margin:0;padding:var(--space-3);color:var(--muted)}
+.diff-table td.line-number{min-width:3em}.diff-table .sign{display:inline-block;width:1.2em;user-select:none;color:var(--muted)}
+.diff td.line.added,.diff td.line-number:has(+td.line.added){background:var(--added-bg)}
+.diff td.line.removed,.diff td.line-number:has(+td.line.removed){background:var(--removed-bg)}.diff td.empty-cell{background:var(--subtle)}
+.diff td.line.added ins{background:var(--added-mark);text-decoration:none}.diff td.line.removed del{background:var(--removed-mark);text-decoration:none}
+.diff-table.parallel{table-layout:fixed;min-width:720px}.diff-table.parallel td.line-number{width:3.5em}.diff-table.parallel td.line{white-space:pre-wrap;overflow-wrap:anywhere}
+.diff-table.parallel td.line.old{border-right:1px solid var(--border)}
+.box>header h2{font-size:14px;margin:0;overflow-wrap:anywhere}.snippet-file h2{font-family:var(--font-mono)}.snippet-file header .button{margin-left:auto}
+.milestone-progress{width:12rem;max-width:100%;vertical-align:middle;margin-right:var(--space-2)}
+.empty-state p{margin:var(--space-1) 0}
 `
