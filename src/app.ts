@@ -73,9 +73,10 @@ import { registerErrorTrackingRoutes } from './features/error-tracking/routes.js
 import { registerErrorCollectorRoutes } from './features/error-tracking/ingest/routes.js'
 import { createErrorCollector } from './features/error-tracking/ingest/index.js'
 import { registerErrorTrackingPages } from './features/error-tracking/pages.js'
+import { registerOverviewPages } from './features/overview-pages/index.js'
+import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerMergeRequestPages } from './features/merge-request-pages/index.js'
 import { registerIssuablePages } from './features/issuable-pages/index.js'
-import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerBranchRoutes } from './features/branches/routes.js'
 import { registerProtectedRefRoutes } from './features/protected-refs/routes.js'
 import { registerTagRoutes } from './features/tags/routes.js'
@@ -134,9 +135,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     return router
   }
+  // An API path is judged by the API's routes alone: page routes (`/:namespace/:project`) take any path of their shape.
   let methodsByPath: ReturnType<typeof FindMyWay> | null = null
+  let methodsByApiPath: ReturnType<typeof FindMyWay> | null = null
   const allowedAt = (path: string) => {
-    const router = (methodsByPath ??= routerOf(() => true))
+    const router = path.startsWith('/api/')
+      ? (methodsByApiPath ??= routerOf((url) => url.startsWith('/api/')))
+      : (methodsByPath ??= routerOf(() => true))
     return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => router.find(m as 'GET', path))
   }
   // `.json` ends a path as Grape's format suffix, except where the path ends with a file path, branch, tag or commit:
@@ -310,9 +315,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRepositoryBrowseRoutes(api)
   registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
+  registerOverviewPages(web)
+  registerRepositoryPages(web)
   registerMergeRequestPages(web)
   registerIssuablePages(web)
-  registerRepositoryPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })

@@ -41,9 +41,15 @@ function fingerprinted(name: string, extension: string, body: string, type: stri
 }
 
 /** The stylesheet and script every page links, at paths that change with their content (cached for a year). */
+// The mark: a white "s" on the top bar's indigo.
+const ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#292961"/>' +
+  '<text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">s</text></svg>'
+
 export const ASSETS = [
   fingerprinted('svc', 'css', STYLESHEET, 'text/css; charset=utf-8'),
   fingerprinted('svc', 'js', SCRIPT, 'text/javascript; charset=utf-8'),
+  fingerprinted('favicon', 'svg', ICON, 'image/svg+xml'),
 ] as const
 
 /**
@@ -155,7 +161,7 @@ export function page(options: PageOptions, body: Html): string {
           </ol>
         </nav>`
       : ''
-  const [stylesheet, script] = ASSETS
+  const [stylesheet, script, icon] = ASSETS
   return html`<!DOCTYPE html>
     <html lang="en">
       <head>
@@ -163,6 +169,7 @@ export function page(options: PageOptions, body: Html): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${options.csrfToken ? html`<meta name="csrf-token" content="${options.csrfToken}" />` : ''}
         <title>${options.title} · svc</title>
+        <link rel="icon" href="${icon.path}" type="image/svg+xml" />
         <link rel="stylesheet" href="${stylesheet.path}" />
         <script src="${script.path}" defer></script>
       </head>

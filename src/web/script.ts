@@ -1,5 +1,7 @@
 // The one script of every page, served as a file (the Content-Security-Policy allows no inline script). Pages work
-// without it; it only adds conveniences: copy buttons, and closing an open menu when the visitor clicks elsewhere.
+// without it; it only adds conveniences: copy buttons, closing an open menu when the visitor clicks elsewhere, and
+// following a Markdown heading's link (its id carries GitLab's `user-content-` prefix, so no page element can be
+// clobbered by a name a user chose).
 export const SCRIPT = `
 document.addEventListener('click', function (event) {
   var target = event.target instanceof Element ? event.target : null
@@ -18,4 +20,13 @@ document.addEventListener('click', function (event) {
     if (!target || !menu.contains(target)) menu.removeAttribute('open')
   })
 })
+function showHeading() {
+  var id = decodeURIComponent(location.hash.slice(1))
+  if (id && !document.getElementById(id)) {
+    var heading = document.getElementById('user-content-' + id)
+    if (heading) heading.scrollIntoView()
+  }
+}
+window.addEventListener('hashchange', showHeading)
+document.addEventListener('DOMContentLoaded', showHeading)
 `

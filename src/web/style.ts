@@ -92,43 +92,13 @@ ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--spac
 .code td.line-number a{color:var(--muted)}.code tr:target td{background:#fef6e1}
 .diff .added td{background:var(--added-bg)}.diff .removed td{background:var(--removed-bg)}.diff .hunk td{background:#f0f4fb;color:var(--muted)}
 .diff .added ins,.diff .removed del{text-decoration:none}.diff .added ins{background:var(--added-mark)}.diff .removed del{background:var(--removed-mark)}
-.lang-bar{display:flex;height:8px;border-radius:4px;overflow:hidden;margin:var(--space-2) 0}.lang-bar span{display:block;height:100%}
+.lang-bar{display:block;width:100%;height:8px;border-radius:4px;margin:var(--space-2) 0}
+.languages .legend{list-style:none;display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-3);padding:0;margin:0 0 var(--space-3);font-size:13px}
 .hljs-comment,.hljs-quote{color:#707070;font-style:italic}.hljs-keyword,.hljs-selector-tag,.hljs-literal,.hljs-doctag{color:#a626a4}
 .hljs-string,.hljs-regexp,.hljs-addition,.hljs-attribute,.hljs-meta .hljs-string{color:#3a7d18}.hljs-number,.hljs-symbol,.hljs-bullet,.hljs-link{color:#986801}
 .hljs-title,.hljs-section,.hljs-title.function_{color:#2c5cc5}.hljs-built_in,.hljs-type,.hljs-class .hljs-title,.hljs-title.class_{color:#b35900}
 .hljs-variable,.hljs-template-variable,.hljs-params{color:#1f1e24}.hljs-attr,.hljs-name,.hljs-tag,.hljs-selector-id,.hljs-selector-class{color:#c0331c}
 .hljs-meta{color:#4078f2}.hljs-deletion{color:#c0331c}.hljs-emphasis{font-style:italic}.hljs-strong{font-weight:700}
-.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-.repository-header{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center;margin:var(--space-2) 0 var(--space-3)}
-.repository-header .actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}
-.ref-switcher{display:flex;gap:var(--space-1);align-items:center;max-width:100%}.ref-switcher select{width:auto;max-width:16rem;min-width:0}
-.path-crumbs{min-width:0;overflow-wrap:anywhere}.path-crumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:var(--space-1);margin:0;padding:0;font-size:15px}
-.path-crumbs li+li::before{content:"/";margin-right:var(--space-1);color:var(--muted)}
-.download-menu>summary.button{background:#fff}.download-menu>summary.button:hover,.download-menu[open]>summary.button{background:var(--subtle)}
-.download-menu .menu-items{right:0;min-width:8rem}
-.icon-sprite{position:absolute;width:0;height:0;overflow:hidden}.icon{width:16px;height:16px;flex:none;vertical-align:-3px;margin-right:var(--space-2);color:var(--muted);fill:currentColor}
-.icon-file,.icon-submodule{fill:none}.tree-table td{padding:6px var(--space-3)}.tree-table td.tree-item{overflow-wrap:anywhere}.tree-table th:last-child,.tree-table td:last-child{width:9rem}
-.last-commit>header{border-bottom:0;background:var(--surface)}.last-commit .meta,.commit-row .meta{color:var(--muted);font-size:13px}
-.last-commit .commit-sha,.file-header .file-actions{margin-left:auto}.commit-title{font-weight:600;overflow-wrap:anywhere}
-.file-header h2.file-title,.box-title,.diff-file h3.file-title{font-size:14px;margin:0;font-family:var(--font-mono);overflow-wrap:anywhere}
-.file-header .file-actions{display:flex;gap:var(--space-2);flex-wrap:wrap}.view-toggle{display:flex;gap:var(--space-2)}
-.view-toggle>*{padding:2px var(--space-2);border-radius:var(--radius)}.view-toggle strong{background:var(--surface);border:1px solid var(--border)}
-.code td.line{width:99%}.blob-content,.blame-content,.diff{max-width:100%}
-.blame-content td.blame-commit{white-space:normal;min-width:14rem;max-width:20rem;width:20rem;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:13px;line-height:1.4;background:var(--surface);border-right:1px solid var(--border);padding:var(--space-1) var(--space-2)}
-.blame-content tr.blame-start td{border-top:1px solid var(--border)}.blame-commit .meta{color:var(--muted)}
-.image-view{text-align:center}.image-view img{max-width:100%;height:auto}
-.commit-row .grow{min-width:0}.commit-actions{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap}
-.commit-description{white-space:pre-wrap;overflow-wrap:anywhere;background:none;padding:0;margin:var(--space-1) 0 0;font-size:13px}
-.commits-day{font-size:14px;color:var(--muted);font-weight:600;margin:var(--space-3) 0 var(--space-2)}
-.commit-header h1.commit-title{margin-top:var(--space-2)}.commit-meta{margin:0}.commit-header .commit-description{font-size:14px}
-.diff-summary{margin:var(--space-2) 0}.additions{color:#1d6b34;font-weight:600}.deletions{color:#a02e1c;font-weight:600}
-.diff-file>header .diff-counts{margin-left:auto;font-family:var(--font-mono);font-size:13px;white-space:nowrap}
-.diff .sign{display:inline-block;width:2ch;user-select:none;color:var(--muted)}.diff td.line-number{min-width:3.5em}
-.compare-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:0 var(--space-3)}
-.ref-search{display:flex;gap:var(--space-2)}.ref-search input{min-width:0;width:16rem;max-width:100%}
-.ref-list .ref-name{font-family:var(--font-mono)}.ref-list .button-row{margin:0}.tag-message{white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}
-.readme-text{margin:0;border-radius:0 0 var(--radius) var(--radius)}.clone-command{text-align:left;display:inline-block;max-width:100%}
-.ref-list{margin-top:var(--space-3)}.highlight-note{font-size:13px}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .label-badge{display:inline-flex;align-items:center;gap:var(--space-1);padding:0 var(--space-2);border:1px solid var(--border);border-radius:1rem;font-size:12px;line-height:1.6rem;color:var(--text);background:var(--surface);margin:0 var(--space-1) 2px 0;max-width:100%;overflow-wrap:anywhere}
 a.label-badge:hover{background:var(--subtle);text-decoration:none}.label-dot{flex:none}
@@ -183,4 +153,35 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .box>header h2{font-size:14px;margin:0;overflow-wrap:anywhere}.snippet-file h2{font-family:var(--font-mono)}.snippet-file header .button{margin-left:auto}
 .milestone-progress{width:12rem;max-width:100%;vertical-align:middle;margin-right:var(--space-2)}
 .empty-state p{margin:var(--space-1) 0}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.repository-header{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center;margin:var(--space-2) 0 var(--space-3)}
+.repository-header .actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}
+.ref-switcher{display:flex;gap:var(--space-1);align-items:center;max-width:100%}.ref-switcher select{width:auto;max-width:16rem;min-width:0}
+.path-crumbs{min-width:0;overflow-wrap:anywhere}.path-crumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:var(--space-1);margin:0;padding:0;font-size:15px}
+.path-crumbs li+li::before{content:"/";margin-right:var(--space-1);color:var(--muted)}
+.download-menu>summary.button{background:#fff}.download-menu>summary.button:hover,.download-menu[open]>summary.button{background:var(--subtle)}
+.download-menu .menu-items{right:0;min-width:8rem}
+.icon-sprite{position:absolute;width:0;height:0;overflow:hidden}.icon{width:16px;height:16px;flex:none;vertical-align:-3px;margin-right:var(--space-2);color:var(--muted);fill:currentColor}
+.icon-file,.icon-submodule{fill:none}.tree-table td{padding:6px var(--space-3)}.tree-table td.tree-item{overflow-wrap:anywhere}.tree-table th:last-child,.tree-table td:last-child{width:9rem}
+.last-commit>header{border-bottom:0;background:var(--surface)}.last-commit .meta,.commit-row .meta{color:var(--muted);font-size:13px}
+.last-commit .commit-sha,.file-header .file-actions{margin-left:auto}.commit-title{font-weight:600;overflow-wrap:anywhere}
+.file-header h2.file-title,.box-title,.diff-file h3.file-title{font-size:14px;margin:0;font-family:var(--font-mono);overflow-wrap:anywhere}
+.file-header .file-actions{display:flex;gap:var(--space-2);flex-wrap:wrap}.view-toggle{display:flex;gap:var(--space-2)}
+.view-toggle>*{padding:2px var(--space-2);border-radius:var(--radius)}.view-toggle strong{background:var(--surface);border:1px solid var(--border)}
+.code td.line{width:99%}.blob-content,.blame-content,.diff{max-width:100%}
+.blame-content td.blame-commit{white-space:normal;min-width:14rem;max-width:20rem;width:20rem;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:13px;line-height:1.4;background:var(--surface);border-right:1px solid var(--border);padding:var(--space-1) var(--space-2)}
+.blame-content tr.blame-start td{border-top:1px solid var(--border)}.blame-commit .meta{color:var(--muted)}
+.image-view{text-align:center}.image-view img{max-width:100%;height:auto}
+.commit-row .grow{min-width:0}.commit-actions{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap}
+.commit-description{white-space:pre-wrap;overflow-wrap:anywhere;background:none;padding:0;margin:var(--space-1) 0 0;font-size:13px}
+.commits-day{font-size:14px;color:var(--muted);font-weight:600;margin:var(--space-3) 0 var(--space-2)}
+.commit-header h1.commit-title{margin-top:var(--space-2)}.commit-meta{margin:0}.commit-header .commit-description{font-size:14px}
+.diff-summary{margin:var(--space-2) 0}.additions{color:#1d6b34;font-weight:600}.deletions{color:#a02e1c;font-weight:600}
+.diff-file>header .diff-counts{margin-left:auto;font-family:var(--font-mono);font-size:13px;white-space:nowrap}
+.diff .sign{display:inline-block;width:2ch;user-select:none;color:var(--muted)}.diff td.line-number{min-width:3.5em}
+.compare-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:0 var(--space-3)}
+.ref-search{display:flex;gap:var(--space-2)}.ref-search input{min-width:0;width:16rem;max-width:100%}
+.ref-list .ref-name{font-family:var(--font-mono)}.ref-list .button-row{margin:0}.tag-message{white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}
+.readme-text{margin:0;border-radius:0 0 var(--radius) var(--radius)}.clone-command{text-align:left;display:inline-block;max-width:100%}
+.ref-list{margin-top:var(--space-3)}.highlight-note{font-size:13px}
 `

@@ -1,1 +1,2 @@
 export { jobHandlers } from './deletion.js'
+export { listGroups, type ListGroupsInput } from './service.js'

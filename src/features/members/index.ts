@@ -38,3 +38,6 @@ export async function findBotMembers(db: Db, source: SourceRef): Promise<Map<num
   const rows = await selectBotMembers(db, source)
   return new Map(rows.map((row) => [row.user_id, row.access_level]))
 }
+
+export { listMembers, type MemberView } from './service.js'
+export { canReadMembers, type MemberSource } from './policy.js'

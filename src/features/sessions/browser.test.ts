@@ -20,7 +20,7 @@ afterAll(async () => {
 })
 
 describe('signing in with a real browser', () => {
-  test('the form signs in, lands on the home page, and the header form signs out', async () => {
+  test('the form signs in, lands on the home page, and the header form signs out', { timeout: 60000 }, async () => {
     const context = await browser.newContext()
     try {
       const page = await context.newPage()

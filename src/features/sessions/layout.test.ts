@@ -31,7 +31,12 @@ describe('the page layout', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
       expect(res.text).toBe(asset.body)
     }
-    expect((await request('GET', '/assets/svc-0000000000000000.css')).status).toBe(404)
+    const session = await createTestSession(server, await createTestUser(server.database.db))
+    expect((await request('GET', '/assets/svc-0000000000000000.css', { headers: { cookie: session.cookie } })).status).toBe(404)
+    const favicon = await request('GET', '/favicon.ico')
+    expect(favicon.status).toBe(200)
+    expect(favicon.headers['content-type']).toBe('image/svg+xml')
+    expect(favicon.text).toBe(ASSETS[2].body)
   })
 
   test('every page sends the Content-Security-Policy, which allows no inline script or style', async () => {
@@ -76,14 +81,18 @@ describe('a path no route serves', () => {
     expect(res.headers.location).toBe('/users/sign_in')
   })
 
-  test('API clients and tools keep the JSON answer', async () => {
-    for (const headers of [{}, { accept: 'application/json' }, { accept: '*/*' }]) {
-      const res = await request('GET', '/no/such/page/here', { headers })
+  test("the API's paths keep GitLab's JSON answer, whoever asks", async () => {
+    for (const headers of [{}, { accept: 'application/json' }, BROWSER] as Record<string, string>[]) {
+      const res = await request('GET', '/api/v4/no/such/thing', { headers })
       expect(res.status).toBe(404)
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(res.headers['content-type']).toBe('application/json')
       expect(res.text).toBe('{"error":"404 Not Found"}')
     }
-    const api = await request('GET', '/api/v4/no/such/thing', { headers: BROWSER })
-    expect(api.text).toBe('{"error":"404 Not Found"}')
+  })
+
+  test('an image or script the browser fetches is not where sign-in comes back to', async () => {
+    const res = await request('GET', '/no/such/image.png', { headers: { accept: 'image/avif,image/webp,*/*' } })
+    expect(res.status).toBe(302)
+    expect(res.headers['set-cookie']).toBeUndefined()
   })
 })

@@ -100,22 +100,8 @@ async function signOut(w: WebRequest) {
 }
 
 /** GET /: a small home page for the signed-in user; visitors are sent to sign in. */
-async function showHome(w: WebRequest) {
-  const user = w.ctx.caller.user
-  if (!user) return w.redirect(SIGN_IN_PATH)
-  return w.render(
-    { title: 'Home' },
-    html`<h1>Welcome, ${user.name}</h1>
-      <p>Signed in as <strong>@${user.username}</strong>.</p>
-      <ul>
-        <li><a href="/-/user_settings/applications">Applications</a></li>
-      </ul>`,
-  )
-}
-
-/** Sign-in and sign-out pages, and the home page. */
+/** Sign-in and sign-out pages. */
 export function registerSessionPages(web: WebRouter) {
-  web.get('/', showHome)
   web.get(SIGN_IN_PATH, showSignIn)
   web.post(SIGN_IN_PATH, signIn, { protectedPath: true })
   web.delete('/users/sign_out', signOut)

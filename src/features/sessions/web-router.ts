@@ -94,6 +94,9 @@ export class WebRouter {
         reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body),
       )
     }
+    // Browsers ask for it whatever the page links.
+    const [, , icon] = ASSETS
+    app.get('/favicon.ico', (_request, reply) => reply.type(icon.type).header('cache-control', 'public, max-age=86400').send(icon.body))
   }
 
   get(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
@@ -124,6 +127,8 @@ export class WebRouter {
   }
 
   private async dispatch(url: string, request: FastifyRequest, reply: FastifyReply) {
+    // Page routes take any path of their shape (`/:namespace/:project`); the API's own paths are never pages.
+    if (request.url.startsWith('/api/')) return reply.callNotFound()
     const params = mergedParams(request)
     const override = typeof params._method === 'string' ? params._method.toUpperCase() : null
     const method = (request.method === 'POST' && override ? override : request.method === 'HEAD' ? 'GET' : request.method) as WebMethod
@@ -200,7 +205,11 @@ export class WebRouter {
         return reply.code(302).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
       },
       async redirectToSignIn() {
-        if (method === 'GET') await setReturnTo(ctx.db, await web.ensureSession(), request.url)
+        // Only a page the visitor opened is worth coming back to, not an image or a script the browser fetched for one
+        // (Devise's storable location: a GET asking for HTML).
+        if (method === 'GET' && request.headers.accept?.includes('text/html')) {
+          await setReturnTo(ctx.db, await web.ensureSession(), request.url)
+        }
         return web.redirect(SIGN_IN_PATH)
       },
       notFound() {

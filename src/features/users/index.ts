@@ -1,5 +1,7 @@
 import type { User } from '../../core/caller.js'
+import type { Context } from '../../core/context.js'
 import type { Db } from '../../db/index.js'
+import { listUsers } from './service.js'
 import { findUserById, findUserByUsername, updateUserRow } from './store.js'
 
 export { findUserByLogin, findUserForAuthentication, findUsersByIds } from './store.js'
@@ -20,4 +22,23 @@ export async function findUserByIdOrUsername(db: Db, value: string): Promise<Use
 /** The address a user's notifications go to; null sends them to the primary e-mail. Call it inside a transaction. */
 export async function setNotificationEmail(trx: Db, userId: number, email: string | null, at: string): Promise<void> {
   await updateUserRow(trx, userId, { notification_email: email, updated_at: at })
+}
+
+/** Active users whose name, username or (for administrators) e-mail match, as GET /users?search= lists them; none for visitors. */
+export async function findVisibleUsers(ctx: Context, search: string, limit: number): Promise<User[]> {
+  if (!ctx.caller.user) return []
+  const list = await listUsers(ctx, {
+    search,
+    active: true,
+    external: false,
+    excludeExternal: false,
+    blocked: false,
+    excludeInternal: true,
+    withoutProjectBots: true,
+    admins: false,
+    orderBy: 'id',
+    sort: 'desc',
+    pagination: { kind: 'offset', page: 1, perPage: limit },
+  })
+  return [...list.page.rows]
 }
