@@ -371,6 +371,20 @@ describe('who may see the code', () => {
     }
   })
 
+  test('an empty repository: its tree page says how to push; other pages are the 404 page', async () => {
+    const empty = await fixture.project(owner, { initialize_with_readme: false, visibility: 'public' })
+    const page = await visit(`/${empty.path_with_namespace}/-/tree/main`)
+    expectPage(page)
+    expect(page.text).toContain('<h1>The repository for this project is empty</h1>')
+    expect(page.text).toContain(`git remote add origin ${server.url}/${empty.path_with_namespace}.git`)
+    expectPage(await visit(`/${empty.path_with_namespace}/-/tree`))
+    expectPage(await visit(`/${empty.path_with_namespace}/-/blob/main/README.md`), 404)
+    expectPage(await visit(`/${empty.path_with_namespace}/-/commits/main`), 404)
+    const branches = await visit(`/${empty.path_with_namespace}/-/branches`)
+    expectPage(branches)
+    expect(branches.text).toContain('This repository has no branches yet.')
+  })
+
   test('a public project: anyone reads its code', async () => {
     expectPage(await visit(at('/-/tree/main'), null))
     expectPage(await visit(at('/-/blob/main/src/app.ts'), null))

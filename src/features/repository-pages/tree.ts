@@ -108,10 +108,12 @@ git push -u origin --all</code></pre>
 export async function showTree(page: CodePage) {
   const { w, loaded } = page
   const wildcard = wildcardOf(w)
-  if (wildcard === '') {
+  const defaultBranch = loaded.project.default_branch ?? 'main'
+  if (wildcard === '' || wildcard.replace(/\/+$/, '') === defaultBranch) {
+    // A repository without branches has nothing to list: its tree page says how to push to it.
     const refs = await readRefNames(page.directory)
     if (refs.branches.length === 0) return emptyRepository(page)
-    return w.redirect(refUrl(loaded, 'tree', loaded.project.default_branch ?? refs.branches[0]))
+    if (wildcard === '') return w.redirect(refUrl(loaded, 'tree', refs.branches.includes(defaultBranch) ? defaultBranch : refs.branches[0]))
   }
   const { ref, path, commit, refs } = await resolveRefPath(page, wildcard)
   let items: TreeItem[]
