@@ -184,4 +184,5 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .ref-list .ref-name{font-family:var(--font-mono)}.ref-list .button-row{margin:0}.tag-message{white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}
 .readme-text{margin:0;border-radius:0 0 var(--radius) var(--radius)}.clone-command{text-align:left;display:inline-block;max-width:100%}
 .ref-list{margin-top:var(--space-3)}.highlight-note{font-size:13px}
+.file-box .markdown .anchor,.readme .markdown .anchor{position:absolute}
 `
