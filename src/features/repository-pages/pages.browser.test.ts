@@ -92,8 +92,9 @@ function pathOf(page: Page): string {
 describe('the repository pages in a browser', () => {
   test('a Developer walks files, a file, blame, history, a commit and a comparison', async () => {
     const base = `/${project.path_with_namespace}`
-    const page = await signInAt(developer, `${base}/-/tree/main`)
+    const page = await signInAt(developer, base)
     try {
+      await Promise.all([page.waitForURL(`**${base}/-/tree/main`), page.click('.sidebar a:text-is("Repository")')])
       expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['docs', 'src', 'README.md', 'long-line.txt'])
       expect(await page.textContent('.readme h1')).toContain('Settings service')
       await look(page, 'tree')
