@@ -13,7 +13,6 @@ export function registerIssuablePages(web: WebRouter) {
 }
 
 // What the merge request pages share with these.
-export { highlightLines, languageOf, markRange } from './highlight.js'
 export {
   avatar,
   descriptionOf,

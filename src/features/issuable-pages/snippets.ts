@@ -14,7 +14,7 @@ import {
   readSnippetFile,
   type LoadedSnippet,
 } from '../snippets/index.js'
-import { highlightLines, languageOf } from './highlight.js'
+import { highlightLines, languageOf } from '../../web/highlight.js'
 import { iidOf, userLink } from './shared.js'
 
 // A snippet's page (GL SnippetsController#show, Projects::SnippetsController#show): its title, description and files,

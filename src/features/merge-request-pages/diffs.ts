@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { html, type Html } from '../../web/html.js'
-import { highlightLines, languageOf, markRange } from '../issuable-pages/index.js'
+import { highlightLines, languageOf, markRange } from '../../web/highlight.js'
 import type { FileDiff } from '../repositories/index.js'
 
 // A merge request's changes as GitLab's diff view shows them, drawn from the API's own diff data (git's unified patch

@@ -16,7 +16,7 @@ let strangerSession: TestSession
 let project: Record<string, any>
 const XSS = `<script>alert(1)</script><img src=x onerror="alert(2)">`
 
-function as(session: TestSession | null) {
+function as(session: TestSession | null): { headers: Record<string, string> } {
   return { headers: session ? { cookie: session.cookie, accept: 'text/html' } : { accept: 'text/html' } }
 }
 
