@@ -70,7 +70,7 @@ ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--spac
 .note-username{color:var(--muted)}
 .list{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
 .list>li{padding:var(--space-2) var(--space-3);border-bottom:1px solid var(--border);display:flex;gap:var(--space-3);align-items:center;flex-wrap:wrap}
-.list>li:last-child{border-bottom:0}.list .title{font-weight:600;overflow-wrap:anywhere}.list .meta{color:var(--muted);font-size:13px}.list .grow{flex:1 1 16rem;min-width:0}
+.list>li:last-child{border-bottom:0}.list .title{font-weight:600;overflow-wrap:anywhere}.list .meta{color:var(--muted);font-size:13px;overflow-wrap:anywhere}.list .grow{flex:1 1 16rem;min-width:0;overflow-wrap:anywhere}
 .tabs{display:flex;gap:var(--space-1);border-bottom:1px solid var(--border);margin:var(--space-3) 0;overflow-x:auto}
 .tabs a,.tabs strong{padding:var(--space-2) var(--space-3);white-space:nowrap;color:var(--text);border-bottom:2px solid transparent}
 .tabs [aria-current=page]{border-bottom-color:var(--primary);font-weight:600}
