@@ -6,7 +6,7 @@ import { renderMarkdown } from '../markdown/index.js'
 import { renderProjectPage } from '../projects/index.js'
 import { blameRangesOf, contentDisposition, openBlame, readRepositoryFile, type RepositoryFile } from '../repository-files/index.js'
 import { blobContentType, blobDisposition, destroyOnClose, findTreeEntry, readCommit, type ParsedCommit } from '../repositories/index.js'
-import { HIGHLIGHT_MAX_BYTES, highlightedLines } from './highlight.js'
+import { HIGHLIGHT_MAX_BYTES, highlightedLines } from '../../web/highlight.js'
 import {
   codeCrumbs,
   commitUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { highlightedLines, HIGHLIGHT_MAX_BYTES, linesOf } from './highlight.js'
+import { highlightedLines, HIGHLIGHT_MAX_BYTES, linesOf } from '../../web/highlight.js'
 import { splitRefAndPath } from './shared.js'
 
 describe('splitRefAndPath (GL ExtractsRef#extract_ref)', () => {
