@@ -41,5 +41,6 @@ export async function screenshots(page: Page, name: string) {
 
 /** The page's widest element overflow: a page readable on a phone scrolls only inside its own boxes. */
 export async function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+  // A string, evaluated in the page: the program's types know no DOM.
+  return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
 }

@@ -26,7 +26,7 @@ function milestoneState(milestone: MilestoneRow, today: string): Html {
 function dates(milestone: MilestoneRow): Html {
   if (!milestone.start_date && !milestone.due_date) return html`<span class="none">No dates</span>`
   return html`${milestone.start_date ? html`<time datetime="${milestone.start_date}">${milestone.start_date}</time>` : 'No start date'}
-  – ${milestone.due_date ? html`<time datetime="${milestone.due_date}">${milestone.due_date}</time>` : 'no due date'}`
+  &ndash; ${milestone.due_date ? html`<time datetime="${milestone.due_date}">${milestone.due_date}</time>` : 'no due date'}`
 }
 
 function milestonePath(loaded: LoadedProject, milestone: Pick<MilestoneRow, 'iid'>): string {

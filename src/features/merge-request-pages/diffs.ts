@@ -191,7 +191,7 @@ export function collapsedFiles(files: readonly FileDiff[]): boolean[] {
   })
 }
 
-/** A file's box: its path (old → new when renamed), what changed, its counts, then its lines or why there are none. */
+/** A file's box: its path (old &rarr; new when renamed), what changed, its counts, then its lines or why there are none. */
 export async function fileDiffBox(
   file: FileDiff,
   options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null },
@@ -223,14 +223,14 @@ export async function fileDiffBox(
     </div>`
   }
   const path = file.renamedFile
-    ? html`<span class="file-path old-path">${file.oldPath}</span> <span aria-label="renamed to">→</span> <span class="file-path">${file.newPath}</span>`
+    ? html`<span class="file-path old-path">${file.oldPath}</span> <span aria-label="renamed to">&rarr;</span> <span class="file-path">${file.newPath}</span>`
     : html`<span class="file-path">${file.newPath}</span>`
   return html`<details class="box diff-file ${kind.className}" id="${hash}" ${options.collapsed ? '' : html`open`}>
     <summary class="diff-file-header">
       <span class="file-title">${path}</span>
       <span class="badge change-kind">${kind.label}</span>
-      ${file.aMode !== file.bMode && file.aMode !== '0' && file.bMode !== '0' ? html`<span class="badge">mode ${file.aMode} → ${file.bMode}</span>` : ''}
-      <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+      ${file.aMode !== file.bMode && file.aMode !== '0' && file.bMode !== '0' ? html`<span class="badge">mode ${file.aMode} &rarr; ${file.bMode}</span>` : ''}
+      <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
       ${options.collapsed ? html`<span class="muted collapsed-hint">This diff is collapsed: open it to see the changes.</span>` : ''}
     </summary>
     ${content}
@@ -246,7 +246,7 @@ export function fileTree(files: readonly FileDiff[]): Html {
         const kind = changeKind(file)
         return html`<li class="${kind.className}">
           <a href="#${fileHashOf(file)}"><span class="visually-hidden">${kind.label}: </span><span class="change-dot" aria-hidden="true"></span>${file.newPath}</a>
-          <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+          <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
         </li>`
       })}
     </ol>

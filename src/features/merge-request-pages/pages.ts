@@ -78,7 +78,7 @@ function mergeRequestRow(loaded: LoadedProject, view: MergeRequestView): Html {
       ${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}
       <div class="meta">
         !${mr.iid} · ${when} by ${view.author.name} ·
-        <code class="ref-name">${mr.source_branch}</code> → <code class="ref-name">${mr.target_branch}</code>
+        <code class="ref-name">${mr.source_branch}</code> &rarr; <code class="ref-name">${mr.target_branch}</code>
         ${view.milestone ? html` · <span class="milestone-ref">${view.milestone.title}</span>` : ''}
       </div>
     </div>
@@ -290,7 +290,7 @@ async function renderDiffs(w: WebRequest, loaded: LoadedProject, row: MergeReque
     <div class="diff-toolbar">
       <span class="diff-summary"
         >${diff.files.length} ${diff.files.length === 1 ? 'file' : 'files'} changed,
-        <span class="additions">+${additions}</span> <span class="deletions">−${deletions}</span></span
+        <span class="additions">+${additions}</span> <span class="deletions">&minus;${deletions}</span></span
       >
       <nav class="view-switch" aria-label="Diff view">
         <a class="button small" href="${base}?view=inline" ${mode === 'inline' ? html`aria-current="page"` : ''}>Inline</a>

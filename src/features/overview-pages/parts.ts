@@ -28,7 +28,7 @@ export function projectList(views: readonly ProjectView[], empty: Html): Html {
             <a class="title" href="/${project.full_path}">${project.full_name}</a> ${visibilityBadge(project.visibility_level)}
             ${project.description ? html`<div class="meta">${project.description}</div>` : ''}
           </div>
-          <span class="meta" title="Stars">★ ${project.star_count}</span>
+          <span class="meta" title="Stars">&#9733; ${project.star_count}</span>
           <span class="meta">Updated ${timeOf(project.last_activity_at)}</span>
         </li>`,
     )}

@@ -84,7 +84,7 @@ async function showProject(w: WebRequest, loaded: LoadedProject) {
         <div class="muted">Project ID: ${project.id}</div>
       </div>
       <div class="actions">
-        <span class="badge stars" title="Stars">★ ${project.star_count} ${project.star_count === 1 ? 'star' : 'stars'}</span>
+        <span class="badge stars" title="Stars">&#9733; ${project.star_count} ${project.star_count === 1 ? 'star' : 'stars'}</span>
         <span class="badge forks" title="Forks">${view.forksCount} ${view.forksCount === 1 ? 'fork' : 'forks'}</span>
       </div>
     </div>

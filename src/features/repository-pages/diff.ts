@@ -63,7 +63,7 @@ function patchRows(patch: string, anchor: string): Html[] {
 }
 
 function fileTitle(file: FileDiff): Html {
-  if (file.renamedFile && file.oldPath !== file.newPath) return html`${file.oldPath} → ${file.newPath}`
+  if (file.renamedFile && file.oldPath !== file.newPath) return html`${file.oldPath} &rarr; ${file.newPath}`
   return html`${file.newPath}`
 }
 
@@ -95,7 +95,7 @@ function fileBox(loaded: LoadedProject, file: FileDiff, index: number, viewRef: 
     <header>
       <h3 class="file-title">${fileTitle(file)}</h3>
       <span class="badge diff-state">${fileState(file)}</span>
-      <span class="diff-counts"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+      <span class="diff-counts"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
       ${
         viewRef && !file.deletedFile
           ? html`<a class="button small view-file" href="${refUrl(loaded, 'blob', viewRef, file.newPath)}">View file</a>`
@@ -126,7 +126,7 @@ export function diffView(loaded: LoadedProject, diff: DiffResult, viewRef: strin
             (file, index) =>
               html`<li>
                 <a class="grow" href="#diff-${index}">${fileTitle(file)}</a>
-                <span class="diff-counts"><span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></span>
+                <span class="diff-counts"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
               </li>`,
           )}
         </ul>`
