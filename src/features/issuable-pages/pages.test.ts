@@ -326,5 +326,22 @@ describe('snippets', () => {
     expect(withoutTokens(other.text)).toBe(withoutTokens((await visit('/-/snippets/999999', stranger)).text))
     // A project snippet is not a personal one.
     expect((await visit(`/-/snippets/${projectSnippet.body.id}`, reporter)).status).toBe(404)
+
+    // The raw URLs the API hands out are pages too, answered as the API's raw endpoints answer.
+    const [file] = projectSnippet.body.files as { raw_url: string }[]
+    expect(page.text).toContain(`<a class="button small" href="${new URL(file.raw_url).pathname}">Open raw</a>`)
+    for (const url of [projectSnippet.body.raw_url as string, file.raw_url]) {
+      const raw = await fetch(server.url + new URL(url).pathname, { headers: { cookie: reporter.cookie } })
+      expect(raw.status).toBe(200)
+      expect(raw.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(raw.headers.get('content-disposition')).toBe(`inline; filename="hello.py"; filename*=UTF-8''hello.py`)
+      expect(await raw.text()).toBe('def hello():\n    return "<script>alert(1)</script>"\n')
+    }
+    const mineRaw = await visit(`${path}/raw`, await createTestSession(server, owner))
+    expect(mineRaw.status).toBe(200)
+    expect(mineRaw.text).toBe('# Hi\n')
+    expect((await visit(`${path}/raw`, stranger)).status).toBe(404)
+    expect((await visit(`${new URL(projectSnippet.body.web_url).pathname}/raw/main/missing.py`, reporter)).status).toBe(404)
+    expect((await visit(`${new URL(projectSnippet.body.web_url).pathname}/raw/main/../hello.py`, reporter)).status).toBe(404)
   })
 })

@@ -12,6 +12,8 @@ import {
   findSnippet,
   readSnippetContent,
   readSnippetFile,
+  sendSnippetContent,
+  sendSnippetFile,
   type LoadedSnippet,
 } from '../snippets/index.js'
 import { highlightLines, languageOf } from '../../web/highlight.js'
@@ -60,19 +62,24 @@ async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
   const { ctx } = w
   const { snippet, project } = found
   const view = await buildSnippetView(ctx, snippet)
-  const apiBase = project === null ? `/api/v4/snippets/${snippet.id}` : `/api/v4/projects/${project.project.id}/snippets/${snippet.id}`
+  const base = project === null ? `/-/snippets/${snippet.id}` : projectPath(project, `/-/snippets/${snippet.id}`)
   let files: Html[]
   if (view.repositoryExists && view.files.length > 0) {
     const shown = view.files.slice(0, MAX_FILES)
     const contents = await Promise.all(shown.map((path) => readSnippetFile(ctx, found, view.rootRef, path)))
     files = await Promise.all(
       shown.map((path, index) =>
-        fileBox(path, contents[index], `${apiBase}/files/${encodeURIComponent(view.rootRef)}/${encodeURIComponent(path)}/raw`, index),
+        fileBox(
+          path,
+          contents[index],
+          `${base}/raw/${encodeURIComponent(view.rootRef)}/${path.split('/').map(encodeURIComponent).join('/')}`,
+          index,
+        ),
       ),
     )
   } else {
     const { content, fileName } = await readSnippetContent(ctx, found)
-    files = [await fileBox(fileName ?? snippet.file_name ?? 'snippet', content, `${apiBase}/raw`, 0)]
+    files = [await fileBox(fileName ?? snippet.file_name ?? 'snippet', content, `${base}/raw`, 0)]
   }
   const description =
     snippet.description && snippet.description.trim() !== ''
@@ -90,15 +97,8 @@ async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
 }
 
 async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
-  const id = iidOf(w.params.snippet_id)
-  if (id === null) return w.notFound()
-  let found: LoadedSnippet
-  try {
-    found = await findProjectSnippet(w.ctx, loaded, id)
-  } catch (error) {
-    if (error instanceof NotFound) return w.notFound()
-    throw error
-  }
+  const found = await projectSnippet(w, loaded)
+  if (!found) return w.notFound()
   const body = await snippetBody(w, found)
   return renderProjectPage(
     w,
@@ -113,22 +113,69 @@ async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
 }
 
 async function renderPersonalSnippet(w: WebRequest) {
-  const id = iidOf(w.params.snippet_id)
-  if (id === null) return w.notFound()
-  let found: LoadedSnippet
+  // A project's snippet lives under its project's path (GL SnippetsController finds personal snippets only).
+  const found = await personalSnippet(w)
+  if (!found) return w.notFound()
+  const body = await snippetBody(w, found)
+  return w.render({ title: found.snippet.title, breadcrumbs: [{ text: 'Snippets' }, { text: `$${found.snippet.id}` }] }, body)
+}
+
+/** A snippet's raw content (`…/raw`) or one of its files (`…/raw/<ref>/<path>`), as the API sends them. */
+async function sendRaw(w: WebRequest, found: LoadedSnippet) {
+  const params = w.request.params as Record<string, string>
+  const path = params['*']
+  if (path === undefined) return sendSnippetContent(w.ctx, w.reply, found)
+  if (path === '' || path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) return w.notFound()
+  let content: string
   try {
-    found = await findSnippet(w.ctx, id)
+    content = await readSnippetFile(w.ctx, found, params.ref, path)
   } catch (error) {
     if (error instanceof NotFound) return w.notFound()
     throw error
   }
-  // A project's snippet lives under its project's path (GL SnippetsController finds personal snippets only).
-  if (found.project !== null) return w.notFound()
-  const body = await snippetBody(w, found)
-  return w.render({ title: found.snippet.title, breadcrumbs: [{ text: 'Snippets' }, { text: `$${found.snippet.id}` }] }, body)
+  return sendSnippetFile(w.reply, path.split('/').pop() ?? path, content)
+}
+
+/** The personal snippet a page names, or null when the visitor may not read it (or it belongs to a project). */
+async function personalSnippet(w: WebRequest): Promise<LoadedSnippet | null> {
+  const id = iidOf(w.params.snippet_id)
+  if (id === null) return null
+  try {
+    const found = await findSnippet(w.ctx, id)
+    return found.project === null ? found : null
+  } catch (error) {
+    if (error instanceof NotFound) return null
+    throw error
+  }
+}
+
+async function projectSnippet(w: WebRequest, loaded: LoadedProject): Promise<LoadedSnippet | null> {
+  const id = iidOf(w.params.snippet_id)
+  if (id === null) return null
+  try {
+    return await findProjectSnippet(w.ctx, loaded, id)
+  } catch (error) {
+    if (error instanceof NotFound) return null
+    throw error
+  }
 }
 
 export function registerSnippetPages(web: WebRouter) {
   web.get('/-/snippets/:snippet_id', renderPersonalSnippet)
   for (const url of projectPageRoutes('/-/snippets/:snippet_id')) web.get(url, projectPage(renderProjectSnippet))
+  for (const suffix of ['/raw', '/raw/:ref/*']) {
+    web.get(`/-/snippets/:snippet_id${suffix}`, async (w) => {
+      const found = await personalSnippet(w)
+      return found ? sendRaw(w, found) : w.notFound()
+    })
+    for (const url of projectPageRoutes(`/-/snippets/:snippet_id${suffix}`)) {
+      web.get(
+        url,
+        projectPage(async (w, loaded) => {
+          const found = await projectSnippet(w, loaded)
+          return found ? sendRaw(w, found) : w.notFound()
+        }),
+      )
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { adminOnly, mergedParams, type ApiRouter } from '../../http/route.js'
 import { spamRequestOf } from '../spam/index.js'
 import { presentSnippet } from './present.js'
+import { sendSnippetContent, sendSnippetFile } from './raw.js'
 import {
   CreateProjectSnippetParams,
   CreateSnippetParams,
@@ -33,7 +34,6 @@ import {
   findSnippetUserAgentDetail,
   listProjectSnippets,
   listSnippets,
-  readSnippetContent,
   readSnippetFile,
   snippetPresentOptions,
   updateSnippet,
@@ -148,30 +148,6 @@ function updateInputOf(
   }
 }
 
-/** Rails' ActionDispatch::Http::ContentDisposition.format. */
-function contentDisposition(disposition: string, fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '?').replace(/[^ A-Za-z0-9!#$+.^_`|~-]/g, (char) => `\\${char}`)
-  const utf8 = Array.from(new TextEncoder().encode(fileName))
-    .map((byte) => {
-      const char = String.fromCharCode(byte)
-      return /[A-Za-z0-9!#$&+.^_`|~-]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
-    })
-    .join('')
-  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${utf8}`
-}
-
-/** GL `send_git_blob`: the file as plain text, inline, named. */
-function sendFile(reply: FastifyReply, fileName: string, content: string) {
-  return reply.type('text/plain; charset=utf-8').header('content-disposition', contentDisposition('inline', fileName)).send(content)
-}
-
-/** GL SnippetsHelpers#content_for: the first file, or the row's content as an attachment when the repository is empty. */
-async function sendContent(ctx: Context, reply: FastifyReply, loaded: LoadedSnippet) {
-  const { content, fileName } = await readSnippetContent(ctx, loaded)
-  if (fileName !== null) return sendFile(reply, fileName, content)
-  return reply.type('text/plain; charset=utf-8').header('content-disposition', 'attachment').send(content)
-}
-
 async function presentOne(ctx: Context, snippet: SnippetRow) {
   return presentSnippet(await buildSnippetView(ctx, snippet), snippetPresentOptions(ctx))
 }
@@ -228,14 +204,14 @@ export function registerSnippetRoutes(api: ApiRouter): void {
 
   api.get('/snippets/:id/raw', { params: SnippetIdParams, authenticated: false }, async (request, reply) => {
     const { ctx, input } = request
-    return sendContent(ctx, reply, await findSnippet(ctx, input.id))
+    return sendSnippetContent(ctx, reply, await findSnippet(ctx, input.id))
   })
 
   api.get('/snippets/:id/files/:ref/:file_path/raw', { params: SnippetFileParams, authenticated: false }, async (request, reply) => {
     const { ctx, input } = request
     const filePath = filePathOf(input.file_path)
     const loaded = await findSnippet(ctx, input.id)
-    return sendFile(reply, filePath.split('/').pop() ?? filePath, await readSnippetFile(ctx, loaded, input.ref, filePath))
+    return sendSnippetFile(reply, filePath.split('/').pop() ?? filePath, await readSnippetFile(ctx, loaded, input.ref, filePath))
   })
 
   api.get('/snippets/:id/user_agent_detail', { params: SnippetIdParams, before: adminOnly }, async (request) => {
@@ -291,7 +267,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
     { params: ProjectSnippetIdParams, before: projectSnippetsEnabled },
     async (request, reply) => {
       const { ctx, input } = request
-      return sendContent(ctx, reply, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
+      return sendSnippetContent(ctx, reply, await findProjectSnippetFor(ctx, input.id, input.snippet_id))
     },
   )
 
@@ -302,7 +278,7 @@ export function registerSnippetRoutes(api: ApiRouter): void {
       const { ctx, input } = request
       const filePath = filePathOf(input.file_path)
       const loaded = await findProjectSnippetFor(ctx, input.id, input.snippet_id)
-      return sendFile(reply, filePath.split('/').pop() ?? filePath, await readSnippetFile(ctx, loaded, input.ref, filePath))
+      return sendSnippetFile(reply, filePath.split('/').pop() ?? filePath, await readSnippetFile(ctx, loaded, input.ref, filePath))
     },
   )
 
