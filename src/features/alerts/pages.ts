@@ -1,5 +1,6 @@
-import { DomainError, Invalid, MissingParam, NotFound, Unprocessable } from '../../core/errors.js'
+import { DomainError, NotFound } from '../../core/errors.js'
 import type { AlertIntegrationRow } from '../../db/schema.js'
+import { formErrorsOf } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
 import { projectPage, projectPageRoutes } from '../projects/index.js'
@@ -33,16 +34,8 @@ const SAMPLE_PAYLOAD = JSON.stringify({ title: 'Test alert', description: 'Sent 
 
 const TYPE_LABELS: Record<string, string> = { http: 'HTTP Endpoint', prometheus: 'Prometheus', opsgenie: 'Opsgenie' }
 
-/** Rails' full messages for what the service refused. */
-function messagesOf(error: DomainError): string[] {
-  const attributes: Record<string, string> = { name: 'Name', api_url: 'API URL', type: 'Type', fingerprint: 'Fingerprint' }
-  if (error instanceof Invalid) {
-    return Object.entries(error.errors).flatMap(([attribute, list]) => list.map((m) => `${attributes[attribute] ?? attribute} ${m}`))
-  }
-  if (error instanceof MissingParam) return ["Name can't be blank"]
-  if (error instanceof Unprocessable) return Array.isArray(error.detail) ? error.detail : [error.detail]
-  return [error.message]
-}
+/** How the integration form labels the fields a refusal names. */
+const ATTRIBUTES = { api_url: 'API URL' }
 
 // The alert settings page (GL Projects::Settings::OperationsController, its "Alerts" section).
 
@@ -244,7 +237,7 @@ async function createFromForm(w: WebRequest, loaded: LoadedProject) {
     })
   } catch (error) {
     if (error instanceof DomainError && !(error instanceof NotFound)) {
-      return renderSettings(w, loaded, { form: { values, errors: messagesOf(error) } }, 422)
+      return renderSettings(w, loaded, { form: { values, errors: formErrorsOf(error, ATTRIBUTES) } }, 422)
     }
     throw error
   }
@@ -301,7 +294,7 @@ async function changeFromForm(w: WebRequest, loaded: LoadedProject, operation: '
     else await updateIntegration(w.ctx, loaded, id, { active: operation === 'activate' })
   } catch (error) {
     if (error instanceof DomainError && !(error instanceof NotFound)) {
-      return renderSettings(w, loaded, { flash: { kind: 'alert', text: messagesOf(error).join(' ') } }, 422)
+      return renderSettings(w, loaded, { flash: { kind: 'alert', text: formErrorsOf(error, ATTRIBUTES).join(' ') } }, 422)
     }
     throw error
   }
@@ -536,7 +529,7 @@ async function changeStatusFromForm(w: WebRequest, loaded: LoadedProject, alert:
     await updateAlertStatus(w.ctx, loaded, alert.iid, status as AlertStatusName)
   } catch (error) {
     if (error instanceof DomainError && !(error instanceof NotFound)) {
-      return renderAlertDetails(w, loaded, alert, messagesOf(error).join(' '))
+      return renderAlertDetails(w, loaded, alert, formErrorsOf(error, ATTRIBUTES).join(' '))
     }
     throw error
   }

@@ -1,2 +1,3 @@
 export { jobHandlers } from './deletion.js'
 export { listGroups, type ListGroupsInput } from './service.js'
+export { createGroup, type GroupAttributes } from './service.js'

@@ -29,5 +29,5 @@ export const jobHandlers: JobHandler[] = [
 ]
 
 // The snippet pages read snippets and their files as the API does.
-export { buildSnippetView, findProjectSnippet, readSnippetContent, readSnippetFile } from './service.js'
+export { buildSnippetView, createSnippet, findProjectSnippet, readSnippetContent, readSnippetFile } from './service.js'
 export { sendSnippetContent, sendSnippetFile } from './raw.js'
