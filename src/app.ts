@@ -135,13 +135,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     return router
   }
-  // An API path is judged by the API's routes alone: page routes (`/:namespace/:project`) take any path of their shape.
+  // A path is judged by the routes that are not pages: page routes (`/:namespace/:project`) take any path of their
+  // shape, and Rails answers a page's unknown method with 404.
   let methodsByPath: ReturnType<typeof FindMyWay> | null = null
   let methodsByApiPath: ReturnType<typeof FindMyWay> | null = null
-  const allowedAt = (path: string) => {
-    const router = path.startsWith('/api/')
+  const allowedAt = (path: string): string[] => {
+    const router: ReturnType<typeof FindMyWay> = path.startsWith('/api/')
       ? (methodsByApiPath ??= routerOf((url) => url.startsWith('/api/')))
-      : (methodsByPath ??= routerOf(() => true))
+      : (methodsByPath ??= routerOf((url) => !web.serves(url)))
     return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => router.find(m as 'GET', path))
   }
   // `.json` ends a path as Grape's format suffix, except where the path ends with a file path, branch, tag or commit:

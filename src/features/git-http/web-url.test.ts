@@ -82,10 +82,11 @@ describe('git at the web URL, without .git', () => {
     expect(dotGit.status).toBe(200)
     expect(Buffer.from(await advertised.arrayBuffer()).equals(Buffer.from(await dotGit.arrayBuffer()))).toBe(true)
 
-    // The web URL itself is not git's: it answers what it answered before git was served under it (no project page yet).
+    // The web URL itself is not git's: it is the project's page.
     const page = await fetch(`${server.url}/${project.path_with_namespace}`, { redirect: 'manual' })
-    expect(page.status).toBe(404)
-    expect(await page.json()).toEqual({ error: '404 Not Found' })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await page.text()).toContain(`<a class="context" href="/${project.path_with_namespace}">`)
   })
 
   test('an unknown project answers at the web URL as at the .git URL: credentials asked for, then 404', async () => {

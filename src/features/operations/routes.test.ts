@@ -52,7 +52,7 @@ describe('operations endpoints', () => {
     const before = (await request('GET', '/-/metrics')).text
     await request('GET', '/api/v4/version', { token: server.rootToken })
     await request('GET', '/api/v4/version', { token: server.rootToken })
-    await request('GET', '/no/such/page')
+    await request('GET', '/api/v4/no/such/page')
     const res = await request('GET', '/-/metrics')
     expect(res.status).toBe(200)
     expect(res.headers['content-type']).toMatch(/^text\/plain/)

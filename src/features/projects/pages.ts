@@ -37,7 +37,8 @@ export function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => P
     } catch (error) {
       if (error instanceof ProjectMoved) {
         const location = await findMovedProjectLocation(w.ctx, w.request.url)
-        return location ? w.redirect(location) : w.notFound()
+        // GL find_routable!: a path the project had before answers 301 Moved Permanently.
+        return location ? w.redirect(location, 301) : w.notFound()
       }
       if (error instanceof NotFound) return w.notFound()
       throw error

@@ -31,8 +31,8 @@ export interface WebRequest {
   csrfToken(): Promise<string>
   /** Sends a page in the common layout, with the signed-in user in its header. */
   render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
-  /** A 302 to a path of this instance or an absolute URL. */
-  redirect(location: string): FastifyReply
+  /** A 302 (or `status`) to a path of this instance or an absolute URL. */
+  redirect(location: string, status?: 301 | 302): FastifyReply
   /** Devise's authenticate_user!: a 302 to sign in, coming back to this page afterwards when it was a page view. */
   redirectToSignIn(): Promise<FastifyReply>
   /** The 404 page; a visitor who has not signed in goes to sign in instead. */
@@ -65,6 +65,17 @@ const REJECTED = html`<h1>The change you requested was rejected.</h1>
 /** Rails' body for a redirect. */
 export function redirectBody(location: string): string {
   return html`<html><body>You are being <a href="${location}">redirected</a>.</body></html>`.text
+}
+
+/**
+ * Whether a GET opens a page rather than fetching something for one: browsers say so (`Sec-Fetch-Dest`), and an
+ * image's request asks for images first; a request that says neither (a script, curl) counts as a page, as Rails
+ * takes a request without a format for HTML.
+ */
+function isNavigation(request: FastifyRequest): boolean {
+  const destination = request.headers['sec-fetch-dest']
+  if (typeof destination === 'string' && destination !== 'document') return false
+  return !/^image\//.test(request.headers.accept ?? '')
 }
 
 /** Cookies are sent only over HTTPS when the instance is reached by HTTPS. */
@@ -110,6 +121,11 @@ export class WebRouter {
   }
   delete(url: string, handler: WebHandler, options: WebRouteOptions = {}) {
     this.route('DELETE', url, handler, options)
+  }
+
+  /** Whether `url` is a page route (the 405 answer of unknown methods is the API's, not the pages'). */
+  serves(url: string): boolean {
+    return this.handlers.has(url)
   }
 
   route(method: WebMethod, url: string, handler: WebHandler, options: WebRouteOptions = {}) {
@@ -201,13 +217,13 @@ export class WebRouter {
           .header('content-security-policy', CONTENT_SECURITY_POLICY)
           .send(text)
       },
-      redirect(location) {
-        return reply.code(302).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
+      redirect(location, status = 302) {
+        return reply.code(status).header('location', location).type('text/html; charset=utf-8').send(redirectBody(location))
       },
       async redirectToSignIn() {
         // Only a page the visitor opened is worth coming back to, not an image or a script the browser fetched for one
-        // (Devise's storable location: a GET asking for HTML).
-        if (method === 'GET' && request.headers.accept?.includes('text/html')) {
+        // (Devise's storable location: a navigational GET).
+        if (method === 'GET' && isNavigation(request)) {
           await setReturnTo(ctx.db, await web.ensureSession(), request.url)
         }
         return web.redirect(SIGN_IN_PATH)
