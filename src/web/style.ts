@@ -141,7 +141,7 @@ a.label-badge:hover{background:var(--subtle);text-decoration:none}.label-dot{fle
 .diff-files .box:first-child{margin-top:0}
 details.diff-file>summary{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;padding:var(--space-2) var(--space-3);background:var(--subtle);cursor:pointer;overflow-wrap:anywhere;border-radius:var(--radius)}
 details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-radius:var(--radius) var(--radius) 0 0}
-.file-title{font-family:var(--font-mono);font-size:13px;font-weight:600;min-width:0}.old-path{color:var(--muted);font-weight:400}.diff-file .diff-stats{margin-left:auto;font-size:13px}
+.file-title{font-family:var(--font-mono);font-size:13px;font-weight:600;min-width:0}.old-path{color:var(--muted);font-weight:400}.diff-file-actions{margin-left:auto;display:flex;gap:var(--space-2);align-items:center}.diff-file .diff-stats{font-size:13px}
 .collapsed-hint{flex-basis:100%;font-size:13px}details[open] .collapsed-hint{display:none}
 .diff-notice{margin:0;padding:var(--space-3);color:var(--muted)}
 .diff-table td.line-number{min-width:3em}.diff-table .sign{display:inline-block;width:1.2em;user-select:none;color:var(--muted)}
@@ -165,7 +165,7 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .icon-file,.icon-submodule{fill:none}.tree-table td{padding:6px var(--space-3)}.tree-table td.tree-item{overflow-wrap:anywhere}.tree-table th:last-child,.tree-table td:last-child{width:9rem}
 .last-commit>header{border-bottom:0;background:var(--surface)}.last-commit .meta,.commit-row .meta{color:var(--muted);font-size:13px}
 .last-commit .commit-sha,.file-header .file-actions{margin-left:auto}.commit-title{font-weight:600;overflow-wrap:anywhere}
-.file-header h2.file-title,.box-title,.diff-file h3.file-title{font-size:14px;margin:0;font-family:var(--font-mono);overflow-wrap:anywhere}
+.file-header h2.file-title,.box-title{font-size:14px;margin:0;font-family:var(--font-mono);overflow-wrap:anywhere}
 .file-header .file-actions{display:flex;gap:var(--space-2);flex-wrap:wrap}.view-toggle{display:flex;gap:var(--space-2)}
 .view-toggle>*{padding:2px var(--space-2);border-radius:var(--radius)}.view-toggle strong{background:var(--surface);border:1px solid var(--border)}
 .code td.line{width:99%}.blob-content,.blame-content,.diff{max-width:100%}
@@ -176,9 +176,6 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .commit-description{white-space:pre-wrap;overflow-wrap:anywhere;background:none;padding:0;margin:var(--space-1) 0 0;font-size:13px}
 .commits-day{font-size:14px;color:var(--muted);font-weight:600;margin:var(--space-3) 0 var(--space-2)}
 .commit-header h1.commit-title{margin-top:var(--space-2)}.commit-meta{margin:0}.commit-header .commit-description{font-size:14px}
-.diff-summary{margin:var(--space-2) 0}.additions{color:#1d6b34;font-weight:600}.deletions{color:#a02e1c;font-weight:600}
-.diff-file>header .diff-counts{margin-left:auto;font-family:var(--font-mono);font-size:13px;white-space:nowrap}
-.diff .sign{display:inline-block;width:2ch;user-select:none;color:var(--muted)}.diff td.line-number{min-width:3.5em}
 .compare-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:0 var(--space-3)}
 .ref-search{display:flex;gap:var(--space-2)}.ref-search input{min-width:0;width:16rem;max-width:100%}
 .ref-list .ref-name{font-family:var(--font-mono)}.ref-list .button-row{margin:0}.tag-message{white-space:pre-wrap;overflow-wrap:anywhere;color:var(--muted)}

@@ -169,6 +169,7 @@ describe('a merge request', () => {
     expect(page.text).toContain('<span class="file-path old-path">old-name.md</span>')
     expect(page.text).toContain('File moved without changes.')
     expect(page.text).toContain('Binary file added; its contents are not shown.')
+    expect(page.text).toMatch(/<a class="button small view-file" href="[^"]*\/-\/blob\/[0-9a-f]{40}\/src\/app.ts">View file<\/a>/)
     // Highlighted, and the changed word marked inside the highlighting.
     expect(page.text).toContain('<span class="hljs-keyword">export</span>')
     expect(page.text).toContain('the quick <del>brown</del> fox')

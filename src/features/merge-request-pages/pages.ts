@@ -4,6 +4,7 @@ import { html, type Html } from '../../web/html.js'
 import { textOf, timeOf } from '../../web/list-page.js'
 import { canReadMergeRequests, findMergeRequest, findProjectsByIds, type LoadedProject } from '../access/index.js'
 import { commitTitle, shortCommitId } from '../commits/index.js'
+import { diffSection, diffViewModeOf } from '../diff-view/index.js'
 import {
   avatar,
   descriptionOf,
@@ -31,7 +32,6 @@ import {
 } from '../merge-requests/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { collapsedFiles, fileDiffBox, fileTree, type DiffViewMode } from './diffs.js'
 
 // The merge request list and a merge request's review pages: overview with its discussion, commits, and changes
 // (GL Projects::MergeRequestsController#index, #show, #commits, #diffs).
@@ -270,50 +270,17 @@ async function renderCommits(w: WebRequest, loaded: LoadedProject, row: MergeReq
 }
 
 async function renderDiffs(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow) {
-  const mode: DiffViewMode = textOf(w.params.view) === 'parallel' ? 'parallel' : 'inline'
   const [data, diff] = await Promise.all([loadMergeRequest(w, loaded, row), listMergeRequestDiffs(w.ctx, loaded, row)])
   const head = data.version?.head_commit_sha ?? null
-  const collapsed = collapsedFiles(diff.files)
-  const boxes = await Promise.all(
-    diff.files.map((file, index) =>
-      fileDiffBox(file, {
-        mode,
-        collapsed: collapsed[index],
-        blobUrl: head && !file.deletedFile ? projectPath(loaded, `/-/blob/${head}/${encodeRef(file.newPath)}`) : null,
-      }),
-    ),
-  )
-  const additions = diff.files.reduce((sum, file) => sum + file.additions, 0)
-  const deletions = diff.files.reduce((sum, file) => sum + file.deletions, 0)
-  const base = mergeRequestPath(loaded, row.iid, '/diffs')
-  const body = html`${header(loaded, data, 'diffs', {})}
-    <div class="diff-toolbar">
-      <span class="diff-summary"
-        >${diff.files.length} ${diff.files.length === 1 ? 'file' : 'files'} changed,
-        <span class="additions">+${additions}</span> <span class="deletions">&minus;${deletions}</span></span
-      >
-      <nav class="view-switch" aria-label="Diff view">
-        <a class="button small" href="${base}?view=inline" ${mode === 'inline' ? html`aria-current="page"` : ''}>Inline</a>
-        <a class="button small" href="${base}?view=parallel" ${mode === 'parallel' ? html`aria-current="page"` : ''}>Side-by-side</a>
-      </nav>
-    </div>
-    ${
-      diff.overflow
-        ? html`<div class="flash alert" role="alert">
-            Too many changes to show: only the first ${diff.files.length} files are shown. Plain diff:
-            <a href="/api/v4/projects/${loaded.project.id}/merge_requests/${row.iid}/raw_diffs">raw_diffs</a>.
-          </div>`
-        : ''
-    }
-    ${
-      diff.files.length === 0
-        ? html`<div class="empty-state no-changes"><p>No changes between the source and target branches.</p></div>`
-        : html`<div class="diffs-layout ${mode}">
-            ${fileTree(diff.files)}
-            <div class="diff-files">${boxes}</div>
-          </div>`
-    }`
-  return render(w, loaded, data, 'diffs', body)
+  const changes = await diffSection(diff, {
+    mode: diffViewModeOf(textOf(w.params.view)),
+    pageUrl: mergeRequestPath(loaded, row.iid, '/diffs'),
+    blobUrlOf: (file) => (head && !file.deletedFile ? projectPath(loaded, `/-/blob/${head}/${encodeRef(file.newPath)}`) : null),
+    overflowHint: html`Plain diff:
+      <a href="/api/v4/projects/${loaded.project.id}/merge_requests/${row.iid}/raw_diffs">raw_diffs</a>.`,
+    emptyText: 'No changes between the source and target branches.',
+  })
+  return render(w, loaded, data, 'diffs', html`${header(loaded, data, 'diffs', {})} ${changes}`)
 }
 
 /** The merge request of the path as the caller may see it (GL `read_merge_request`), or null. */

@@ -1,9 +1,9 @@
 import { html, type Html } from '../../web/html.js'
-import { timeOf } from '../../web/list-page.js'
+import { textOf, timeOf } from '../../web/list-page.js'
 import { commitDiffOf, commitRefsOf, commitTitle, findProjectCommit, listCommits, shortCommitId } from '../commits/index.js'
+import { diffSection, diffViewModeOf } from '../diff-view/index.js'
 import { renderProjectPage } from '../projects/index.js'
 import type { ParsedCommit } from '../repositories/index.js'
-import { diffView } from './diff.js'
 import {
   codeCrumbs,
   commitRow,
@@ -95,6 +95,12 @@ export async function showCommit(page: CodePage) {
   const branches = refs.filter((ref) => ref.type === 'branch')
   const tags = refs.filter((ref) => ref.type === 'tag')
   const committedBySomeoneElse = commit.committer.name !== commit.author.name || commit.committer.email !== commit.author.email
+  const changes = await diffSection(diff, {
+    mode: diffViewModeOf(textOf(w.params.view)),
+    pageUrl: commitUrl(loaded, commit.oid),
+    blobUrlOf: (file) => (file.deletedFile ? null : refUrl(loaded, 'blob', commit.oid, file.newPath)),
+    emptyText: 'This commit changes no file.',
+  })
   const body = html`<div class="commit-header">
       <div class="header-row">
         <p class="commit-meta">
@@ -133,7 +139,10 @@ export async function showCommit(page: CodePage) {
         }
       </dl>
     </div>
-    ${diffView(loaded, diff, commit.oid)}`
+    <section class="changes" aria-labelledby="changes-title">
+      <h2 id="changes-title">Changes</h2>
+      ${changes}
+    </section>`
   return renderProjectPage(
     w,
     loaded,

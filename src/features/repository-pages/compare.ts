@@ -1,10 +1,10 @@
 import { html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import { compareRefs } from '../commits/index.js'
+import { diffSection, diffViewModeOf } from '../diff-view/index.js'
 import { projectPath, renderProjectPage } from '../projects/index.js'
 import { commitsByDay } from './commits.js'
-import { diffView } from './diff.js'
-import { codeCrumbs, encodePath, readRefNames, wildcardOf, type CodePage, type RefNames } from './shared.js'
+import { codeCrumbs, encodePath, readRefNames, refUrl, wildcardOf, type CodePage, type RefNames } from './shared.js'
 
 // GL Projects::CompareController#index, #create and #show.
 
@@ -68,6 +68,12 @@ export async function showComparison(page: CodePage) {
   const comparison = await compareRefs(w.ctx, loaded, { from, to, idParam: String(loaded.project.id), straight })
   // GitLab lists the newest first on the page.
   const commits = [...comparison.commits].reverse()
+  const changes = await diffSection(comparison.diff, {
+    mode: diffViewModeOf(textOf(w.params.view)),
+    pageUrl: compareUrl(page, from, to, straight),
+    blobUrlOf: (file) => (file.deletedFile ? null : refUrl(loaded, 'blob', comparison.headSha, file.newPath)),
+    emptyText: 'No file differs between these revisions.',
+  })
   const body = html`<h1>Compare revisions</h1>
     ${compareForm(page, refs, from, to)}
     ${
@@ -81,7 +87,10 @@ export async function showComparison(page: CodePage) {
                 : commitsByDay(page, commits, 3)
             }
           </section>
-          ${diffView(loaded, comparison.diff, comparison.headSha)}`
+          <section class="changes" aria-labelledby="changes-title">
+            <h2 id="changes-title">Changes</h2>
+            ${changes}
+          </section>`
     }`
   return renderProjectPage(
     w,

@@ -134,7 +134,15 @@ describe('the repository pages in a browser', () => {
       expect(await page.locator('.diff tr.added .line').allTextContents()).toEqual([
         '+export const PORT = Number(process.env.PORT ?? 8080)',
       ])
+      expect(await page.locator('.diff tr.added .hljs-keyword').first().textContent()).toBe('export')
       await look(page, 'commit')
+      await page.click('.view-switch a:text-is("Side-by-side")')
+      expect(new URL(page.url()).search).toBe('?view=parallel')
+      await page.setViewportSize({ width: 1280, height: 900 })
+      expect(await page.locator('table.diff-table.parallel td.line.new.added').allTextContents()).toEqual([
+        '+export const PORT = Number(process.env.PORT ?? 8080)',
+      ])
+      await look(page, 'commit-parallel')
 
       await page.click('.sidebar a:text-is("Compare revisions")')
       expect(pathOf(page)).toBe(`${base}/-/compare`)

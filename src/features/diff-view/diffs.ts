@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto'
 import { html, type Html } from '../../web/html.js'
 import { highlightLines, languageOf, markRange } from '../../web/highlight.js'
-import type { FileDiff } from '../repositories/index.js'
+import type { DiffResult, FileDiff } from '../repositories/index.js'
 
-// A merge request's changes as GitLab's diff view shows them, drawn from the API's own diff data (git's unified patch
-// of each file): inline or side by side, highlighted, changed words marked, large files collapsed, and a file tree
-// linking to each file. No diff is computed here; the lines are git's.
+// Changes as GitLab's diff view shows them on the merge request, commit and compare pages, drawn from the API's own
+// diff data (git's unified patch of each file): inline or side by side, highlighted, changed words marked, large files
+// collapsed, and a file tree linking to each file. No diff is computed here; the lines are git's.
 
 export type DiffViewMode = 'inline' | 'parallel'
+
+/** The view a page's `?view=` asks for (GL `diff_view`): side by side for `parallel`, otherwise inline. */
+export function diffViewModeOf(value: unknown): DiffViewMode {
+  return value === 'parallel' ? 'parallel' : 'inline'
+}
 
 type LineKind = 'context' | 'added' | 'removed' | 'hunk' | 'meta'
 
@@ -180,7 +185,7 @@ const SAFE_MAX_LINES = 5_000
 const COLLAPSE_BYTES = (200 * 1024) / 10
 
 /** Which files the page shows collapsed: those the API marks, and those past GitLab's safe limits. */
-export function collapsedFiles(files: readonly FileDiff[]): boolean[] {
+function collapsedFiles(files: readonly FileDiff[]): boolean[] {
   let lines = 0
   return files.map((file, index) => {
     const size = file.additions + file.deletions
@@ -191,11 +196,11 @@ export function collapsedFiles(files: readonly FileDiff[]): boolean[] {
   })
 }
 
-/** A file's box: its path (old &rarr; new when renamed), what changed, its counts, then its lines or why there are none. */
-export async function fileDiffBox(
-  file: FileDiff,
-  options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null },
-): Promise<Html> {
+/**
+ * A file's box: its path (old &rarr; new when renamed), what changed, its counts, a link to the file as changed, then
+ * its lines or why there are none.
+ */
+async function fileDiffBox(file: FileDiff, options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null }): Promise<Html> {
   const hash = fileHashOf(file)
   const kind = changeKind(file)
   let content: Html
@@ -230,7 +235,10 @@ export async function fileDiffBox(
       <span class="file-title">${path}</span>
       <span class="badge change-kind">${kind.label}</span>
       ${file.aMode !== file.bMode && file.aMode !== '0' && file.bMode !== '0' ? html`<span class="badge">mode ${file.aMode} &rarr; ${file.bMode}</span>` : ''}
-      <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
+      <span class="diff-file-actions">
+        <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
+        ${options.blobUrl ? html`<a class="button small view-file" href="${options.blobUrl}">View file</a>` : ''}
+      </span>
       ${options.collapsed ? html`<span class="muted collapsed-hint">This diff is collapsed: open it to see the changes.</span>` : ''}
     </summary>
     ${content}
@@ -238,7 +246,7 @@ export async function fileDiffBox(
 }
 
 /** The file tree of the change: every file, linking to its box, with its change and counts. */
-export function fileTree(files: readonly FileDiff[]): Html {
+function fileTree(files: readonly FileDiff[]): Html {
   return html`<nav class="file-tree box" aria-label="Changed files">
     <header><h2>Files <span class="badge count">${files.length}</span></h2></header>
     <ol class="plain">
@@ -251,4 +259,55 @@ export function fileTree(files: readonly FileDiff[]): Html {
       })}
     </ol>
   </nav>`
+}
+
+export interface DiffSectionOptions {
+  mode: DiffViewMode
+  /** The page's address without a query: the inline and side-by-side links add `?view=` to it. */
+  pageUrl: string
+  /** Where a file's new version is shown (its blob page at the new commit), or null: deleted files pass null. */
+  blobUrlOf: (file: FileDiff) => string | null
+  /** Said after "Too many changes to show" when files were left out: where the whole diff can be had. */
+  overflowHint?: Html
+  /** Said when no file changed. */
+  emptyText: string
+}
+
+/**
+ * The changes section of a merge request's, a commit's or a comparison's page: the counts and the inline/side-by-side
+ * switch, a notice when files were left out, then the file tree beside each file's box.
+ */
+export async function diffSection(diff: DiffResult, options: DiffSectionOptions): Promise<Html> {
+  const { mode, pageUrl } = options
+  const collapsed = collapsedFiles(diff.files)
+  const boxes = await Promise.all(
+    diff.files.map((file, index) => fileDiffBox(file, { mode, collapsed: collapsed[index], blobUrl: options.blobUrlOf(file) })),
+  )
+  const additions = diff.files.reduce((sum, file) => sum + file.additions, 0)
+  const deletions = diff.files.reduce((sum, file) => sum + file.deletions, 0)
+  return html`<div class="diff-toolbar">
+      <span class="diff-summary"
+        >${diff.files.length} ${diff.files.length === 1 ? 'file' : 'files'} changed,
+        <span class="additions">+${additions}</span> <span class="deletions">&minus;${deletions}</span></span
+      >
+      <nav class="view-switch" aria-label="Diff view">
+        <a class="button small" href="${pageUrl}?view=inline" ${mode === 'inline' ? html`aria-current="page"` : ''}>Inline</a>
+        <a class="button small" href="${pageUrl}?view=parallel" ${mode === 'parallel' ? html`aria-current="page"` : ''}>Side-by-side</a>
+      </nav>
+    </div>
+    ${
+      diff.overflow
+        ? html`<div class="flash alert" role="alert">
+            Too many changes to show: only the first ${diff.files.length} files are shown. ${options.overflowHint ?? ''}
+          </div>`
+        : ''
+    }
+    ${
+      diff.files.length === 0
+        ? html`<div class="empty-state no-changes"><p>${options.emptyText}</p></div>`
+        : html`<div class="diffs-layout ${mode}">
+            ${fileTree(diff.files)}
+            <div class="diff-files">${boxes}</div>
+          </div>`
+    }`
 }
