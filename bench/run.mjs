@@ -14,6 +14,7 @@ import { benchEvents } from './events.mjs'
 import { benchForks } from './fork.mjs'
 import { benchRepository } from './repository.mjs'
 import { benchMergeRequestDiffs } from './merge-request-diffs.mjs'
+import { benchPages } from './pages.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
 import { benchLoad } from './load.mjs'
@@ -221,6 +222,8 @@ async function main() {
   await benchRepository()
   // One request for the diffs of a 1,000-file merge request, default page and per_page=100 (bench/merge-request-diffs.mjs).
   await benchMergeRequestDiffs()
+  // The server time of a project page, a 1,000-entry tree, a 5,000-line file and a 200-comment merge request (bench/pages.mjs).
+  await benchPages()
   // Alert ingestion through the webhook against a bare server, and acknowledged alerts surviving kill -9 (bench/alerts.mjs).
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
