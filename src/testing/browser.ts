@@ -24,6 +24,9 @@ export async function closeBrowser(browser: Browser | undefined) {
   await browser?.close()
 }
 
+/** How long a test walking several pages may take: it screenshots every page at two widths, on a busy machine too. */
+export const BROWSER_WALK_MS = 90_000
+
 /** Where browser tests keep their screenshots (a CI artifact; not committed). */
 export const SCREENSHOT_DIR = new URL('../../test-artifacts/screenshots/', import.meta.url)
 

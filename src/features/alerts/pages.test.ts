@@ -291,7 +291,7 @@ describe('the alert settings page', () => {
     })
     expect(renamed.status).toBe(200)
     const response = await visit('GET', settingsOf(project), { session })
-    expect(response.status).toBe(302)
+    expect(response.status).toBe(301)
     expect(response.location).toBe(`${server.url}/${project.full_path}-renamed/-/settings/operations`)
   })
 

@@ -507,16 +507,11 @@ async function renderAlertDetails(w: WebRequest, loaded: LoadedProject, alert: A
   return w.render({ title: `${alert.title} · Alerts`, flash }, body, error ? 422 : 200)
 }
 
-/** The alert of the path's iid, or null when it is not a number or the project has none by it. */
-async function findAlertOfPage(w: WebRequest, loaded: LoadedProject): Promise<AlertView | null> {
+/** The alert of the path's iid; NotFound when it is not a number or the project has none by it. */
+async function findAlertOfPage(w: WebRequest, loaded: LoadedProject): Promise<AlertView> {
   const text = textOf(w.params.alert_iid)
-  if (!/^\d{1,10}$/.test(text)) return null
-  try {
-    return await showAlert(w.ctx, loaded, Number(text))
-  } catch (error) {
-    if (error instanceof NotFound) return null
-    throw error
-  }
+  if (!/^\d{1,10}$/.test(text)) throw new NotFound('Alert')
+  return showAlert(w.ctx, loaded, Number(text))
 }
 
 /** Changes the alert's status as the API does (system note, incident closing) and shows the page again. */
@@ -580,16 +575,14 @@ export function registerAlertPages(web: WebRouter, intake: AlertIntake) {
       url,
       projectPage(async (w, loaded) => {
         if (!canReadAlerts(loaded.access)) return w.notFound()
-        const alert = await findAlertOfPage(w, loaded)
-        return alert ? renderAlertDetails(w, loaded, alert) : w.notFound()
+        return renderAlertDetails(w, loaded, await findAlertOfPage(w, loaded))
       }),
     )
     web.post(
       url,
       projectPage(async (w, loaded) => {
         if (!canReadAlerts(loaded.access) || !canUpdateAlerts(loaded.access)) return w.notFound()
-        const alert = await findAlertOfPage(w, loaded)
-        return alert ? changeStatusFromForm(w, loaded, alert) : w.notFound()
+        return changeStatusFromForm(w, loaded, await findAlertOfPage(w, loaded))
       }),
     )
   }

@@ -1,4 +1,4 @@
-import { RecordNotFound } from '../../core/errors.js'
+import { NotFound } from '../../core/errors.js'
 import type { IssueRow } from '../../db/schema.js'
 import { html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
@@ -168,16 +168,11 @@ async function renderIssue(w: WebRequest, loaded: LoadedProject, issue: IssueRow
   )
 }
 
-/** The issue of the path as the caller may see it (GL IssuePolicy: confidential ones only for those allowed), or null. */
-async function findIssueOfPage(w: WebRequest, loaded: LoadedProject): Promise<IssueRow | null> {
+/** The issue of the path as the caller may see it (GL IssuePolicy: confidential ones only for those allowed). */
+async function findIssueOfPage(w: WebRequest, loaded: LoadedProject): Promise<IssueRow> {
   const iid = iidOf(w.params.issue_iid)
-  if (iid === null) return null
-  try {
-    return await findIssue(w.ctx, loaded, iid)
-  } catch (error) {
-    if (error instanceof RecordNotFound) return null
-    throw error
-  }
+  if (iid === null) throw new NotFound('Issue')
+  return findIssue(w.ctx, loaded, iid)
 }
 
 export function registerIssuePages(web: WebRouter) {
@@ -190,10 +185,7 @@ export function registerIssuePages(web: WebRouter) {
       }),
     )
   }
-  const showIssue = projectPage(async (w, loaded) => {
-    const issue = await findIssueOfPage(w, loaded)
-    return issue ? renderIssue(w, loaded, issue) : w.notFound()
-  })
+  const showIssue = projectPage(async (w, loaded) => renderIssue(w, loaded, await findIssueOfPage(w, loaded)))
   for (const url of [...projectPageRoutes('/-/issues/:issue_iid'), ...projectPageRoutes('/-/issues/incident/:issue_iid')]) {
     web.get(url, showIssue)
   }

@@ -98,7 +98,6 @@ async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
 
 async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
   const found = await projectSnippet(w, loaded)
-  if (!found) return w.notFound()
   const body = await snippetBody(w, found)
   return renderProjectPage(
     w,
@@ -115,7 +114,6 @@ async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
 async function renderPersonalSnippet(w: WebRequest) {
   // A project's snippet lives under its project's path (GL SnippetsController finds personal snippets only).
   const found = await personalSnippet(w)
-  if (!found) return w.notFound()
   const body = await snippetBody(w, found)
   return w.render({ title: found.snippet.title, breadcrumbs: [{ text: 'Snippets' }, { text: `$${found.snippet.id}` }] }, body)
 }
@@ -126,38 +124,21 @@ async function sendRaw(w: WebRequest, found: LoadedSnippet) {
   const path = params['*']
   if (path === undefined) return sendSnippetContent(w.ctx, w.reply, found)
   if (path === '' || path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) return w.notFound()
-  let content: string
-  try {
-    content = await readSnippetFile(w.ctx, found, params.ref, path)
-  } catch (error) {
-    if (error instanceof NotFound) return w.notFound()
-    throw error
-  }
-  return sendSnippetFile(w.reply, path.split('/').pop() ?? path, content)
+  return sendSnippetFile(w.reply, path.split('/').pop() ?? path, await readSnippetFile(w.ctx, found, params.ref, path))
 }
 
-/** The personal snippet a page names, or null when the visitor may not read it (or it belongs to a project). */
-async function personalSnippet(w: WebRequest): Promise<LoadedSnippet | null> {
+/** The personal snippet a page names, as the visitor may read it; a project's snippet is not one (NotFound). */
+async function personalSnippet(w: WebRequest): Promise<LoadedSnippet> {
   const id = iidOf(w.params.snippet_id)
-  if (id === null) return null
-  try {
-    const found = await findSnippet(w.ctx, id)
-    return found.project === null ? found : null
-  } catch (error) {
-    if (error instanceof NotFound) return null
-    throw error
-  }
+  const found = id === null ? null : await findSnippet(w.ctx, id)
+  if (!found || found.project !== null) throw new NotFound('Snippet')
+  return found
 }
 
-async function projectSnippet(w: WebRequest, loaded: LoadedProject): Promise<LoadedSnippet | null> {
+async function projectSnippet(w: WebRequest, loaded: LoadedProject): Promise<LoadedSnippet> {
   const id = iidOf(w.params.snippet_id)
-  if (id === null) return null
-  try {
-    return await findProjectSnippet(w.ctx, loaded, id)
-  } catch (error) {
-    if (error instanceof NotFound) return null
-    throw error
-  }
+  if (id === null) throw new NotFound('Snippet')
+  return findProjectSnippet(w.ctx, loaded, id)
 }
 
 export function registerSnippetPages(web: WebRouter) {
@@ -165,15 +146,13 @@ export function registerSnippetPages(web: WebRouter) {
   for (const url of projectPageRoutes('/-/snippets/:snippet_id')) web.get(url, projectPage(renderProjectSnippet))
   for (const suffix of ['/raw', '/raw/:ref/*']) {
     web.get(`/-/snippets/:snippet_id${suffix}`, async (w) => {
-      const found = await personalSnippet(w)
-      return found ? sendRaw(w, found) : w.notFound()
+      return sendRaw(w, await personalSnippet(w))
     })
     for (const url of projectPageRoutes(`/-/snippets/:snippet_id${suffix}`)) {
       web.get(
         url,
         projectPage(async (w, loaded) => {
-          const found = await projectSnippet(w, loaded)
-          return found ? sendRaw(w, found) : w.notFound()
+          return sendRaw(w, await projectSnippet(w, loaded))
         }),
       )
     }

@@ -1,4 +1,4 @@
-import { RecordNotFound } from '../../core/errors.js'
+import { NotFound } from '../../core/errors.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
 import { html, type Html } from '../../web/html.js'
 import { textOf, timeOf } from '../../web/list-page.js'
@@ -283,16 +283,11 @@ async function renderDiffs(w: WebRequest, loaded: LoadedProject, row: MergeReque
   return render(w, loaded, data, 'diffs', html`${header(loaded, data, 'diffs', {})} ${changes}`)
 }
 
-/** The merge request of the path as the caller may see it (GL `read_merge_request`), or null. */
-async function findMergeRequestOfPage(w: WebRequest, loaded: LoadedProject): Promise<MergeRequestRow | null> {
+/** The merge request of the path as the caller may see it (GL `read_merge_request`). */
+async function findMergeRequestOfPage(w: WebRequest, loaded: LoadedProject): Promise<MergeRequestRow> {
   const iid = iidOf(w.params.merge_request_iid)
-  if (iid === null) return null
-  try {
-    return await findMergeRequest(w.ctx, loaded, iid)
-  } catch (error) {
-    if (error instanceof RecordNotFound) return null
-    throw error
-  }
+  if (iid === null) throw new NotFound('Merge Request')
+  return findMergeRequest(w.ctx, loaded, iid)
 }
 
 export function registerMergeRequestPageRoutes(web: WebRouter) {
@@ -314,10 +309,7 @@ export function registerMergeRequestPageRoutes(web: WebRouter) {
     for (const url of projectPageRoutes(`/-/merge_requests/:merge_request_iid${suffix}`)) {
       web.get(
         url,
-        projectPage(async (w, loaded) => {
-          const row = await findMergeRequestOfPage(w, loaded)
-          return row ? renderTab(w, loaded, row) : w.notFound()
-        }),
+        projectPage(async (w, loaded) => renderTab(w, loaded, await findMergeRequestOfPage(w, loaded))),
       )
     }
   }

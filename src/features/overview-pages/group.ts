@@ -1,4 +1,3 @@
-import { NotFound } from '../../core/errors.js'
 import type { Sidebar } from '../../web/html.js'
 import { html } from '../../web/html.js'
 import { findGroup, type LoadedGroup } from '../access/index.js'
@@ -34,16 +33,6 @@ function groupCrumbs(loaded: LoadedGroup) {
   const names = loaded.group.full_name.split(' / ')
   const paths = loaded.group.full_path.split('/')
   return paths.map((_, index) => ({ text: names[index] ?? paths[index], href: `/groups/${paths.slice(0, index + 1).join('/')}` }))
-}
-
-/** The group a page names, as the visitor may see it; null when hidden or missing. */
-async function loadGroup(w: WebRequest, fullPath: string): Promise<LoadedGroup | null> {
-  try {
-    return await findGroup(w.ctx, fullPath)
-  } catch (error) {
-    if (error instanceof NotFound) return null
-    throw error
-  }
 }
 
 /** GET /groups/<path>: the group, its subgroups and projects (GL groups/show). */
@@ -108,8 +97,7 @@ export function registerGroupPages(web: WebRouter) {
   web.get('/groups/*', async (w) => {
     const rest = String((w.request.params as Record<string, string>)['*'] ?? '')
     const [fullPath, page] = rest.split('/-/')
-    const loaded = await loadGroup(w, fullPath)
-    if (!loaded) return w.notFound()
+    const loaded = await findGroup(w.ctx, fullPath)
     if (page === undefined) return showGroup(w, loaded)
     if (page === 'group_members') return showMembers(w, loaded)
     return w.notFound()

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AccessLevel } from '../../core/access.js'
-import { closeBrowser, horizontalOverflow, launchBrowser, screenshots } from '../../testing/browser.js'
+import { closeBrowser, horizontalOverflow, launchBrowser, screenshots, BROWSER_WALK_MS } from '../../testing/browser.js'
 import { createTestGroup, addTestMember } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
@@ -67,7 +67,7 @@ async function capture(page: Page, name: string) {
 }
 
 describe('overview pages in a browser', () => {
-  test('a visitor explores public projects and opens one; the private one stays invisible', async () => {
+  test('a visitor explores public projects and opens one; the private one stays invisible', { timeout: BROWSER_WALK_MS }, async () => {
     const page = await (await browser.newContext()).newPage()
     await page.goto(`${server.url}/explore`)
     expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Observatory / Telescope'])
@@ -83,30 +83,34 @@ describe('overview pages in a browser', () => {
     await page.context().close()
   })
 
-  test('a Guest finds the private project from the dashboard and the search box, and reads the group', async () => {
-    const page = await signedIn(guest)
-    expect(await page.locator('h1').textContent()).toBe('Welcome, Gus')
-    expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Grace / Logbook'])
-    await capture(page, 'overview-dashboard')
-    await page.click('text=Grace / Logbook')
-    expect(new URL(page.url()).pathname).toBe('/grace/logbook')
-    // A Guest of a private project may not read its code, so the page shows no files.
-    expect(await page.locator('.readme').count()).toBe(0)
-    expect(await page.locator('nav.sidebar a').allTextContents()).toEqual(['Logbook', 'Project overview', 'Issues', 'Merge requests'])
-    await capture(page, 'overview-project-guest')
-    await page.fill('header input[name="search"]', 'observ')
-    await Promise.all([page.waitForURL(/\/search\?search=observ$/), page.press('header input[name="search"]', 'Enter')])
-    await capture(page, 'overview-search')
-    await page.click('text=Observatory >> nth=0')
-    expect(new URL(page.url()).pathname).toBe('/groups/observatory')
-    expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Observatory / Telescope'])
-    await capture(page, 'overview-group')
-    await page.goto(`${server.url}/grace`)
-    await capture(page, 'overview-user')
-    await page.context().close()
-  })
+  test(
+    'a Guest finds the private project from the dashboard and the search box, and reads the group',
+    { timeout: BROWSER_WALK_MS },
+    async () => {
+      const page = await signedIn(guest)
+      expect(await page.locator('h1').textContent()).toBe('Welcome, Gus')
+      expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Grace / Logbook'])
+      await capture(page, 'overview-dashboard')
+      await page.click('text=Grace / Logbook')
+      expect(new URL(page.url()).pathname).toBe('/grace/logbook')
+      // A Guest of a private project may not read its code, so the page shows no files.
+      expect(await page.locator('.readme').count()).toBe(0)
+      expect(await page.locator('nav.sidebar a').allTextContents()).toEqual(['Logbook', 'Project overview', 'Issues', 'Merge requests'])
+      await capture(page, 'overview-project-guest')
+      await page.fill('header input[name="search"]', 'observ')
+      await Promise.all([page.waitForURL(/\/search\?search=observ$/), page.press('header input[name="search"]', 'Enter')])
+      await capture(page, 'overview-search')
+      await page.click('text=Observatory >> nth=0')
+      expect(new URL(page.url()).pathname).toBe('/groups/observatory')
+      expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Observatory / Telescope'])
+      await capture(page, 'overview-group')
+      await page.goto(`${server.url}/grace`)
+      await capture(page, 'overview-user')
+      await page.context().close()
+    },
+  )
 
-  test('an administrator sees the private project too', async () => {
+  test('an administrator sees the private project too', { timeout: BROWSER_WALK_MS }, async () => {
     const admin = await createPerson(server.database.db, 'ada')
     await server.database.db.updateTable('users').set({ admin: 1 }).where('id', '=', admin.user.id).execute()
     const page = await signedIn(admin)

@@ -1,4 +1,4 @@
-import { NotFound, ProjectMoved } from '../../core/errors.js'
+import { ProjectMoved } from '../../core/errors.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 import { findMovedProjectLocation } from './web-redirects.js'
 import { AccessLevel } from '../../core/access.js'
@@ -40,7 +40,6 @@ export function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => P
         // GL find_routable!: a path the project had before answers 301 Moved Permanently.
         return location ? w.redirect(location, 301) : w.notFound()
       }
-      if (error instanceof NotFound) return w.notFound()
       throw error
     }
     return handler(w, loaded)

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { closeBrowser, horizontalOverflow, launchBrowser, screenshots } from '../../testing/browser.js'
+import { closeBrowser, horizontalOverflow, launchBrowser, screenshots, BROWSER_WALK_MS } from '../../testing/browser.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { BrowseFixture, type CreatedProject, type Person } from '../repository-browse/browse-fixtures.js'
 
@@ -90,7 +90,7 @@ function pathOf(page: Page): string {
 }
 
 describe('the repository pages in a browser', () => {
-  test('a Developer walks files, a file, blame, history, a commit and a comparison', async () => {
+  test('a Developer walks files, a file, blame, history, a commit and a comparison', { timeout: BROWSER_WALK_MS }, async () => {
     const base = `/${project.path_with_namespace}`
     const page = await signInAt(developer, base)
     try {

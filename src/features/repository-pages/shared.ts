@@ -24,7 +24,8 @@ export function codePage(handler: (page: CodePage) => Promise<unknown>): WebHand
     try {
       return await handler({ w, loaded, directory: projectRepositoryDirectory(w.ctx.config, loaded.project) })
     } catch (error) {
-      if (error instanceof NotFound || error instanceof Forbidden) return w.notFound()
+      // A read the repository refuses is hidden as a missing one is (NotFound is the page router's).
+      if (error instanceof Forbidden) return w.notFound()
       throw error
     }
   })

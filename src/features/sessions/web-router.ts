@@ -1,6 +1,7 @@
 import { stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../../core/caller.js'
+import { NotFound } from '../../core/errors.js'
 import type { Context } from '../../core/context.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
@@ -160,7 +161,13 @@ export class WebRouter {
       // A session whose user can no longer sign in is over.
       web.clearSession()
     }
-    return route.handler(web)
+    try {
+      return await route.handler(web)
+    } catch (error) {
+      // What a page's finders cannot find (or may not show) is the 404 page, as the API's is its 404 answer.
+      if (error instanceof NotFound) return web.notFound()
+      throw error
+    }
   }
 
   /** The 404 page, for a browser's request that no route serves. */
