@@ -23,6 +23,7 @@ export {
   labelIssuesPath,
   listPager,
   loadDiscussion,
+  metadataFields,
   searchForm,
   stateBadge,
   stateTabs,

@@ -21,6 +21,8 @@ import {
   stateTabs,
   userLink,
   type IssuableListView,
+  metadataFields,
+  sidebarField,
 } from './shared.js'
 
 // The project's issue list and an issue's page (GL Projects::IssuesController#index and #show).
@@ -106,13 +108,6 @@ async function renderIssueList(w: WebRequest, loaded: LoadedProject) {
   return renderProjectPage(w, loaded, { title: 'Issues', section: 'issues', crumbs: [{ text: 'Issues', href: base }] }, body)
 }
 
-function sidebarField(label: string, value: Html | string, className: string): Html {
-  return html`<div class="issuable-field ${className}">
-    <h3>${label}</h3>
-    <div>${value === '' ? html`<span class="none">None</span>` : value}</div>
-  </div>`
-}
-
 async function renderIssue(w: WebRequest, loaded: LoadedProject, issue: IssueRow) {
   const [[view], description, discussion] = await Promise.all([
     issueViewsOf(w.ctx, [issue]),
@@ -136,21 +131,7 @@ async function renderIssue(w: WebRequest, loaded: LoadedProject, issue: IssueRow
         ${notes}
       </div>
       <aside class="issuable-sidebar" aria-label="Issue details">
-        ${sidebarField(
-          'Assignees',
-          view.assignees.length === 0 ? '' : html`<ul class="plain">${view.assignees.map((user) => html`<li>${userLink(user)}</li>`)}</ul>`,
-          'assignees',
-        )}
-        ${sidebarField(
-          'Labels',
-          view.labels.length === 0 ? '' : html`${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}`,
-          'labels',
-        )}
-        ${sidebarField(
-          'Milestone',
-          view.milestone ? html`<a href="${projectPath(loaded, `/-/milestones/${view.milestone.iid}`)}">${view.milestone.title}</a>` : '',
-          'milestone',
-        )}
+        ${metadataFields(loaded, view)}
         ${sidebarField('Due date', issue.due_date ? html`<time datetime="${issue.due_date}">${issue.due_date}</time>` : '', 'due-date')}
         ${sidebarField('Confidentiality', issue.confidential === 1 ? 'Confidential: only project members with at least the Planner role, the author and assignees can see it.' : 'Not confidential', 'confidentiality')}
         ${

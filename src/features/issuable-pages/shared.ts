@@ -209,3 +209,37 @@ export function listPager(view: IssuableListView, perPage: number, total: number
     ${hasNext ? html`<a class="button" rel="next" href="${listLink(view, { page: view.page + 1 })}">Next</a>` : ''}
   </nav>`
 }
+
+/** One field of an issue's or merge request's sidebar: its label, then its value or "None". */
+export function sidebarField(label: string, value: Html | string, className: string): Html {
+  return html`<div class="issuable-field ${className}">
+    <h3>${label}</h3>
+    <div>${value === '' ? html`<span class="none">None</span>` : value}</div>
+  </div>`
+}
+
+/** The sidebar fields issues and merge requests share: assignees, labels (linking the issues they label), milestone. */
+export function metadataFields(
+  loaded: LoadedProject,
+  view: {
+    assignees: readonly Pick<UserRow, 'username' | 'name'>[]
+    labels: readonly Pick<LabelRow, 'title' | 'color' | 'description'>[]
+    milestone: { iid: number; title: string } | null
+  },
+): Html {
+  return html`${sidebarField(
+    'Assignees',
+    view.assignees.length === 0 ? '' : html`<ul class="plain">${view.assignees.map((user) => html`<li>${userLink(user)}</li>`)}</ul>`,
+    'assignees',
+  )}
+    ${sidebarField(
+      'Labels',
+      view.labels.length === 0 ? '' : html`${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}`,
+      'labels',
+    )}
+    ${sidebarField(
+      'Milestone',
+      view.milestone ? html`<a href="/${loaded.project.full_path}/-/milestones/${view.milestone.iid}">${view.milestone.title}</a>` : '',
+      'milestone',
+    )}`
+}

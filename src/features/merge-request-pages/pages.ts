@@ -15,6 +15,7 @@ import {
   labelIssuesPath,
   listPager,
   loadDiscussion,
+  metadataFields,
   searchForm,
   stateBadge,
   stateTabs,
@@ -196,13 +197,6 @@ function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, bo
   )
 }
 
-function sidebarField(label: string, value: Html | string, className: string): Html {
-  return html`<div class="issuable-field ${className}">
-    <h3>${label}</h3>
-    <div>${value === '' ? html`<span class="none">None</span>` : value}</div>
-  </div>`
-}
-
 async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow) {
   const [data, description, discussion] = await Promise.all([
     loadMergeRequest(w, loaded, row),
@@ -226,21 +220,7 @@ async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRe
         ${notes}
       </div>
       <aside class="issuable-sidebar" aria-label="Merge request details">
-        ${sidebarField(
-          'Assignees',
-          view.assignees.length === 0 ? '' : html`<ul class="plain">${view.assignees.map((user) => html`<li>${userLink(user)}</li>`)}</ul>`,
-          'assignees',
-        )}
-        ${sidebarField(
-          'Labels',
-          view.labels.length === 0 ? '' : html`${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}`,
-          'labels',
-        )}
-        ${sidebarField(
-          'Milestone',
-          view.milestone ? html`<a href="${projectPath(loaded, `/-/milestones/${view.milestone.iid}`)}">${view.milestone.title}</a>` : '',
-          'milestone',
-        )}
+        ${metadataFields(loaded, view)}
       </aside>
     </div>`
   return render(w, loaded, data, 'overview', body)
