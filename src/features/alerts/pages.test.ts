@@ -453,7 +453,7 @@ describe('the alert details page', () => {
     const text = response.text
     expect(text).not.toContain('<script>')
     expect(text).not.toContain('<img')
-    expect(text).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt; · Alerts · svc</title>')
+    expect(text).toContain(`<title>&lt;script&gt;alert(1)&lt;/script&gt; · Alerts · ${project.full_name} · svc</title>`)
     expect(text).toContain('<h1 class="alert-title">&lt;script&gt;alert(1)&lt;/script&gt;</h1>')
     expect(text).toContain('<span class="badge status-triggered">Triggered</span>')
     expect(text).toContain('<dd class="alert-severity">High</dd>')

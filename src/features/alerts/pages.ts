@@ -3,7 +3,7 @@ import type { AlertIntegrationRow } from '../../db/schema.js'
 import { formErrorsOf } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
-import { projectPage, projectPageRoutes } from '../projects/index.js'
+import { projectPage, projectPageRoutes, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import {
   allIntegrations,
@@ -208,7 +208,12 @@ async function renderSettings(w: WebRequest, loaded: LoadedProject, state: Setti
       ${integrationsTable(w, loaded, integrations, csrfToken)}
     </section>
     ${manager ? newIntegrationForm(w, loaded, csrfToken, state.form) : ''} ${testForms(loaded, integrations, csrfToken, state.test)}`
-  return w.render({ title: 'Monitor Settings', flash: state.flash ?? null }, body, status)
+  return renderProjectPage(
+    w,
+    loaded,
+    { title: 'Monitor Settings', section: 'settings', crumbs: [{ text: 'Monitor Settings' }], flash: state.flash ?? null, status },
+    body,
+  )
 }
 
 function formValuesOf(params: Record<string, unknown>): IntegrationFormValues {
@@ -369,7 +374,7 @@ async function renderAlertList(w: WebRequest, loaded: LoadedProject) {
         </table></div>`
     }
     ${pager(view, ALERTS_PER_PAGE, total, 'alerts')}`
-  return w.render({ title: 'Alerts' }, body)
+  return renderProjectPage(w, loaded, { title: 'Alerts', section: 'alerts', crumbs: [{ text: 'Alerts' }] }, body)
 }
 
 // The alert details page (GL Projects::AlertManagementController#details).
@@ -482,11 +487,7 @@ async function renderAlertDetails(w: WebRequest, loaded: LoadedProject, alert: A
   const activity = await listAlertActivity(w.ctx, loaded, alert)
   const editable = canUpdateAlerts(loaded.access)
   const csrfToken = editable ? await w.csrfToken() : ''
-  const body = html`<nav class="breadcrumbs">
-      <a href="/${loaded.project.full_path}">${loaded.project.full_name}</a> /
-      <a href="/${loaded.project.full_path}${ALERTS_SUFFIX}">Alerts</a> / #${alert.iid}
-    </nav>
-    <div class="alert-header">
+  const body = html`<div class="alert-header">
       ${statusBadge(alert.status)}
       <span class="alert-reported"
         >Alert #${alert.iid} reported ${timeOf(alert.created_at)}${alert.monitoring_tool ? html` by ${alert.monitoring_tool}` : ''}</span
@@ -504,7 +505,18 @@ async function renderAlertDetails(w: WebRequest, loaded: LoadedProject, alert: A
       ${activityList(activity)}
     </section>`
   const flash = error ? { kind: 'alert' as const, text: error } : null
-  return w.render({ title: `${alert.title} · Alerts`, flash }, body, error ? 422 : 200)
+  return renderProjectPage(
+    w,
+    loaded,
+    {
+      title: `${alert.title} · Alerts`,
+      section: 'alerts',
+      crumbs: [{ text: 'Alerts', href: `/${loaded.project.full_path}${ALERTS_SUFFIX}` }, { text: `#${alert.iid}` }],
+      flash,
+      status: error ? 422 : 200,
+    },
+    body,
+  )
 }
 
 /** The alert of the path's iid; NotFound when it is not a number or the project has none by it. */

@@ -2,7 +2,7 @@ import { NotFound } from '../../core/errors.js'
 import type { ErrorTrackingErrorRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { capitalized, listControls, listQueryOf, pager, textOf, timeOf, type ListView } from '../../web/list-page.js'
-import { projectPage, projectPageRoutes } from '../projects/index.js'
+import { projectPage, projectPageRoutes, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { ERROR_STATUSES, listErrors, showError, updateError, type ErrorStatusName } from './errors.js'
 import { canReadErrors, canUpdateErrors } from './policy.js'
@@ -71,7 +71,7 @@ async function renderErrorList(w: WebRequest, loaded: LoadedProject) {
         </table>`
     }
     ${pager(view, ERRORS_PER_PAGE, total, 'errors')}`
-  return w.render({ title: 'Errors' }, body)
+  return renderProjectPage(w, loaded, { title: 'Errors', section: 'errors', crumbs: [{ text: 'Error tracking' }] }, body)
 }
 
 function errorIdOf(w: WebRequest): number {
@@ -142,7 +142,7 @@ async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId:
           )}
         </ol>`
     }`
-  return w.render({ title: errorTitle(error) }, body)
+  return renderProjectPage(w, loaded, { title: errorTitle(error), section: 'errors' }, body)
 }
 
 /** The project's error list and an error with its latest stack trace (GL Projects::ErrorTrackingController). */
