@@ -3,7 +3,7 @@ import { textOf, timeOf } from '../../web/list-page.js'
 import { commitDiffOf, commitRefsOf, commitTitle, findProjectCommit, listCommits, shortCommitId } from '../commits/index.js'
 import { diffSection, diffViewModeOf } from '../diff-view/index.js'
 import { renderProjectPage } from '../projects/index.js'
-import type { ParsedCommit } from '../repositories/index.js'
+import { openGitOutput, type ParsedCommit } from '../repositories/index.js'
 import {
   codeCrumbs,
   commitRow,
@@ -86,10 +86,22 @@ export async function showCommits(page: CodePage) {
 }
 
 /** GET /-/commit/<sha>: the commit's message, author, parents, the branches and tags holding it, and its diff. */
+// GitLab's plain views of a commit: `<sha>.patch` as `git format-patch` writes it, `<sha>.diff` as the diff alone.
+const PLAIN_VIEWS: Record<string, (oid: string) => string[]> = {
+  '.patch': (oid) => ['format-patch', '-1', '--stdout', '--full-index', '--no-color', '--no-ext-diff', '--no-signature', oid],
+  '.diff': (oid) => ['diff-tree', '-p', '--root', '--no-commit-id', '--full-index', '--no-color', '--no-ext-diff', oid],
+}
+
 export async function showCommit(page: CodePage) {
   const { w, loaded } = page
-  const sha = String((w.request.params as Record<string, string>).sha ?? '')
+  const named = String((w.request.params as Record<string, string>).sha ?? '')
+  const plain = Object.keys(PLAIN_VIEWS).find((suffix) => named.endsWith(suffix))
+  const sha = plain ? named.slice(0, -plain.length) : named
   const { directory, commit } = await findProjectCommit(w.ctx, loaded, sha)
+  if (plain) {
+    const output = await openGitOutput(directory, PLAIN_VIEWS[plain](commit.oid))
+    return w.reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(output)
+  }
   const [diff, refs] = await Promise.all([commitDiffOf(directory, commit), commitRefsOf(directory, commit, 'all')])
   const description = commit.message.includes('\n') ? commit.message.slice(commit.message.indexOf('\n') + 1).trim() : ''
   const branches = refs.filter((ref) => ref.type === 'branch')
@@ -110,6 +122,8 @@ export async function showCommit(page: CodePage) {
         </p>
         <div class="actions">
           <a class="button" href="${refUrl(loaded, 'tree', commit.oid)}">Browse files</a>
+          <a class="button" href="${commitUrl(loaded, commit.oid)}.patch">Email patch</a>
+          <a class="button" href="${commitUrl(loaded, commit.oid)}.diff">Plain diff</a>
         </div>
       </div>
       <h1 class="commit-title">${commitTitle(commit.message)}</h1>

@@ -287,6 +287,26 @@ describe('commits', () => {
     expectEscaped(root.text)
     expect((await visit(at('/-/commit/0123456789abcdef0123456789abcdef01234567'))).status).toBe(404)
   })
+
+  test('a commit as an e-mail patch and as a plain diff, as git writes them', async () => {
+    const page = await visit(at(`/-/commit/${second}`))
+    expect(page.text).toContain(`<a class="button" href="${at(`/-/commit/${second}`)}.patch">Email patch</a>`)
+    const patch = await visit(at(`/-/commit/${second}.patch`))
+    expect(patch.status).toBe(200)
+    expect(patch.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(patch.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(patch.text).toMatch(new RegExp(`^From ${second} Mon Sep 17 00:00:00 2001\nFrom: `))
+    expect(patch.text).toContain(`Subject: [PATCH] Fix <script>alert("m")</script> & 'quotes'\n`)
+    expect(patch.text).toContain('-  return a + b\n+  return b + a\n')
+    const diff = await visit(at(`/-/commit/${second}.diff`))
+    expect(diff.status).toBe(200)
+    expect(diff.text).toMatch(
+      /^diff --git a\/src\/app\.ts b\/src\/app\.ts\nindex [0-9a-f]{40}\.\.[0-9a-f]{40} 100644\n--- a\/src\/app\.ts\n\+\+\+ b\/src\/app\.ts\n/,
+    )
+    // The root commit's diff shows every file it added.
+    expect((await visit(at(`/-/commit/${first}.diff`))).text).toContain('new file mode 100644')
+    expect((await visit(at('/-/commit/0123456789abcdef0123456789abcdef01234567.patch'))).status).toBe(404)
+  })
 })
 
 describe('branches, tags and compare', () => {
