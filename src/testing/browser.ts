@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { expect } from 'vitest'
 
 /** Debian's chromium package; CI installs it when missing (.ci/run). */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -46,4 +47,30 @@ export async function screenshots(page: Page, name: string) {
 export async function horizontalOverflow(page: Page): Promise<number> {
   // A string, evaluated in the page: the program's types know no DOM.
   return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+}
+
+/** Screenshots at both widths (see `screenshots`), and nothing wider than a phone's screen at 390 px. */
+export async function lookAt(page: Page, name: string) {
+  await page.setViewportSize({ width: 390, height: 900 })
+  expect(await horizontalOverflow(page), `${name} overflows at 390 px`).toBe(0)
+  await screenshots(page, name)
+}
+
+/**
+ * A new browser, without JavaScript, that opens `path`, is sent to sign in, signs in as `who` and comes back to
+ * `path`: the page, at 1280 px.
+ */
+export async function signInAt(
+  browser: Browser,
+  baseUrl: string,
+  who: { username: string; password: string },
+  path: string,
+): Promise<Page> {
+  const page = await (await browser.newContext({ javaScriptEnabled: false })).newPage()
+  await page.goto(baseUrl + path)
+  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
+  await page.fill('input[name="user[login]"]', who.username)
+  await page.fill('input[name="user[password]"]', who.password)
+  await Promise.all([page.waitForURL(baseUrl + path), page.click('main button[type="submit"]')])
+  return page
 }

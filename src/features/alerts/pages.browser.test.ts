@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { closeBrowser, launchBrowser } from '../../testing/browser.js'
+import { closeBrowser, launchBrowser, screenshots } from '../../testing/browser.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 
@@ -82,6 +82,7 @@ describe('the alert pages in a browser', () => {
       expect(await page.textContent('#alert_1 .alert-severity')).toBe('High')
       expect(await page.textContent('#alert_1 .alert-status')).toBe('Triggered')
       expect(await page.textContent('#alert_1 .alert-events')).toBe('1')
+      await screenshots(page, 'alerts-list')
       await page.click('a.status-tab:has-text("Resolved")')
       expect(await page.textContent('.no-alerts')).toBe('No alerts to display.')
     } finally {
@@ -131,6 +132,7 @@ describe('the alert pages in a browser', () => {
       await page.click('#status_acknowledged button')
       expect(page.url()).toBe(`${server.url}${list}/1/details`)
       expect(await page.textContent('.alert-header .badge')).toBe('Acknowledged')
+      await screenshots(page, 'alerts-details')
       expect(await page.locator('.status-actions button').allTextContents()).toEqual(['Resolve', 'Ignore', 'Reopen'])
       expect(await notes.locator('.note-body').allTextContents()).toEqual([
         'logged an alert from Production monitor',

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { closeBrowser, launchBrowser } from '../../testing/browser.js'
+import { closeBrowser, launchBrowser, screenshots } from '../../testing/browser.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -90,6 +90,7 @@ test('an SDK event shows in the error list; its page shows the stack trace; a De
     expect(await page.textContent('h1.error-title')).toBe('ZeroDivisionError division by zero')
     expect(await page.textContent('.frame-function')).toBe('divide')
     expect(await page.textContent('.frame-context')).toBe('6  def divide(a, b):\n7  return a / b\n')
+    await screenshots(page, 'errors-details')
     await Promise.all([page.waitForURL(/\/details$/), page.click('button.error-status-resolved')])
     expect(await page.textContent('dd.error-status')).toBe('Resolved')
     await page.goto(server.url + list)

@@ -86,8 +86,10 @@ function statusForms(path: string, csrfToken: string, current: string): Html {
       ${csrfField(csrfToken)}<input type="hidden" name="status" value="${status}" />
       <button type="submit" class="error-status-${status}">${label}</button>
     </form>`
-  return html`${current === 'ignored' ? button('unresolved', 'Undo ignore') : button('ignored', 'Ignore')}
-  ${current === 'resolved' ? button('unresolved', 'Unresolve') : button('resolved', 'Resolve')}`
+  return html`<div class="button-row">
+    ${current === 'ignored' ? button('unresolved', 'Undo ignore') : button('ignored', 'Ignore')}
+    ${current === 'resolved' ? button('unresolved', 'Unresolve') : button('resolved', 'Resolve')}
+  </div>`
 }
 
 async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId: number) {
@@ -96,10 +98,9 @@ async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId:
   const frames = latest ? stackTraceOf(latest.payload) : []
   const path = errorPagePath(loaded.project.full_path, error.id)
   const status = statusName(error)
-  const body = html`<p><a href="/${loaded.project.full_path}${LIST_SUFFIX}">Errors</a></p>
-    <h1 class="error-title">${errorTitle(error)}</h1>
+  const body = html`<h1 class="error-title">${errorTitle(error)}</h1>
     ${canUpdateErrors(loaded.access, loaded.project) ? statusForms(path, await w.csrfToken(), status) : ''}
-    <dl class="error-details">
+    <dl class="fields error-details">
       <dt>Status</dt>
       <dd class="error-status">${capitalized(status)}</dd>
       <dt>Culprit</dt>
@@ -142,7 +143,16 @@ async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId:
           )}
         </ol>`
     }`
-  return renderProjectPage(w, loaded, { title: errorTitle(error), section: 'errors' }, body)
+  return renderProjectPage(
+    w,
+    loaded,
+    {
+      title: errorTitle(error),
+      section: 'errors',
+      crumbs: [{ text: 'Error tracking', href: `/${loaded.project.full_path}${LIST_SUFFIX}` }, { text: `#${error.id}` }],
+    },
+    body,
+  )
 }
 
 /** The project's error list and an error with its latest stack trace (GL Projects::ErrorTrackingController). */

@@ -1,6 +1,6 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { closeBrowser, horizontalOverflow, launchBrowser, screenshots, BROWSER_WALK_MS } from '../../testing/browser.js'
+import { BROWSER_WALK_MS, closeBrowser, launchBrowser, lookAt, signInAt } from '../../testing/browser.js'
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -94,70 +94,51 @@ afterAll(async () => {
   await server.close()
 })
 
-async function signIn(who: Person, path: string): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: false })
-  const page = await context.newPage()
-  await page.goto(server.url + path)
-  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
-  await page.fill('input[name="user[login]"]', who.user.username)
-  await page.fill('input[name="user[password]"]', who.password)
-  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
-  return page
-}
-
-/** Screenshots at both widths, and nothing wider than a phone's screen at 390 px. */
-async function capture(page: Page, name: string) {
-  await screenshots(page, name)
-  await page.setViewportSize({ width: 390, height: 900 })
-  expect(await horizontalOverflow(page), `${name} overflows at 390 px`).toBe(0)
-  await page.setViewportSize({ width: 1280, height: 900 })
-}
-
 describe('the merge request pages in a browser', () => {
   test(
     'a Developer reviews a merge request: list, overview, commits, changes inline and side by side, then the issue',
     { timeout: BROWSER_WALK_MS },
     async () => {
       const list = `/${project.path_with_namespace}/-/merge_requests`
-      const page = await signIn(developer, list)
+      const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, list)
       try {
         expect(await page.textContent('h1')).toBe('Merge requests')
         expect(await page.locator('.state-tabs [aria-current=page]').textContent()).toMatch(/Open\s+1/)
-        await capture(page, 'mr-list')
+        await lookAt(page, 'mr-list')
 
         await page.click(`#merge_request_${mergeRequestIid} a.title`)
         expect(new URL(page.url()).pathname).toBe(`${list}/${mergeRequestIid}`)
         expect(await page.textContent('h1')).toBe('Apply discounts to invoice totals')
         expect(await page.textContent('.description code')).toBe('total')
         expect(await page.locator('.note.user-note').count()).toBe(1)
-        await capture(page, 'mr-overview')
+        await lookAt(page, 'mr-overview')
 
         await page.click('.merge-request-tabs a:has-text("Commits")')
         expect(await page.locator('.commit-row').count()).toBe(2)
-        await capture(page, 'mr-commits')
+        await lookAt(page, 'mr-commits')
 
         await page.click('.merge-request-tabs a:has-text("Changes")')
         expect(await page.locator('details.diff-file').count()).toBe(4)
         expect(await page.textContent('.file-renamed .old-path')).toBe('docs/old-guide.md')
         await page.click('.file-tree a:has-text("src/invoice.ts")')
         expect(new URL(page.url()).hash).toMatch(/^#[0-9a-f]{40}$/)
-        await capture(page, 'mr-changes-inline')
+        await lookAt(page, 'mr-changes-inline')
 
         await page.click('.view-switch a:has-text("Side-by-side")')
         expect(new URL(page.url()).search).toBe('?view=parallel')
         expect(await page.locator('table.diff-table.parallel').count()).toBeGreaterThan(0)
-        await capture(page, 'mr-changes-parallel')
+        await lookAt(page, 'mr-changes-parallel')
 
         await page.click('.merge-request-tabs a:has-text("Overview")')
         await page.click(`.description a[href$="/-/issues/${issueIid}"]`)
         expect(await page.textContent('h1')).toBe('Discounts are not applied')
         expect(await page.locator('.issuable-sidebar .label-badge').count()).toBe(2)
-        await capture(page, 'mr-issue')
+        await lookAt(page, 'mr-issue')
 
         await page.click('.issuable-sidebar .label-badge:has-text("bug")')
         expect(new URL(page.url()).searchParams.getAll('label_name[]')).toEqual(['bug'])
         expect(await page.locator('.issue-row').count()).toBe(1)
-        await capture(page, 'mr-issue-list')
+        await lookAt(page, 'mr-issue-list')
       } finally {
         await page.context().close()
       }

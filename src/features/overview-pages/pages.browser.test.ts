@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AccessLevel } from '../../core/access.js'
-import { closeBrowser, horizontalOverflow, launchBrowser, screenshots, BROWSER_WALK_MS } from '../../testing/browser.js'
+import { BROWSER_WALK_MS, closeBrowser, launchBrowser, lookAt, signInAt } from '../../testing/browser.js'
 import { createTestGroup, addTestMember } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
@@ -49,35 +49,18 @@ afterAll(async () => {
   await server.close()
 })
 
-async function signedIn(who: Person): Promise<Page> {
-  const page = await (await browser.newContext()).newPage()
-  await page.goto(`${server.url}/users/sign_in`)
-  await page.fill('input[name="user[login]"]', who.user.username)
-  await page.fill('input[name="user[password]"]', who.password)
-  await Promise.all([page.waitForURL(`${server.url}/`), page.click('main button[type="submit"]')])
-  return page
-}
-
-/** Screenshots at both widths, and nothing wider than a phone's screen at 390 px. */
-async function capture(page: Page, name: string) {
-  await screenshots(page, name)
-  await page.setViewportSize({ width: 390, height: 900 })
-  expect(await horizontalOverflow(page), `${name} overflows at 390 px`).toBe(0)
-  await page.setViewportSize({ width: 1280, height: 900 })
-}
-
 describe('overview pages in a browser', () => {
   test('a visitor explores public projects and opens one; the private one stays invisible', { timeout: BROWSER_WALK_MS }, async () => {
     const page = await (await browser.newContext()).newPage()
     await page.goto(`${server.url}/explore`)
     expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Observatory / Telescope'])
-    await capture(page, 'overview-explore')
+    await lookAt(page, 'overview-explore')
     await page.click('text=Observatory / Telescope')
     expect(new URL(page.url()).pathname).toBe('/observatory/telescope')
     expect(await page.title()).toBe('Telescope · Observatory / Telescope · svc')
     expect(await page.locator('.readme > header h2').textContent()).toBe('README.md')
     expect(await page.locator('img[src="x"]').count()).toBe(0)
-    await capture(page, 'overview-project-visitor')
+    await lookAt(page, 'overview-project-visitor')
     await page.goto(`${server.url}/grace/logbook`)
     expect(new URL(page.url()).pathname).toBe('/users/sign_in')
     await page.context().close()
@@ -87,25 +70,25 @@ describe('overview pages in a browser', () => {
     'a Guest finds the private project from the dashboard and the search box, and reads the group',
     { timeout: BROWSER_WALK_MS },
     async () => {
-      const page = await signedIn(guest)
+      const page = await signInAt(browser, server.url, { username: guest.user.username, password: guest.password }, '/')
       expect(await page.locator('h1').textContent()).toBe('Welcome, Gus')
       expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Grace / Logbook'])
-      await capture(page, 'overview-dashboard')
+      await lookAt(page, 'overview-dashboard')
       await page.click('text=Grace / Logbook')
       expect(new URL(page.url()).pathname).toBe('/grace/logbook')
       // A Guest of a private project may not read its code, so the page shows no files.
       expect(await page.locator('.readme').count()).toBe(0)
       expect(await page.locator('nav.sidebar a').allTextContents()).toEqual(['Logbook', 'Project overview', 'Issues', 'Merge requests'])
-      await capture(page, 'overview-project-guest')
+      await lookAt(page, 'overview-project-guest')
       await page.fill('header input[name="search"]', 'observ')
       await Promise.all([page.waitForURL(/\/search\?search=observ$/), page.press('header input[name="search"]', 'Enter')])
-      await capture(page, 'overview-search')
+      await lookAt(page, 'overview-search')
       await page.click('text=Observatory >> nth=0')
       expect(new URL(page.url()).pathname).toBe('/groups/observatory')
       expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Observatory / Telescope'])
-      await capture(page, 'overview-group')
+      await lookAt(page, 'overview-group')
       await page.goto(`${server.url}/grace`)
-      await capture(page, 'overview-user')
+      await lookAt(page, 'overview-user')
       await page.context().close()
     },
   )
@@ -113,7 +96,7 @@ describe('overview pages in a browser', () => {
   test('an administrator sees the private project too', { timeout: BROWSER_WALK_MS }, async () => {
     const admin = await createPerson(server.database.db, 'ada')
     await server.database.db.updateTable('users').set({ admin: 1 }).where('id', '=', admin.user.id).execute()
-    const page = await signedIn(admin)
+    const page = await signInAt(browser, server.url, { username: admin.user.username, password: admin.password }, '/')
     await page.goto(`${server.url}/explore`)
     expect((await page.locator('ul.projects a.title').allTextContents()).sort()).toEqual(['Grace / Logbook', 'Observatory / Telescope'])
     await page.goto(`${server.url}/grace/logbook`)

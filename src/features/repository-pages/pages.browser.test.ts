@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { closeBrowser, horizontalOverflow, launchBrowser, screenshots, BROWSER_WALK_MS } from '../../testing/browser.js'
+import { BROWSER_WALK_MS, closeBrowser, launchBrowser, lookAt, signInAt } from '../../testing/browser.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { BrowseFixture, type CreatedProject, type Person } from '../repository-browse/browse-fixtures.js'
 
@@ -67,24 +67,6 @@ afterAll(async () => {
   fixture.remove()
 })
 
-async function signInAt(who: Person, path: string): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: false })
-  const page = await context.newPage()
-  await page.goto(server.url + path)
-  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
-  await page.fill('input[name="user[login]"]', who.user.username)
-  await page.fill('input[name="user[password]"]', who.password)
-  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
-  return page
-}
-
-/** Screenshots of the page, and no horizontal scrolling of the whole page on a phone. */
-async function look(page: Page, name: string) {
-  await page.setViewportSize({ width: 390, height: 900 })
-  expect([name, await horizontalOverflow(page)]).toEqual([name, 0])
-  await screenshots(page, `repository-${name}`)
-}
-
 function pathOf(page: Page): string {
   return decodeURIComponent(new URL(page.url()).pathname)
 }
@@ -92,30 +74,30 @@ function pathOf(page: Page): string {
 describe('the repository pages in a browser', () => {
   test('a Developer walks files, a file, blame, history, a commit and a comparison', { timeout: BROWSER_WALK_MS }, async () => {
     const base = `/${project.path_with_namespace}`
-    const page = await signInAt(developer, base)
+    const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, base)
     try {
       await Promise.all([page.waitForURL(`**${base}/-/tree/main`), page.click('.sidebar a:text-is("Repository")')])
       expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['docs', 'src', 'README.md', 'long-line.txt'])
       expect(await page.textContent('.readme h1')).toContain('Settings service')
-      await look(page, 'tree')
+      await lookAt(page, 'repository-tree')
 
       await page.selectOption('select[name="ref"]', 'feature/login')
       await Promise.all([page.waitForURL(`**${base}/-/tree/feature/login`), page.click('.ref-switcher button')])
       await page.click('.tree-table a:text-is("src")')
       expect(pathOf(page)).toBe(`${base}/-/tree/feature/login/src`)
       expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['..', 'config.ts', 'login.ts', 'server.ts'])
-      await look(page, 'folder')
+      await lookAt(page, 'repository-folder')
 
       await page.click('.tree-table a:text-is("config.ts")')
       expect(pathOf(page)).toBe(`${base}/-/blob/feature/login/src/config.ts`)
       expect(await page.textContent('#L4 .line')).toContain('export async function loadConfig')
       expect(await page.locator('#L4 .hljs-keyword').first().textContent()).toBe('export')
-      await look(page, 'blob')
+      await lookAt(page, 'repository-blob')
 
       await page.click('.repository-header a:text-is("Blame")')
       expect(pathOf(page)).toBe(`${base}/-/blame/feature/login/src/config.ts`)
       expect(await page.textContent('.blame-commit .commit-title')).toBe('Start the settings service')
-      await look(page, 'blame')
+      await lookAt(page, 'repository-blame')
 
       await page.selectOption('select[name="ref"]', 'main')
       await Promise.all([page.waitForURL(`**${base}/-/blame/main/src/config.ts`), page.click('.ref-switcher button')])
@@ -127,7 +109,7 @@ describe('the repository pages in a browser', () => {
         'Read the port from the environment',
         'Start the settings service',
       ])
-      await look(page, 'commits')
+      await lookAt(page, 'repository-commits')
 
       await page.click('.commit-list a.commit-title >> nth=0')
       expect(await page.textContent('h1.commit-title')).toBe('Read the port from the environment')
@@ -135,14 +117,14 @@ describe('the repository pages in a browser', () => {
         '+export const PORT = Number(process.env.PORT ?? 8080)',
       ])
       expect(await page.locator('.diff tr.added .hljs-keyword').first().textContent()).toBe('export')
-      await look(page, 'commit')
+      await lookAt(page, 'repository-commit')
       await page.click('.view-switch a:text-is("Side-by-side")')
       expect(new URL(page.url()).search).toBe('?view=parallel')
       await page.setViewportSize({ width: 1280, height: 900 })
       expect(await page.locator('table.diff-table.parallel td.line.new.added').allTextContents()).toEqual([
         '+export const PORT = Number(process.env.PORT ?? 8080)',
       ])
-      await look(page, 'commit-parallel')
+      await lookAt(page, 'repository-commit-parallel')
 
       await page.click('.sidebar a:text-is("Compare revisions")')
       expect(pathOf(page)).toBe(`${base}/-/compare`)
@@ -151,19 +133,19 @@ describe('the repository pages in a browser', () => {
       await Promise.all([page.waitForURL(`**${base}/-/compare/main...feature/login`), page.click('.compare-form button[type="submit"]')])
       expect(await page.locator('.commit-list .commit-title').allTextContents()).toEqual(['Add a login <form> helper'])
       expect(await page.locator('.diff-file .file-title').allTextContents()).toEqual(['src/login.ts'])
-      await look(page, 'compare')
+      await lookAt(page, 'repository-compare')
 
       await page.goto(`${server.url}${base}/-/blob/main/README.md`)
       expect(await page.textContent('.file-box .markdown h1')).toContain('Settings service')
-      await look(page, 'blob-markdown')
+      await lookAt(page, 'repository-blob-markdown')
       await page.goto(`${server.url}${base}/-/blob/main/long-line.txt`)
-      await look(page, 'blob-long-line')
+      await lookAt(page, 'repository-blob-long-line')
       await page.click('.sidebar a:text-is("Branches")')
       expect(await page.locator('.ref-list .ref-name').allTextContents()).toEqual(['feature/login', 'main'])
-      await look(page, 'branches')
+      await lookAt(page, 'repository-branches')
       await page.click('.sidebar a:text-is("Tags")')
       expect(await page.locator('.ref-list .ref-name').allTextContents()).toEqual(['v0.1'])
-      await look(page, 'tags')
+      await lookAt(page, 'repository-tags')
     } finally {
       await page.context().close()
     }
