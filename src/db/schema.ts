@@ -418,6 +418,15 @@ export interface MergeRequestAssigneesTable {
   user_id: number
 }
 
+/** A user asked to review a merge request (GL merge_request_reviewers). */
+export interface MergeRequestReviewersTable {
+  merge_request_id: number
+  user_id: number
+  /** GL MergeRequestReviewer states: 'unreviewed' until the review, then 'reviewed', 'requested_changes' or 'approved'. */
+  state: Generated<string>
+  created_at: Timestamp
+}
+
 /** A project label (project_id set) or a group label (group_id set). */
 export interface LabelsTable {
   id: Generated<number>
@@ -809,6 +818,7 @@ export interface Database {
   issue_assignees: IssueAssigneesTable
   merge_requests: MergeRequestsTable
   merge_request_assignees: MergeRequestAssigneesTable
+  merge_request_reviewers: MergeRequestReviewersTable
   merge_request_diffs: MergeRequestDiffsTable
   labels: LabelsTable
   issue_labels: IssueLabelsTable

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from '../../core/context.js'
 import { NotFound, RecordNotFound } from '../../core/errors.js'
+import { toSentence } from '../../core/sentence.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { ErrorTrackingClientKeyRow, ErrorTrackingSettingsRow } from '../../db/schema.js'
 import { authorizeAdminOperations } from './policy.js'
@@ -100,12 +101,6 @@ function settingsProblems(values: { enabled: number; integrated: number; api_url
     else if (slugs.organization === undefined) problems.push('Error tracking setting project is a required field')
   }
   return problems
-}
-
-/** Rails' `to_sentence`: "a", "a and b", "a, b, and c". */
-function toSentence(items: string[]): string {
-  if (items.length <= 2) return items.join(' and ')
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`
 }
 
 export interface SettingsInput {

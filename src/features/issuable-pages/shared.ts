@@ -218,20 +218,21 @@ export function sidebarField(label: string, value: Html | string, className: str
   </div>`
 }
 
-/** The sidebar fields issues and merge requests share: assignees, labels (linking the issues they label), milestone. */
+/** The sidebar fields of issues and merge requests: assignees, reviewers, labels (linking the issues they label), milestone. */
 export function metadataFields(
   loaded: LoadedProject,
   view: {
     assignees: readonly Pick<UserRow, 'username' | 'name'>[]
+    /** Merge requests only. */
+    reviewers?: readonly { user: Pick<UserRow, 'username' | 'name'> }[]
     labels: readonly Pick<LabelRow, 'title' | 'color' | 'description'>[]
     milestone: { iid: number; title: string } | null
   },
 ): Html {
-  return html`${sidebarField(
-    'Assignees',
-    view.assignees.length === 0 ? '' : html`<ul class="plain">${view.assignees.map((user) => html`<li>${userLink(user)}</li>`)}</ul>`,
-    'assignees',
-  )}
+  const people = (users: readonly Pick<UserRow, 'username' | 'name'>[]) =>
+    users.length === 0 ? '' : html`<ul class="plain">${users.map((user) => html`<li>${userLink(user)}</li>`)}</ul>`
+  return html`${sidebarField('Assignees', people(view.assignees), 'assignees')}
+    ${view.reviewers ? sidebarField('Reviewers', people(view.reviewers.map((reviewer) => reviewer.user)), 'reviewers') : ''}
     ${sidebarField(
       'Labels',
       view.labels.length === 0 ? '' : html`${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}`,

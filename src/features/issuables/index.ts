@@ -3,6 +3,7 @@ export {
   assigneeChangeNote,
   detachMilestoneFromIssuables,
   touchIssuable,
+  userFilterOf,
   dueDateChangeNote,
   issuableFilterConditions,
   issuableFiltersOf,
@@ -29,4 +30,5 @@ export {
   ReferencesJson,
   TaskCompletionJson,
   TimeStatsJson,
+  UserFilterParam,
 } from './schemas.js'

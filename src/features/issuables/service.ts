@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Context } from '../../core/context.js'
 import { ParamError } from '../../core/errors.js'
+import { toSentence } from '../../core/sentence.js'
 import type { Db } from '../../db/index.js'
 import type { Database, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
 import { type LoadedProject } from '../access/index.js'
@@ -95,12 +96,6 @@ export async function resolveMetadata(
     change.milestone = id === null || id <= 0 ? null : ((await findProjectMilestone(trx, loaded.project.id, id)) ?? null)
   }
   return change
-}
-
-/** "a", "a and b", "a, b, and c" (Rails' Array#to_sentence). */
-function toSentence(words: readonly string[]): string {
-  if (words.length <= 2) return words.join(' and ')
-  return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`
 }
 
 /** GL SystemNotes::IssuablesService#change_label: "added ~1 ~2 and removed ~3 labels". */
@@ -247,13 +242,13 @@ export function issuableSortColumn(orderBy: string): string {
   }
 }
 
-/** `assignee_id`: a user id, `None` or `Any` (Grape's values check); anything else is refused. */
-export function assigneeFilterOf(value: string | undefined): 'none' | 'any' | number | undefined {
+/** A user filter such as `assignee_id`: a user id, `None` or `Any` (Grape's values check); anything else is refused. */
+export function userFilterOf(name: string, value: string | undefined): 'none' | 'any' | number | undefined {
   if (value === undefined) return undefined
   const lower = value.toLowerCase()
   if (lower === 'none' || lower === 'any') return lower
   if (/^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value)
-  throw new ParamError('assignee_id does not have a valid value')
+  throw new ParamError(`${name} does not have a valid value`)
 }
 
 function escapeLike(text: string): string {
@@ -284,7 +279,7 @@ export function issuableFilterConditions(ctx: Context, eb: Eb, type: IssuableTyp
   if (filters.authorUsername !== undefined) {
     conditions.push(sql<SqlBool>`${col('author_id')} in (select id from users where lower(username) = lower(${filters.authorUsername}))`)
   }
-  const assignee = assigneeFilterOf(filters.assigneeId)
+  const assignee = userFilterOf('assignee_id', filters.assigneeId)
   const anyAssignee = sql<SqlBool>`exists (select 1 from ${sql.table(assigneeJoin.table)} a where a.${sql.ref(assigneeJoin.key)} = ${col('id')})`
   if (assignee === 'none') conditions.push(sql<SqlBool>`not ${anyAssignee}`)
   else if (assignee === 'any') conditions.push(anyAssignee)

@@ -2,6 +2,7 @@ import { AccessLevel, MEMBER_ACCESS_LEVELS, tierIncludes } from '../../core/acce
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
+import { toSentence } from '../../core/sentence.js'
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
@@ -274,13 +275,6 @@ async function validationErrors(
 
 function hasErrors(errors: ValidationErrors): boolean {
   return Object.keys(errors).length > 0
-}
-
-/** Rails' `Array#to_sentence`. */
-function toSentence(items: string[]): string {
-  if (items.length <= 1) return items.join('')
-  if (items.length === 2) return `${items[0]} and ${items[1]}`
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`
 }
 
 /** ActiveModel `full_messages`: attribute errors prefixed with the attribute's human name, base errors alone. */

@@ -198,6 +198,19 @@ describe('a merge request', () => {
   })
 })
 
+describe('reviewers', () => {
+  test('the sidebar lists the reviewers, and the discussion says who asked', async () => {
+    const reviewer = await createPerson(db, 'mrpagesreviewer')
+    await addProjectMember(db, reviewer, project.id, 30)
+    await api('PUT', `/projects/${project.id}/merge_requests/${mergeRequest.iid}`, { reviewer_ids: [reviewer.user.id] })
+    const page = await visit(pathOf(`/${mergeRequest.iid}`), developerSession)
+    expect(page.text).toMatch(
+      /<div class="issuable-field reviewers">\s*<h3>Reviewers<\/h3>\s*<div><ul class="plain"><li><a class="user-link" href="\/mrpagesreviewer">Mrpagesreviewer<\/a> <span class="note-username">@mrpagesreviewer<\/span><\/li><\/ul><\/div>/,
+    )
+    expect(page.text).toContain('requested review from')
+  })
+})
+
 describe('who sees the pages', () => {
   test('a visitor is sent to sign in, a signed-in non-member gets the 404 page of a missing project', async () => {
     for (const suffix of ['', `/${mergeRequest.iid}`, `/${mergeRequest.iid}/commits`, `/${mergeRequest.iid}/diffs`]) {
@@ -227,8 +240,9 @@ describe('who sees the pages', () => {
   })
 })
 
-describe('speed', () => {
-  test('a merge request with 200 comments renders in under 50 ms of server time', async () => {
+describe('a long discussion', () => {
+  // Its render time is measured by bench/pages.mjs.
+  test('a merge request with 200 comments shows every one', async () => {
     const iid = mergeRequest.iid
     const mr = await db
       .selectFrom('merge_requests')
@@ -252,16 +266,9 @@ describe('speed', () => {
         })),
       )
       .execute()
-    const path = pathOf(`/${iid}`)
-    await visit(path, developerSession)
-    const times: number[] = []
-    for (let run = 0; run < 5; run++) {
-      const started = performance.now()
-      const page = await visit(path, developerSession)
-      times.push(performance.now() - started)
-      expect(page.status).toBe(200)
-      expect(page.text.match(/class="note user-note/g)?.length).toBeGreaterThanOrEqual(200)
-    }
-    expect(Math.min(...times)).toBeLessThan(50)
+    const page = await visit(pathOf(`/${iid}`), developerSession)
+    expect(page.status).toBe(200)
+    expect(page.text.match(/class="note user-note/g)).toHaveLength(202)
+    expect(page.text).toContain('Comment 199 with <strong>Markdown</strong>, <code>code</code> and a')
   })
 })

@@ -45,7 +45,7 @@ export function presentMergeRequestBasic(view: MergeRequestView, options: MergeR
     author: presentUserBasic(view.author, options),
     assignees,
     assignee: assignees[0] ?? null,
-    reviewers: [],
+    reviewers: view.reviewers.map((reviewer) => presentUserBasic(reviewer.user, options)),
     source_project_id: mr.source_project_id ?? mr.project_id,
     target_project_id: mr.project_id,
     labels: presentLabels(view.labels, options.withLabelsDetails),

@@ -1,8 +1,12 @@
+import { Type } from '@sinclair/typebox'
 import type { Context } from '../../core/context.js'
 import { ParamError, Unauthorized } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import type { ApiRouter } from '../../http/route.js'
+import { pageOfArray } from '../commits/index.js'
 import { issuableFiltersOf } from '../issuables/index.js'
+import { presentUserBasic } from '../users/index.js'
+import { findReviewersOf } from './reviewers.js'
 import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
@@ -13,7 +17,9 @@ import {
   MergeMergeRequestParams,
   MergeRequestJson,
   MergeRequestListResponse,
+  MergeRequestPageParams,
   MergeRequestParams,
+  MergeRequestReviewerJson,
   ShowMergeRequestParams,
   UPDATE_MERGE_REQUEST_ANY_OF,
   UpdateMergeRequestParams,
@@ -38,9 +44,14 @@ import { findGroup, findMergeRequest, findProject } from '../access/index.js'
 
 function listInputOf(ctx: Context, input: ListInput): ListMergeRequestsInput {
   const { page, perPage } = offsetWindow(input, ctx.settings)
+  if (input.reviewer_id !== undefined && input.reviewer_username !== undefined) {
+    throw new ParamError('reviewer_id, reviewer_username are mutually exclusive')
+  }
   return {
     filters: {
       ...issuableFiltersOf(input),
+      reviewerId: input.reviewer_id,
+      reviewerUsername: input.reviewer_username,
       sourceBranch: input.source_branch,
       targetBranch: input.target_branch,
     },
@@ -68,6 +79,7 @@ function mergeRequestInputOf(input: Partial<UpdateInput> & { source_branch?: str
     // The deprecated `assignee_id` stands for a one-element `assignee_ids`.
     assigneeIds: input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : undefined),
     milestoneId: input.milestone_id,
+    reviewerIds: input.reviewer_ids,
     removeSourceBranch: input.remove_source_branch,
     squash: input.squash,
     discussionLocked: input.discussion_locked,
@@ -141,6 +153,25 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     if (!input.render_html) return json
     return { ...json, ...(await renderMergeRequestHtml(ctx, loaded, row)) }
   })
+
+  api.get(
+    `${one}/reviewers`,
+    { params: MergeRequestPageParams, response: { 200: Type.Array(MergeRequestReviewerJson) }, authenticated: false },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { page, perPage } = offsetWindow(input, ctx.settings)
+      const loaded = await findProject(ctx, input.id)
+      const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+      const shown = pageOfArray((await findReviewersOf(ctx.db, [row.id])).get(row.id) ?? [], page, perPage)
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, shown)
+      const options = optionsOf(ctx, { kind: 'project' })
+      return shown.rows.map((reviewer) => ({
+        user: presentUserBasic(reviewer.user, options),
+        state: reviewer.state,
+        created_at: reviewer.createdAt,
+      }))
+    },
+  )
 
   api.post(
     '/projects/:id/merge_requests',

@@ -4,6 +4,7 @@ import { Nullable } from '../../http/schema.js'
 import {
   IdListParam,
   issuableFilterParams,
+  UserFilterParam,
   LabelListParam,
   LabelsJson,
   ReferencesJson,
@@ -36,6 +37,8 @@ export const ListMergeRequestsParams = Type.Object({
     { default: 'all' },
   ),
   ...issuableFilterParams,
+  reviewer_id: Type.Optional(UserFilterParam),
+  reviewer_username: Type.Optional(Type.String()),
   source_branch: Type.Optional(Type.String()),
   target_branch: Type.Optional(Type.String()),
   order_by: Type.Union(
@@ -63,6 +66,7 @@ const mergeRequestAttributes = {
   description: Type.Optional(Nullable(Type.String())),
   assignee_id: Type.Optional(Type.Integer()),
   assignee_ids: Type.Optional(IdListParam),
+  reviewer_ids: Type.Optional(IdListParam),
   labels: Type.Optional(LabelListParam),
   add_labels: Type.Optional(LabelListParam),
   remove_labels: Type.Optional(LabelListParam),
@@ -223,6 +227,9 @@ export const MergeRequestPageParams = Type.Object({
   merge_request_iid: Type.Integer(),
   ...paginationParams,
 })
+
+/** GL Entities::MergeRequestReviewer. */
+export const MergeRequestReviewerJson = Type.Object({ user: UserBasicJson, state: Type.String(), created_at: Type.String() })
 
 export const MergeRequestVersionParams = Type.Object({
   id: Type.String(),

@@ -24,6 +24,14 @@ import { inSameForkNetwork } from '../projects/index.js'
 import { canUpdateBranch, loadRefSubject } from '../protected-refs/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
+import {
+  findReviewersOf,
+  replaceReviewers,
+  requestedReviewers,
+  reviewerChangeNote,
+  reviewerConditions,
+  type Reviewer,
+} from './reviewers.js'
 import type { MergeRequestOrder } from './schemas.js'
 import {
   deleteMergeRequestRow,
@@ -58,6 +66,7 @@ export interface MergeRequestView {
   closedBy: UserRow | null
   labels: LabelRow[]
   assignees: UserRow[]
+  reviewers: Reviewer[]
   milestone: MilestoneRow | null
   userNotesCount: number
   /** The head commit as the repositories have it (GL `diff_head_sha`). */
@@ -80,8 +89,12 @@ export function isDraftTitle(title: string): boolean {
 
 /** Loads what the entities need for a page of merge requests. */
 export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequestRow[]): Promise<MergeRequestView[]> {
-  const [parts, projects] = await Promise.all([
+  const [parts, reviewers, projects] = await Promise.all([
     issuablePartsOf(ctx.db, 'MergeRequest', rows),
+    findReviewersOf(
+      ctx.db,
+      rows.map((row) => row.id),
+    ),
     findProjectsByIds(ctx.db, [...new Set(rows.map((row) => row.project_id))]),
   ])
   const shas = await headShasOf(ctx, rows, projects)
@@ -97,6 +110,7 @@ export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequ
     mergedBy: row.merged_by_id === null ? null : (users.get(row.merged_by_id) ?? null),
     closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
     ...parts.get(row.id)!,
+    reviewers: reviewers.get(row.id) ?? [],
     sha: shas.get(row.id) ?? null,
   }))
 }
@@ -129,7 +143,7 @@ export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row:
 }
 
 export interface ListMergeRequestsInput {
-  filters: IssuableFilters & { sourceBranch?: string; targetBranch?: string }
+  filters: IssuableFilters & { reviewerId?: string; reviewerUsername?: string; sourceBranch?: string; targetBranch?: string }
   orderBy: MergeRequestOrder
   sort: 'asc' | 'desc'
   page: number
@@ -147,7 +161,11 @@ async function listWhere(
   const query = selectMergeRequests(
     ctx.db,
     (eb) => {
-      const conditions = [readableMergeRequestsCondition(ctx, eb), ...issuableFilterConditions(ctx, eb, 'MergeRequest', filters)]
+      const conditions = [
+        readableMergeRequestsCondition(ctx, eb),
+        ...issuableFilterConditions(ctx, eb, 'MergeRequest', filters),
+        ...reviewerConditions(filters),
+      ]
       if (scope.projectId !== undefined) conditions.push(eb('merge_requests.project_id', '=', scope.projectId))
       if (scope.group) {
         conditions.push(
@@ -189,6 +207,7 @@ export function listMergeRequests(ctx: Context, input: ListMergeRequestsInput) {
 }
 
 export interface MergeRequestInput extends MetadataInput {
+  reviewerIds?: number[]
   title?: string
   description?: string | null
   sourceBranch?: string
@@ -231,7 +250,7 @@ async function validateBranches(
   if (duplicate) throw new Conflict([`Another open merge request already exists for this source branch: !${duplicate.iid}`])
 }
 
-/** The requested assignees who can read the project's merge requests, read before the write's transaction. */
+/** The requested assignees and reviewers who can read the project's merge requests, read before the write's transaction. */
 async function assignableIn(ctx: Context, loaded: LoadedProject, ids: readonly number[] | undefined) {
   const allowed = new Set<number>()
   for (const user of await findUsersByIds(ctx.db, [...new Set(ids ?? [])])) {
@@ -258,7 +277,8 @@ export async function createMergeRequest(
   const projects = { target: target.project.id, source: source.id }
   await validateBranches(ctx, projects, input.sourceBranch, input.targetBranch, null)
   const mayAdmin = canSetMergeRequestMetadata(target.access, target.project)
-  const canAssign = await assignableIn(ctx, target, input.assigneeIds)
+  const canAssign = await assignableIn(ctx, target, [...(input.assigneeIds ?? []), ...(input.reviewerIds ?? [])])
+  const reviewers = mayAdmin && input.reviewerIds ? await requestedReviewers(ctx, ctx.db, input.reviewerIds, canAssign) : []
   const now = ctx.now()
   const at = now.toISOString()
   const row = await ctx.db.transaction().execute(async (trx) => {
@@ -284,6 +304,7 @@ export async function createMergeRequest(
       canAssign,
     })
     await applyMetadata(trx, noteable, user.id, change, { assignees: [], milestoneId: null }, { at: now, assigneeNote: false })
+    await replaceReviewers(trx, inserted.id, [], reviewers, at)
     const saved = change.milestone ? await updateMergeRequestRow(trx, inserted.id, { milestone_id: change.milestone.id }) : inserted
     await recordCreation(trx, noteable, user.id, now)
     return saved
@@ -339,11 +360,14 @@ export async function updateMergeRequest(
       await validateBranches(ctx, projects, current.source_branch, targetBranch, current.id)
     }
   }
-  const canAssign = await assignableIn(ctx, loaded, input.assigneeIds)
+  const canAssign = await assignableIn(ctx, loaded, [...(input.assigneeIds ?? []), ...(input.reviewerIds ?? [])])
+  const reviewers = mayAdmin && input.reviewerIds ? await requestedReviewers(ctx, ctx.db, input.reviewerIds, canAssign) : undefined
   const now = ctx.now()
   const saved = await ctx.db.transaction().execute(async (trx) => {
     const noteable = { type: 'MergeRequest' as const, id: current.id, projectId: loaded.project.id }
     const { labels: currentLabels, assignees: currentAssignees } = await currentLabelsAndAssignees(trx, 'MergeRequest', current.id)
+    const currentReviewers = ((await findReviewersOf(trx, [current.id])).get(current.id) ?? []).map((reviewer) => reviewer.user)
+    const reviewersChanged = reviewers !== undefined && reviewers.map((u) => u.id).join(',') !== currentReviewers.map((u) => u.id).join(',')
     const change = await resolveMetadata(
       ctx,
       trx,
@@ -374,7 +398,7 @@ export async function updateMergeRequest(
       change.addedLabels.length > 0 ||
       change.removedLabels.length > 0 ||
       (change.assignees !== undefined && change.assignees.map((u) => u.id).join(',') !== currentAssignees.map((u) => u.id).join(','))
-    if (Object.keys(row).length === 0 && !metadataChanged) return current
+    if (Object.keys(row).length === 0 && !metadataChanged && !reviewersChanged) return current
     row.updated_at = now.toISOString()
     row.updated_by_id = user.id
     const updated = await updateMergeRequestRow(trx, current.id, row)
@@ -386,6 +410,9 @@ export async function updateMergeRequest(
       { assignees: currentAssignees, milestoneId: current.milestone_id },
       { at: now, assigneeNote: true },
     )
+    if (reviewers !== undefined && (await replaceReviewers(trx, current.id, currentReviewers, reviewers, now.toISOString()))) {
+      await createSystemNote(trx, noteable, user.id, reviewerChangeNote(currentReviewers, reviewers)!, now)
+    }
     // GL SystemNotes::MergeRequestsService#change_branch.
     if (row.target_branch !== undefined) {
       await createSystemNote(trx, noteable, user.id, `changed target branch from \`${current.target_branch}\` to \`${targetBranch}\``, now)

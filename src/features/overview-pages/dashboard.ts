@@ -41,7 +41,15 @@ async function issuableList(ctx: Context, rows: readonly IssuableRow[], kind: 'i
 /** GET / signed in: your projects, your groups, what waits for you and what happened (GL dashboard/projects, home). */
 async function showDashboard(w: WebRequest, user: User) {
   const { ctx } = w
-  const [projects, starred, groups, issues, mergeRequests, events] = await Promise.all([
+  const openMergeRequests = (filters: { reviewerId: string } | { scope: 'assigned_to_me' }) =>
+    listMergeRequests(ctx, {
+      filters: { state: 'opened', scope: 'all', ...filters },
+      orderBy: 'updated_at',
+      sort: 'desc',
+      page: 1,
+      perPage: TODO_SHOWN,
+    })
+  const [projects, starred, groups, issues, reviews, mergeRequests, events] = await Promise.all([
     projectsOf(ctx, { scope: { kind: 'all' }, membership: true }),
     projectsOf(ctx, { scope: { kind: 'all' }, starred: true }),
     groupsOf(ctx, { minAccessLevel: 10 }),
@@ -51,13 +59,8 @@ async function showDashboard(w: WebRequest, user: User) {
       sort: 'desc',
       pagination: { kind: 'offset', page: 1, perPage: TODO_SHOWN },
     }),
-    listMergeRequests(ctx, {
-      filters: { state: 'opened', scope: 'assigned_to_me' },
-      orderBy: 'updated_at',
-      sort: 'desc',
-      page: 1,
-      perPage: TODO_SHOWN,
-    }),
+    openMergeRequests({ reviewerId: String(user.id) }),
+    openMergeRequests({ scope: 'assigned_to_me' }),
     recentEvents(ctx, { own: true }, ACTIVITY_SHOWN),
   ])
   const paths = new Map(
@@ -85,6 +88,10 @@ async function showDashboard(w: WebRequest, user: User) {
         <section aria-labelledby="issues-heading">
           <h2 id="issues-heading">Issues assigned to you</h2>
           ${await issuableList(ctx, issues.page.rows, 'issues', 'No open issues are assigned to you.')}
+        </section>
+        <section aria-labelledby="reviews-heading">
+          <h2 id="reviews-heading">Merge requests for you to review</h2>
+          ${await issuableList(ctx, reviews.rows, 'merge_requests', 'No open merge requests wait for your review.')}
         </section>
         <section aria-labelledby="mrs-heading">
           <h2 id="mrs-heading">Merge requests assigned to you</h2>
