@@ -116,6 +116,8 @@ export interface App {
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 const ROUTES_ENDING_IN_NAMES =
   /\/(?:repository\/files\/:file_path|repository\/branches\/:branch|repository\/tags\/:tag_name|repository\/commits\/:sha|protected_(?:branches|tags)\/:name)$/
+// Pages take a file or ref path whole too (GL routes with `constraints: { id: /.+/ }`): `/-/blob/main/x.json` shows x.json.
+const PAGES_ENDING_IN_NAMES = /^\/(?!api\/).*?\/-\/(?:tree|blob|raw|blame|commits|find_file|compare|archive)\//
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps
@@ -154,7 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }
   const withoutFormatSuffix = (method: string | undefined, url: string) => {
     const path = url.split('?', 1)[0]
-    return path.endsWith('.json') && endsInName(method, path) ? url : rewriteUrl(url)
+    return path.endsWith('.json') && (PAGES_ENDING_IN_NAMES.test(path) || endsInName(method, path)) ? url : rewriteUrl(url)
   }
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { ...redactingLoggerOptions(config.logLevel), stream: deps.logStream },

@@ -1,24 +1,19 @@
 import { ProjectMoved } from '../../core/errors.js'
-import type { WebHandler, WebRequest } from '../sessions/index.js'
+import { PROJECT_PAGE, type WebHandler, type WebRequest } from '../sessions/index.js'
 import { findMovedProjectLocation } from './web-redirects.js'
 import { AccessLevel } from '../../core/access.js'
 import type { Crumb, Html, NavItem, PageOptions, Sidebar } from '../../web/html.js'
 import { canAdminProject, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 
-/** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
-const MAX_NAMESPACE_DEPTH = 20
-
-/** The same project page at every namespace depth: `/:s1/…/:sN/:project<suffix>`. */
+/** The route of a project page: `/<namespace>/<project><suffix>` at any namespace depth. */
 export function projectPageRoutes(suffix: string): string[] {
-  return Array.from({ length: MAX_NAMESPACE_DEPTH }, (_, depth) => {
-    const namespace = Array.from({ length: depth + 1 }, (_, n) => `/:s${n + 1}`).join('')
-    return `${namespace}/:project${suffix}`
-  })
+  return [`${PROJECT_PAGE}${suffix}`]
 }
 
-/** The project's full path from the route's own segments (not from the query, which could carry an `s3`). */
+/** The project's full path from the route's own params (not from the query, which could carry an `s3`). */
 function fullPathOf(w: WebRequest): string {
   const params = w.request.params as Record<string, string>
+  if (params.project_full_path !== undefined) return params.project_full_path
   const segments: string[] = []
   for (let n = 1; params[`s${n}`] !== undefined; n++) segments.push(params[`s${n}`])
   return [...segments, params.project].join('/')

@@ -3,7 +3,7 @@ import type { CredentialLookups } from '../../http/authenticate.js'
 import { mergedParams } from '../../http/route.js'
 import { findRequestSession, isValidCsrfToken } from './service.js'
 
-export { redirectBody, SIGN_IN_PATH, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
+export { PROJECT_PAGE, redirectBody, SIGN_IN_PATH, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
 export { SESSION_COOKIE, setReturnTo, type Session } from './service.js'
 export { authenticateWithPassword } from './password.js'
 export { jobHandlers, periodicJobs } from './jobs.js'

@@ -1,8 +1,10 @@
 import { stringifySetCookie } from 'cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import FindMyWay from 'find-my-way'
 import type { Caller } from '../../core/caller.js'
 import { NotFound } from '../../core/errors.js'
 import type { Context } from '../../core/context.js'
+import { MAX_REQUEST_LINE_BYTES } from '../../http/request-parsing.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
 import { csrfTokenOf, findRequestSession, isValidCsrfToken, SESSION_COOKIE, setReturnTo, startSession, type Session } from './service.js'
@@ -59,6 +61,34 @@ export interface WebRouteOptions {
 
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const
 
+/**
+ * A page route's project part: `/<namespace>/…/<project>`, at any of GitLab's 20 namespace depths. The handler finds
+ * the project's full path in the request's `project_full_path` param, or in `s1`…`sN` and `project`.
+ */
+export const PROJECT_PAGE = '/:project_full_path+'
+
+/** GitLab's deepest group nesting (GL Namespace::NUMBER_OF_ANCESTORS_ALLOWED). */
+const MAX_NAMESPACE_DEPTH = 20
+
+/** A route at each namespace depth: `/:s1/…/:sN/:project<suffix>`. */
+function routesAtEveryDepth(suffix: string): string[] {
+  return Array.from({ length: MAX_NAMESPACE_DEPTH }, (_, depth) => {
+    const namespace = Array.from({ length: depth + 1 }, (_, n) => `/:s${n + 1}`).join('')
+    return `${namespace}/:project${suffix}`
+  })
+}
+
+/** The project's full path from the part of a path before `/-/`, decoded per segment; null when it cannot name one. */
+function projectPathIn(part: string): string | null {
+  const segments = part.split('/')
+  if (segments.length < 2 || segments.length > MAX_NAMESPACE_DEPTH + 1 || segments.includes('')) return null
+  try {
+    return segments.map((segment) => decodeURIComponent(segment)).join('/')
+  } catch {
+    return null
+  }
+}
+
 /** Rails' page for a form without a valid authenticity token (ActionController::InvalidAuthenticityToken). */
 const REJECTED = html`<h1>The change you requested was rejected.</h1>
   <p>Maybe you tried to change something you didn't have access to, or your session expired. Reload the page and try again.</p>`
@@ -96,6 +126,11 @@ function sessionCaller(session: Session | null, user: Caller['user']): Caller {
  */
 export class WebRouter {
   private readonly handlers = new Map<string, Map<WebMethod, { handler: WebHandler; options: WebRouteOptions }>>()
+  /**
+   * Project pages under `/-/`, by what follows the project's path: one catch-all route reaches them, where a route
+   * per namespace depth would add twenty to the server's router for each.
+   */
+  private projectPages: ReturnType<typeof FindMyWay> | null = null
 
   constructor(
     private readonly app: FastifyInstance,
@@ -126,10 +161,33 @@ export class WebRouter {
 
   /** Whether `url` is a page route (the 405 answer of unknown methods is the API's, not the pages'). */
   serves(url: string): boolean {
-    return this.handlers.has(url)
+    return this.handlers.has(url) || url === '/*'
   }
 
   route(method: WebMethod, url: string, handler: WebHandler, options: WebRouteOptions = {}) {
+    if (url.startsWith(PROJECT_PAGE)) {
+      const suffix = url.slice(PROJECT_PAGE.length)
+      if (suffix.startsWith('/-/')) return this.projectRoute(method, url, suffix, handler, options)
+      for (const depthUrl of routesAtEveryDepth(suffix)) this.addRoute(method, depthUrl, handler, options, true)
+      return
+    }
+    this.addRoute(method, url, handler, options, false)
+  }
+
+  private addRoute(method: WebMethod, url: string, handler: WebHandler, options: WebRouteOptions, atDepth: boolean) {
+    const isNewWriteUrl = this.remember(method, url, handler, options)
+    const dispatch = (request: FastifyRequest, reply: FastifyReply) =>
+      // `/:s1/…/:project` also matches a shallower project's `/-/` page, taking `-` for a group; no group is named so.
+      atDepth && Object.values(request.params as Record<string, string>).includes('-')
+        ? this.dispatchProjectPage(request, reply)
+        : this.dispatch(url, request, reply)
+    if (method === 'GET') this.app.route({ method: ['GET', 'HEAD'], url, handler: dispatch })
+    // Every write method of a URL shares one route per real method; POST also carries `_method` overrides.
+    else if (isNewWriteUrl) this.app.route({ method: [...WRITE_METHODS], url, handler: dispatch })
+  }
+
+  /** Keeps the handler; true when it is the URL's first write method. */
+  private remember(method: WebMethod, url: string, handler: WebHandler, options: WebRouteOptions): boolean {
     let byMethod = this.handlers.get(url)
     if (!byMethod) {
       byMethod = new Map()
@@ -137,10 +195,33 @@ export class WebRouter {
     }
     const isNewWriteUrl = method !== 'GET' && ![...byMethod.keys()].some((known) => known !== 'GET')
     byMethod.set(method, { handler, options })
-    const dispatch = (request: FastifyRequest, reply: FastifyReply) => this.dispatch(url, request, reply)
-    if (method === 'GET') this.app.route({ method: ['GET', 'HEAD'], url, handler: dispatch })
-    // Every write method of a URL shares one route per real method; POST also carries `_method` overrides.
-    else if (isNewWriteUrl) this.app.route({ method: [...WRITE_METHODS], url, handler: dispatch })
+    return isNewWriteUrl
+  }
+
+  private projectRoute(method: WebMethod, url: string, suffix: string, handler: WebHandler, options: WebRouteOptions) {
+    const isNewWriteUrl = this.remember(method, url, handler, options)
+    if (!this.projectPages) {
+      this.projectPages = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: MAX_REQUEST_LINE_BYTES })
+      this.app.route({
+        method: ['GET', 'HEAD', ...WRITE_METHODS],
+        url: '/*',
+        handler: (request, reply) => this.dispatchProjectPage(request, reply),
+      })
+    }
+    const store = { url }
+    if (method === 'GET') this.projectPages.on(['GET', 'HEAD'], suffix, () => {}, store)
+    else if (isNewWriteUrl) this.projectPages.on([...WRITE_METHODS], suffix, () => {}, store)
+  }
+
+  /** A path no other route took: a project page when what follows `/<namespace>/<project>/-/` is one. */
+  private async dispatchProjectPage(request: FastifyRequest, reply: FastifyReply) {
+    const path = request.url.split('?', 1)[0]
+    const at = path.indexOf('/-/')
+    const fullPath = at > 0 && !path.startsWith('/api/') ? projectPathIn(path.slice(1, at)) : null
+    const found = fullPath === null ? null : this.projectPages!.find(request.method as 'GET', path.slice(at))
+    if (!found) return reply.callNotFound()
+    request.params = { ...found.params, project_full_path: fullPath }
+    return this.dispatch((found.store as { url: string }).url, request, reply)
   }
 
   private async dispatch(url: string, request: FastifyRequest, reply: FastifyReply) {
