@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { closeBrowser, launchBrowser, screenshots } from '../../testing/browser.js'
+import { closeBrowser, launchBrowser, screenshots, signInAt } from '../../testing/browser.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 
@@ -36,22 +36,10 @@ afterAll(async () => {
   await server.close()
 })
 
-/** Opens `path` as a visitor, signs in on the page it is sent to, and lands back on `path`. */
-async function signInAt(user: User, path: string): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: false })
-  const page = await context.newPage()
-  await page.goto(server.url + path)
-  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
-  await page.fill('input[name="user[login]"]', user.username)
-  await page.fill('input[name="user[password]"]', PASSWORD)
-  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
-  return page
-}
-
 describe('the alert pages in a browser', () => {
   test('a Maintainer adds an integration, sees its URL and key, sends a test alert and finds it in the list', async () => {
     const settings = `/${project.full_path}/-/settings/operations`
-    const page = await signInAt(maintainer, settings)
+    const page = await signInAt(browser, server.url, { username: maintainer.username, password: PASSWORD }, settings)
     try {
       expect(await page.textContent('.no-integrations')).toBe('No integrations have been added yet.')
       await page.selectOption('#integration_type', 'http')
@@ -92,7 +80,7 @@ describe('the alert pages in a browser', () => {
 
   test('a Developer sees the test form but no URL or key, and can send a test alert', async () => {
     const settings = `/${project.full_path}/-/settings/operations`
-    const page = await signInAt(developer, settings)
+    const page = await signInAt(browser, server.url, { username: developer.username, password: PASSWORD }, settings)
     try {
       expect(await page.locator('.integration-token').count()).toBe(0)
       expect(await page.locator('.integration-url').count()).toBe(0)
@@ -117,7 +105,7 @@ describe('the alert pages in a browser', () => {
 
   test('a Developer opens an alert from the list, acknowledges it and sees the new status and its system note', async () => {
     const list = `/${project.full_path}/-/alert_management`
-    const page = await signInAt(developer, list)
+    const page = await signInAt(browser, server.url, { username: developer.username, password: PASSWORD }, list)
     try {
       await Promise.all([page.waitForURL(`${server.url}${list}/1/details`), page.click('#alert_1 .alert-title a')])
       expect(await page.textContent('h1.alert-title')).toBe('CPU at 100%')

@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { ProjectRow } from '../../db/schema.js'
-import { closeBrowser, launchBrowser, screenshots } from '../../testing/browser.js'
+import { closeBrowser, launchBrowser, screenshots, signInAt } from '../../testing/browser.js'
 import { addTestMember, createTestGroup, createTestProject, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -30,17 +30,6 @@ afterAll(async () => {
   await closeBrowser(browser)
   await server.close()
 })
-
-async function signInAt(user: User, path: string): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: false })
-  const page = await context.newPage()
-  await page.goto(server.url + path)
-  expect(new URL(page.url()).pathname).toBe('/users/sign_in')
-  await page.fill('input[name="user[login]"]', user.username)
-  await page.fill('input[name="user[password]"]', PASSWORD)
-  await Promise.all([page.waitForURL(server.url + path), page.click('main button[type="submit"]')])
-  return page
-}
 
 test('an SDK event shows in the error list; its page shows the stack trace; a Developer resolves it', async () => {
   const api = client(`${server.url}/api/v4`)
@@ -82,7 +71,7 @@ test('an SDK event shows in the error list; its page shows the stack trace; a De
   expect(stored.status).toBe(200)
 
   const list = `/${project.full_path}/-/error_tracking`
-  const page = await signInAt(developer, list)
+  const page = await signInAt(browser, server.url, { username: developer.username, password: PASSWORD }, list)
   try {
     expect(await page.textContent('.error-title a')).toBe('ZeroDivisionError division by zero')
     expect(await page.textContent('.error-culprit')).toBe('divide(calc)')
