@@ -1,4 +1,4 @@
-import { DomainError, Invalid, MissingParam, Unprocessable } from '../core/errors.js'
+import { Conflict, DomainError, Invalid, MissingParam, Unprocessable } from '../core/errors.js'
 
 /**
  * Rails' full messages for what a service refused, for a form to show beside itself: "Name can't be blank".
@@ -12,6 +12,6 @@ export function formErrorsOf(error: DomainError, attributes: Record<string, stri
     )
   }
   if (error instanceof MissingParam) return [`${label(error.attribute)} can't be blank`]
-  if (error instanceof Unprocessable) return Array.isArray(error.detail) ? error.detail : [error.detail]
+  if (error instanceof Unprocessable || error instanceof Conflict) return Array.isArray(error.detail) ? error.detail : [error.detail]
   return [error.message]
 }

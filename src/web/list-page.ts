@@ -25,6 +25,8 @@ export interface ListView<S extends string> {
   defaultStatus: S | null
   search: string
   page: number
+  /** The query parameter naming the tab: `status` unless given (lists sorted by tab use `sort`). */
+  statusParam?: string
 }
 
 /** The search text and page number of a list page's query; a page that is not a small positive number is page 1. */
@@ -36,7 +38,7 @@ export function listQueryOf(params: Record<string, unknown>): { search: string; 
 function linkTo<S extends string>(view: ListView<S>, overrides: { status?: S | null; page?: number }): string {
   const query = new URLSearchParams()
   const status = overrides.status === undefined ? view.status : overrides.status
-  if (status && status !== view.defaultStatus) query.set('status', status)
+  if (status && status !== view.defaultStatus) query.set(view.statusParam ?? 'status', status)
   if (view.search) query.set('search', view.search)
   if (overrides.page && overrides.page > 1) query.set('page', String(overrides.page))
   const text = query.toString()
@@ -53,7 +55,7 @@ export function listControls<S extends string>(view: ListView<S>, tabs: { label:
       )}
     </nav>
     <form method="get" action="${view.base}" class="${kind}-search">
-      ${view.status && view.status !== view.defaultStatus ? html`<input type="hidden" name="status" value="${view.status}" />` : ''}
+      ${view.status && view.status !== view.defaultStatus ? html`<input type="hidden" name="${view.statusParam ?? 'status'}" value="${view.status}" />` : ''}
       <label for="${kind}_search">Search</label>
       <input type="text" id="${kind}_search" name="search" value="${view.search}" />
       <button type="submit">Search</button>

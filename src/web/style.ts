@@ -182,4 +182,9 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .readme-text{margin:0;border-radius:0 0 var(--radius) var(--radius)}.clone-command{text-align:left;display:inline-block;max-width:100%}
 .ref-list{margin-top:var(--space-3)}.highlight-note{font-size:13px}
 .file-box .markdown .anchor,.readme .markdown .anchor{position:absolute}
+.count-button{display:inline-flex;align-items:stretch;margin:0}.count-button>button,.count-button>.button{border-radius:var(--radius) 0 0 var(--radius)}
+.count-button>.count{display:inline-flex;align-items:center;padding:6px var(--space-3);border:1px solid var(--border);border-left:0;border-radius:0 var(--radius) var(--radius) 0;background:var(--surface);color:var(--text);font-variant-numeric:tabular-nums}
+.count-button>.count:hover{background:var(--subtle);text-decoration:none}.header-row .actions .badge{align-self:center}
+.starrer-search,.fork-search{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center;margin:0 0 var(--space-3)}
+.starrer-search label,.fork-search label{flex-basis:100%;margin:0}.starrer-search input,.fork-search input{flex:1 1 12rem;width:auto;min-width:0}
 `

@@ -177,6 +177,19 @@ export async function forkProject(ctx: Context, loaded: LoadedProject, input: Fo
   return view
 }
 
+/**
+ * GL ForkTargetsFinder: where the caller may fork to, their personal namespace first, then those of `groups` in which
+ * they may create projects.
+ */
+export async function listForkTargets(ctx: Context, groups: readonly NamespaceRow[]): Promise<NamespaceRow[]> {
+  const user = ctx.caller.user
+  if (!user) return []
+  const personal = await findPersonalNamespace(ctx.db, user.id)
+  const candidates = personal ? [personal, ...groups] : [...groups]
+  const allowed = await Promise.all(candidates.map((namespace) => canCreateProjectIn(ctx, namespace)))
+  return candidates.filter((_, index) => allowed[index])
+}
+
 /** GET /projects/:id/forks (GL ForkProjectsFinder): the project list, over the project's direct forks. */
 export function listForks(ctx: Context, loaded: LoadedProject, input: ListProjectsInput): Promise<ProjectListResult> {
   return listProjects(ctx, { ...input, scope: { kind: 'forks', projectId: loaded.project.id } })

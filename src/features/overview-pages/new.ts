@@ -18,11 +18,12 @@ function visibilityOf(value: string): VisibilityName {
   return (VISIBILITY_NAMES as readonly string[]).includes(value) ? (value as VisibilityName) : 'private'
 }
 
-function visibilityField(values: Values): Html {
+/** The visibility radios, `levels` of them (all three unless given), the chosen one checked. */
+export function visibilityField(values: Values, levels: readonly VisibilityName[] = VISIBILITY_NAMES): Html {
   const chosen = visibilityOf(values.visibility ?? 'private')
   return html`<fieldset class="visibility">
     <legend>Visibility level</legend>
-    ${(['private', 'internal', 'public'] as const).map(
+    ${levels.map(
       (level) =>
         html`<label class="inline-label"
           ><input type="radio" name="visibility" value="${level}" ${level === chosen ? html`checked` : ''} />
@@ -32,7 +33,8 @@ function visibilityField(values: Values): Html {
   </fieldset>`
 }
 
-function errorList(errors: string[]): Html {
+/** What a refused form says above itself. */
+export function errorList(errors: string[]): Html {
   if (errors.length === 0) return html``
   return html`<div class="flash alert" role="alert">
     <p>The form has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}:</p>

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 
 /**
  * The pages people start from, in a real browser: a visitor explores, a Guest of a private project reads its
- * overview and finds it again from the dashboard, the group and the search box; each page fits a phone.
+ * overview and finds it again from the dashboard, the group and the search box, stars and forks a public project;
+ * each page fits a phone.
  */
 
 let server: TestServer
@@ -103,4 +104,44 @@ describe('overview pages in a browser', () => {
     expect(await page.locator('.readme > header h2').textContent()).toBe('README.md')
     await page.context().close()
   })
+
+  test(
+    'a signed-in user stars a project by clicking, sees the count change, reads the starrers and forks the project',
+    { timeout: BROWSER_WALK_MS },
+    async () => {
+      const page = await signInAt(browser, server.url, { username: guest.user.username, password: guest.password }, '/')
+      await page.goto(`${server.url}/observatory/telescope`)
+      expect(await page.locator('form.stars .count').textContent()).toBe('0')
+      expect((await page.locator('button.star-toggle').textContent())?.trim()).toBe('\u2606 Star')
+      await Promise.all([page.waitForURL(`${server.url}/observatory/telescope`), page.click('button.star-toggle')])
+      expect(await page.locator('form.stars .count').textContent()).toBe('1')
+      expect((await page.locator('button.star-toggle').textContent())?.trim()).toBe('\u2605 Unstar')
+      await lookAt(page, 'overview-project-starred')
+      await Promise.all([page.waitForURL(`${server.url}/observatory/telescope/-/starrers`), page.click('form.stars .count')])
+      expect(await page.locator('ul.starrers a.title').allTextContents()).toEqual(['Gus'])
+      await lookAt(page, 'overview-starrers')
+      await page.goto(`${server.url}/observatory/telescope`)
+      await Promise.all([
+        page.waitForURL(`${server.url}/observatory/telescope/-/forks/new`),
+        page.click('.count-button.forks >> text=Fork'),
+      ])
+      expect((await page.locator('#fork_namespace_key option').allTextContents()).map((text) => text.trim())).toEqual([
+        `${server.url}/gus/`,
+      ])
+      await lookAt(page, 'overview-fork-new')
+      await Promise.all([page.waitForURL(`${server.url}/gus/telescope`), page.click('main button[type="submit"]')])
+      await page.goto(`${server.url}/observatory/telescope/-/forks/new`)
+      await Promise.all([page.waitForURL(`${server.url}/observatory/telescope/-/forks`), page.click('main button[type="submit"]')])
+      expect(await page.locator('.flash.alert li').allTextContents()).toEqual([
+        'Name has already been taken',
+        'Path has already been taken',
+      ])
+      await lookAt(page, 'overview-fork-refused')
+      await page.goto(`${server.url}/observatory/telescope`)
+      await Promise.all([page.waitForURL(`${server.url}/observatory/telescope/-/forks`), page.click('.count-button.forks .count')])
+      expect(await page.locator('ul.projects a.title').allTextContents()).toEqual(['Gus / Telescope'])
+      await lookAt(page, 'overview-forks')
+      await page.context().close()
+    },
+  )
 })

@@ -8,7 +8,9 @@ import { projectPage, projectPageRoutes, projectPath, renderProjectPage, viewOfL
 import { codeDirectory, findCommit, findTreeEntry, readObject, type ParsedCommit } from '../repositories/index.js'
 import { listLanguages } from '../repository-browse/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { forkButton } from './forks.js'
 import { activityList, avatar, visibilityBadge } from './parts.js'
+import { starButton } from './stars.js'
 
 /** A README larger than this is linked, not shown (GitLab stops rendering blobs past a size too). */
 const README_SHOWN_BYTES = 512 * 1024
@@ -69,10 +71,11 @@ function languageBar(languages: [string, number][]): Html {
 async function showProject(w: WebRequest, loaded: LoadedProject) {
   const { ctx } = w
   const { project } = loaded
-  const [view, repository, events] = await Promise.all([
+  const [view, repository, events, starControl] = await Promise.all([
     viewOfLoaded(ctx, loaded),
     repositoryOverview(ctx, loaded),
     recentEvents(ctx, { project: loaded }, ACTIVITY_SHOWN),
+    starButton(w, loaded),
   ])
   const cloneUrl = `${ctx.config.externalUrl}/${project.full_path}.git`
   const base = projectPath(loaded)
@@ -84,8 +87,7 @@ async function showProject(w: WebRequest, loaded: LoadedProject) {
         <div class="muted">Project ID: ${project.id}</div>
       </div>
       <div class="actions">
-        <span class="badge stars" title="Stars">&#9733; ${project.star_count} ${project.star_count === 1 ? 'star' : 'stars'}</span>
-        <span class="badge forks" title="Forks">${view.forksCount} ${view.forksCount === 1 ? 'fork' : 'forks'}</span>
+        ${starControl} ${forkButton(loaded, view.forksCount)}
       </div>
     </div>
     ${description ? html`<div class="markdown project-description">${description}</div>` : ''}

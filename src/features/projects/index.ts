@@ -38,6 +38,8 @@ export async function listProjectsOfGroupForDetail(ctx: Context, group: Namespac
 export { capVisibilityOfProjectsBelow, markProjectsBelowPendingDelete } from './groups.js'
 export { inSameForkNetwork, markForkedFrom, moveImportStatus, unmarkForked, type ImportStatus } from './fork-state.js'
 export { findMovedProjectLocation } from './web-redirects.js'
+export { countProjectStarrers, isStarredByCaller, listStarrers, toggleStar, type Starrer } from './stars.js'
+export { STARRER_ORDERS, type StarrerOrder } from './store.js'
 export {
   projectBreadcrumbs,
   projectPage,

@@ -5,7 +5,7 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { UserRow } from '../../db/schema.js'
 import { findProjectById, type LoadedProject } from '../access/index.js'
 import type { ProjectView } from './present.js'
-import { deleteStar, findStar, insertStar, selectStarrers } from './store.js'
+import { countStarrers, deleteStar, findStar, insertStar, selectStarrers, type StarrerOrder } from './store.js'
 import { viewOfLoaded } from './views.js'
 
 // Stars (GL API POST /projects/:id/star, /unstar, GET /starrers)
@@ -29,6 +29,26 @@ export async function unstarProject(ctx: Context, loaded: LoadedProject): Promis
   return viewOfLoaded(ctx, { ...loaded, project: (await findProjectById(ctx.db, loaded.project.id))[0] })
 }
 
+/** Whether the caller has starred the project (GL User#starred?); never for a visitor. */
+export async function isStarredByCaller(ctx: Context, loaded: LoadedProject): Promise<boolean> {
+  const user = ctx.caller.user
+  if (!user) return false
+  return (await findStar(ctx.db, user.id, loaded.project.id)).length > 0
+}
+
+/** POST /:namespace/:project/toggle_star (GL User#toggle_star): stars, or unstars what the caller had starred; the count after. */
+export async function toggleStar(ctx: Context, loaded: LoadedProject): Promise<number> {
+  const changed = (await isStarredByCaller(ctx, loaded)) ? await unstarProject(ctx, loaded) : await starProject(ctx, loaded)
+  // Null when a concurrent request made the same change first: the count is read again.
+  const project = changed?.project ?? (await findProjectById(ctx.db, loaded.project.id))[0] ?? loaded.project
+  return project.star_count
+}
+
+/** The starrers page's counts (GL Projects::StarrersController): all starrers, and those with a public profile. */
+export function countProjectStarrers(ctx: Context, loaded: LoadedProject): Promise<{ total: number; publicProfiles: number }> {
+  return countStarrers(ctx.db, loaded.project.id)
+}
+
 export interface Starrer {
   user: UserRow
   starredSince: string
@@ -38,13 +58,14 @@ export interface Starrer {
 export async function listStarrers(
   ctx: Context,
   loaded: LoadedProject,
-  input: { search?: string; page: number; perPage: number },
+  input: { search?: string; order?: StarrerOrder; page: number; perPage: number },
 ): Promise<OffsetPage<Starrer>> {
   const query = selectStarrers(ctx.db, {
     projectId: loaded.project.id,
     search: input.search,
     viewerId: ctx.caller.user?.id ?? null,
     viewerIsAdmin: isAdmin(ctx.caller),
+    order: input.order,
   })
   const page = await fetchOffsetPage(ctx.db, query, input.page, input.perPage)
   return {

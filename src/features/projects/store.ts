@@ -350,9 +350,15 @@ export interface StarrerFilters {
   /** Users with a private profile are listed only to administrators and to themselves. */
   viewerId: number | null
   viewerIsAdmin: boolean
+  /** GL UsersStarProject#sort_by_attribute; oldest star first when absent. */
+  order?: StarrerOrder
 }
 
-/** The project's stars with their users, oldest first (GL UsersStarProjectsFinder). */
+/** The starrers page's orders (GL `starrers_sort_options_hash`). */
+export const STARRER_ORDERS = ['name_asc', 'name_desc', 'created_desc', 'created_asc'] as const
+export type StarrerOrder = (typeof STARRER_ORDERS)[number]
+
+/** The project's stars with their users, oldest first unless ordered otherwise (GL UsersStarProjectsFinder). */
 export function selectStarrers(db: Db, filters: StarrerFilters) {
   let query = db
     .selectFrom('project_stars')
@@ -365,7 +371,31 @@ export function selectStarrers(db: Db, filters: StarrerFilters) {
     const viewerId = filters.viewerId
     query = query.where((eb) => eb.or([eb('users.private_profile', '=', 0), ...(viewerId !== null ? [eb('users.id', '=', viewerId)] : [])]))
   }
-  return query.orderBy('project_stars.created_at', 'asc').orderBy('project_stars.user_id', 'asc')
+  switch (filters.order) {
+    case 'name_asc':
+    case 'name_desc':
+      return query.orderBy('users.name', filters.order === 'name_asc' ? 'asc' : 'desc').orderBy('users.id', 'asc')
+    case 'created_desc':
+      return query.orderBy('project_stars.created_at', 'desc').orderBy('project_stars.user_id', 'desc')
+    default:
+      return query.orderBy('project_stars.created_at', 'asc').orderBy('project_stars.user_id', 'asc')
+  }
+}
+
+/** How many users starred the project, and how many of them show their profile. */
+export async function countStarrers(db: Db, projectId: number): Promise<{ total: number; publicProfiles: number }> {
+  const [counted] = await executeRows(
+    db,
+    db
+      .selectFrom('project_stars')
+      .innerJoin('users', 'users.id', 'project_stars.user_id')
+      .where('project_stars.project_id', '=', projectId)
+      .select([
+        sql<number | string>`count(*)`.as('total'),
+        sql<number | string | null>`sum(case when users.private_profile = 0 then 1 else 0 end)`.as('public_profiles'),
+      ]),
+  )
+  return { total: Number(counted?.total ?? 0), publicProfiles: Number(counted?.public_profiles ?? 0) }
 }
 
 export interface TeamFilters {
