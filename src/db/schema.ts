@@ -259,6 +259,8 @@ export interface SessionsTable {
   csrf_secret: string
   /** Where to go after signing in (Devise's `user_return_to`). */
   return_to: string | null
+  /** The notice or alert the next page shows (Rails' flash), JSON `{"kind","text"}`. */
+  flash: string | null
   ip: string | null
   user_agent: string | null
   created_at: Timestamp

@@ -1,5 +1,5 @@
 import { csrfField, html } from '../../web/html.js'
-import { signInWithPassword } from './password.js'
+import { REACTIVATED_MESSAGE, signInWithPassword } from './password.js'
 import { endSession, setReturnTo, startSession } from './service.js'
 import { SIGN_IN_PATH, type WebRequest, type WebRouter } from './web-router.js'
 
@@ -89,6 +89,7 @@ async function signIn(w: WebRequest) {
     ctx.now(),
   )
   w.replaceSession(started, { persistent: userField(w, 'remember_me') === '1' })
+  if (result.reactivated) await w.flash('notice', REACTIVATED_MESSAGE)
   return w.redirect(returnPath)
 }
 

@@ -94,6 +94,24 @@ export async function setReturnTo(db: Db, session: Session, returnTo: string | n
   session.return_to = returnTo
 }
 
+/** A notice or an alert for a page to show (Rails' flash). */
+export interface Flash {
+  kind: 'notice' | 'alert'
+  text: string
+}
+
+/** Keeps `flash` for the next page the session sees, or forgets it (null). */
+export async function setFlash(db: Db, session: Session, flash: Flash | null) {
+  const value = flash === null ? null : JSON.stringify(flash)
+  await updateSession(db, session.id, { flash: value })
+  session.flash = value
+}
+
+/** The flash the session keeps, if any. */
+export function keptFlash(session: Session | null): Flash | null {
+  return session?.flash ? (JSON.parse(session.flash) as Flash) : null
+}
+
 /** A fresh CSRF token for the session's forms; each is different, and every one verifies (BREACH-safe, like Rails' masked tokens). */
 export function csrfTokenOf(session: Session): string {
   return csrf.create(session.csrf_secret)

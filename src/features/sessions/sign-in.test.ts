@@ -394,7 +394,13 @@ describe('account states', () => {
     const res = await web.signIn(user.username, 'password123')
     expect(res.status).toBe(302)
     expect((await userRow(user.id)).state).toBe('active')
-    expect((await web.request('GET', '/')).status).toBe(200)
+    // GL SessionsController: the next page says so, once (the flash kept in the session).
+    const home = await web.request('GET', '/')
+    expect(home.status).toBe(200)
+    expect(home.text).toContain(
+      '<div class="flash notice" role="alert">Welcome back! Your account had been deactivated due to inactivity but is now reactivated.</div>',
+    )
+    expect(flashOf((await web.request('GET', '/')).text)).toBeNull()
   })
 
   test('a user blocked after signing in is signed out', async () => {

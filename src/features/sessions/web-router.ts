@@ -7,7 +7,18 @@ import type { Context } from '../../core/context.js'
 import { MAX_REQUEST_LINE_BYTES } from '../../http/request-parsing.js'
 import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
-import { csrfTokenOf, findRequestSession, isValidCsrfToken, SESSION_COOKIE, setReturnTo, startSession, type Session } from './service.js'
+import {
+  csrfTokenOf,
+  findRequestSession,
+  isValidCsrfToken,
+  keptFlash,
+  SESSION_COOKIE,
+  setFlash,
+  setReturnTo,
+  startSession,
+  type Flash,
+  type Session,
+} from './service.js'
 
 export type WebMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -32,6 +43,8 @@ export interface WebRequest {
   clearSession(): void
   /** A CSRF token for a form on this page (starts a session when needed). */
   csrfToken(): Promise<string>
+  /** Leaves a notice or an alert for the next page this visitor sees, once (Rails' flash), e.g. before a redirect. */
+  flash(kind: Flash['kind'], text: string): Promise<void>
   /** Sends a page in the common layout, with the signed-in user in its header. */
   render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
   /** A 302 (or `status`) to a path of this instance or an absolute URL. */
@@ -294,10 +307,17 @@ export class WebRouter {
       async csrfToken() {
         return csrfTokenOf(await web.ensureSession())
       },
+      async flash(kind, text) {
+        await setFlash(ctx.db, await web.ensureSession(), { kind, text })
+      },
       async render(options, body, status = 200) {
         const signedIn = ctx.caller.user
         const csrfToken = signedIn && session ? csrfTokenOf(session) : undefined
-        const text = page({ ...options, signedInAs: signedIn?.username ?? null, csrfToken }, body)
+        // A kept flash shows on this page, then is gone.
+        const kept = keptFlash(session)
+        if (kept && session) await setFlash(ctx.db, session, null)
+        const flash = options.flash ?? kept
+        const text = page({ ...options, flash, signedInAs: signedIn?.username ?? null, csrfToken }, body)
         return reply
           .code(status)
           .type('text/html; charset=utf-8')
