@@ -119,6 +119,8 @@ describe('the fork form', () => {
     expect(res.status).toBe(302)
     expect(res.headers.location).toBe('/sam/atlas')
     await server.runJobs()
+    const opened = await request('GET', '/sam/atlas', as(samSession))
+    expect(opened.text).toContain(`<div class="flash notice" role="alert">The project &#39;Atlas&#39; was successfully forked.</div>`)
     const created = await api('GET', `/projects/${encodeURIComponent('sam/atlas')}`, { token: sam.token })
     expect(created.body).toMatchObject({
       name: 'Atlas',

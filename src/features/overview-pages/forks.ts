@@ -221,6 +221,7 @@ async function createFork(w: WebRequest, loaded: LoadedProject) {
       description: givenText(w.params.description),
       visibility: (VISIBILITY_NAMES as readonly string[]).includes(values.visibility) ? (values.visibility as VisibilityName) : undefined,
     })
+    await w.flash('notice', `The project '${fork.project.name}' was successfully forked.`)
     return w.redirect(`/${fork.project.full_path}`)
   } catch (error) {
     if (error instanceof DomainError && !(error instanceof NotFound)) return forkForm(w, loaded, values, formErrorsOf(error))
