@@ -50,6 +50,7 @@ button.secondary,.button.secondary{background:#fff;color:inherit}button.danger,.
 .button.small,button.small{padding:2px var(--space-2);font-size:13px}
 .button-row{display:flex;flex-wrap:wrap;gap:var(--space-2);margin:var(--space-3) 0;align-items:center}.button-row form{margin:0}form.inline{display:inline}
 .flash{padding:var(--space-2) var(--space-3);border-radius:var(--radius);background:#fdf1dd;margin:0 0 var(--space-3)}.flash.notice{background:#ecf4ee}
+.field-error{color:#c91c00;margin:var(--space-1) 0 0}
 code,kbd{font-family:var(--font-mono);font-size:.9em;background:var(--subtle);padding:0 .3em;border-radius:3px;overflow-wrap:anywhere}
 pre{font-family:var(--font-mono);font-size:13px;overflow:auto;background:var(--subtle);padding:var(--space-2) var(--space-3);border-radius:var(--radius)}pre code{background:none;padding:0}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:var(--space-2);border-bottom:1px solid var(--border);vertical-align:top}

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import { VISIBILITY_NAMES, visibilityName, type VisibilityName } from '../../core/access.js'
 import { DomainError, NotFound } from '../../core/errors.js'
-import { formErrorsOf } from '../../web/form-errors.js'
+import { errorList, formErrorsOf } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { listControls, listQueryOf, pager, textOf, type ListView } from '../../web/list-page.js'
 import { canReadCode, type LoadedProject } from '../access/index.js'
@@ -17,7 +17,7 @@ import {
 } from '../projects/index.js'
 import { redirectBody, type WebRequest, type WebRouter } from '../sessions/index.js'
 import { groupsOf } from './lists.js'
-import { errorList, visibilityField } from './new.js'
+import { visibilityField } from './new.js'
 import { projectList } from './parts.js'
 
 // Forks on a project's pages (GL Projects::ForksController): the overview's Fork button, the list of forks the

@@ -1,6 +1,6 @@
 import { DomainError, MissingParam } from '../../core/errors.js'
 import { VISIBILITY_NAMES, type VisibilityName } from '../../core/access.js'
-import { formErrorsOf } from '../../web/form-errors.js'
+import { errorList, formErrorsOf } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import { createGroup } from '../groups/index.js'
@@ -31,17 +31,6 @@ export function visibilityField(values: Values, levels: readonly VisibilityName[
         >`,
     )}
   </fieldset>`
-}
-
-/** What a refused form says above itself. */
-export function errorList(errors: string[]): Html {
-  if (errors.length === 0) return html``
-  return html`<div class="flash alert" role="alert">
-    <p>The form has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}:</p>
-    <ul>
-      ${errors.map((error) => html`<li>${error}</li>`)}
-    </ul>
-  </div>`
 }
 
 /** Runs `create`; on a refusal the form comes back with the service's messages and the values given. */
