@@ -101,8 +101,8 @@ ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--spac
 .hljs-variable,.hljs-template-variable,.hljs-params{color:#1f1e24}.hljs-attr,.hljs-name,.hljs-tag,.hljs-selector-id,.hljs-selector-class{color:#c0331c}
 .hljs-meta{color:#4078f2}.hljs-deletion{color:#c0331c}.hljs-emphasis{font-style:italic}.hljs-strong{font-weight:700}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-.label-badge{display:inline-flex;align-items:center;gap:var(--space-1);padding:0 var(--space-2);border:1px solid var(--border);border-radius:1rem;font-size:12px;line-height:1.6rem;color:var(--text);background:var(--surface);margin:0 var(--space-1) 2px 0;max-width:100%;overflow-wrap:anywhere}
-a.label-badge:hover{background:var(--subtle);text-decoration:none}.label-dot{flex:none}
+.label-badge,.markdown .gl-label-link{display:inline-flex;align-items:center;gap:var(--space-1);padding:0 var(--space-2);border:1px solid var(--border);border-radius:1rem;font-size:12px;line-height:1.6rem;color:var(--text);background:var(--surface);margin:0 var(--space-1) 2px 0;max-width:100%;overflow-wrap:anywhere}
+a.label-badge:hover,.markdown .gl-label-link:hover{background:var(--subtle);text-decoration:none}.label-dot{flex:none}.markdown .gl-label-link{margin:0}
 .issuable-header{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap;color:var(--muted)}.issuable-header .meta{color:var(--muted)}
 .issuable-title{margin-top:var(--space-2)}.merge-request-branches{color:var(--muted);overflow-wrap:anywhere}
 .ref-name code,code.ref-name{background:#e9f1fb;color:var(--primary-dark)}

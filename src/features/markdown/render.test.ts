@@ -49,8 +49,8 @@ beforeAll(async () => {
   secret = await createTestIssue(db, { project, author: anna, title: 'Secret', confidential: true })
   hiddenIssue = await createTestIssue(db, { project: hidden, author: anna, title: 'Hidden' })
   mergeRequest = await createTestMergeRequest(db, { project, author: anna, title: 'Add the tool' })
-  bug = await createTestLabel(db, { project, title: 'bug', description: 'Something is broken' })
-  toDo = await createTestLabel(db, { group, title: 'to do' })
+  bug = await createTestLabel(db, { project, title: 'bug', color: '#d9534f', description: 'Something is broken' })
+  toDo = await createTestLabel(db, { group, title: 'to do', color: '#6699cc' })
   release = await createTestMilestone(db, { project, title: 'v1.0' })
   spring = await createTestMilestone(db, { project, title: 'Spring release' })
 })
@@ -249,17 +249,37 @@ describe('references', () => {
     )
   })
 
-  test('~label and ~"multi word" link the project’s issues with that label, a group label too', async () => {
+  test('@user links any user, for anyone; @group only a group the reader may see', async () => {
+    const privateGroup = await createTestGroup(server.database.db, { path: 'md-private', name: 'Private', visibility: 'private' })
+    const internalGroup = await createTestGroup(server.database.db, { path: 'md-internal', name: 'Internal', visibility: 'internal' })
+    await addTestMember(server.database.db, { user: anna, group: privateGroup, accessLevel: 10 })
+    const text = '@anna-md @md-private @md-internal'
+    const userLink =
+      `<a href="${url}/anna-md" data-reference-type="user" data-user="${anna.id}" data-container="body" data-placement="top" ` +
+      'class="gfm gfm-project_member js-user-link" title="Anna &lt;Apple&gt;">@anna-md</a>'
+    const groupLink = (target: NamespaceRow) =>
+      `<a href="${url}/groups/${target.full_path}" data-reference-type="user" data-group="${target.id}" data-container="body" ` +
+      `data-placement="top" class="gfm gfm-project_member js-user-link" title="${target.full_name}">@${target.full_path}</a>`
+    const paragraph = (inner: string) => `<p data-sourcepos="1:1-1:${text.length}" dir="auto">${inner}</p>`
+    expect(await html(text, null)).toBe(paragraph(`${userLink} @md-private @md-internal`))
+    expect(await html(text, reader)).toBe(paragraph(`${userLink} @md-private ${groupLink(internalGroup)}`))
+    expect(await html(text, anna)).toBe(paragraph(`${userLink} ${groupLink(privateGroup)} ${groupLink(internalGroup)}`))
+  })
+
+  test('~label and ~"multi word" link the project’s issues with that label, a group label too, with a dot of its colour', async () => {
     const labelLink = (label: LabelRow, text: string, title: string) =>
       `<span class="gl-label gl-label-sm"><a href="${url}/${project.full_path}/-/issues?label_name[]=${encodeURIComponent(label.title)}" ` +
       `data-reference-type="label" data-original="${text}" data-link="false" data-link-reference="false" data-project="${project.id}" ` +
       `data-label="${label.id}" data-container="body" data-placement="top" title="${title}" ` +
-      `class="gfm gfm-label has-tooltip gl-link gl-label-link"><span class="gl-label-text">${label.title}</span></a></span>`
+      `class="gfm gfm-label has-tooltip gl-link gl-label-link">` +
+      '<svg class="label-dot" width="10" height="10" viewBox="0 0 10 10" aria-hidden="true" focusable="false">' +
+      `<circle cx="5" cy="5" r="5" fill="${label.color}" /></svg><span class="gl-label-text">${label.title}</span></a></span>`
     expect(await html('Marked ~bug and ~"to do", not ~missing')).toBe(
       `<p data-sourcepos="1:1-1:38" dir="auto">Marked ${labelLink(bug, '~bug', 'Something is broken')} and ` +
         `${labelLink(toDo, '~&quot;to do&quot;', '')}, not ~missing</p>`,
     )
     expect(await html(`By id: ~${bug.id}`)).toContain(`data-label="${bug.id}"`)
+    expect(bug.color).toBe('#d9534f')
   })
 
   test('%milestone and %"multi word" link the milestone', async () => {

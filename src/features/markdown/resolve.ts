@@ -136,7 +136,12 @@ async function resolveLabels(ctx: Context, loaded: LoadedProject, references: Re
       ['title', label.description ?? ''],
       ['class', 'gfm gfm-label has-tooltip gl-link gl-label-link'],
     ])
-    const link = `<a${attributes}><span class="gl-label-text">${escapeHtml(label.title)}</span></a>`
+    // GitLab paints the label's colour with an inline style, which the Content-Security-Policy refuses: a dot of it
+    // instead, as the pages' label badges show it.
+    const dot =
+      '<svg class="label-dot" width="10" height="10" viewBox="0 0 10 10" aria-hidden="true" focusable="false">' +
+      `<circle cx="5" cy="5" r="5" fill="${escapeHtml(label.color)}" /></svg>`
+    const link = `<a${attributes}>${dot}<span class="gl-label-text">${escapeHtml(label.title)}</span></a>`
     resolutions.set(referenceKey(reference), `<span class="gl-label gl-label-sm">${link}</span>`)
   }
 }

@@ -16,7 +16,7 @@ export function findLabelsForReferences(
     .map(Number)
   return db
     .selectFrom('labels')
-    .select(['id', 'title', 'description', 'project_id', 'group_id'])
+    .select(['id', 'title', 'color', 'description', 'project_id', 'group_id'])
     .where((eb) => {
       const owners = [eb('project_id', '=', projectId)]
       if (groupIds.length > 0) owners.push(eb('group_id', 'in', groupIds))
