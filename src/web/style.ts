@@ -80,7 +80,7 @@ ol.activity{list-style:none;padding:0;margin:0}ol.activity li{padding:var(--spac
 .avatar.large{width:64px;height:64px;font-size:24px}
 .header-row{display:flex;gap:var(--space-3);align-items:center;flex-wrap:wrap}.header-row h1{margin:0}.header-row .actions{margin-left:auto;display:flex;gap:var(--space-2);flex-wrap:wrap}
 .markdown{overflow-wrap:anywhere}.markdown img{max-width:100%}.markdown table{width:auto;margin:var(--space-3) 0}.markdown td,.markdown th{border:1px solid var(--border)}
-.markdown ul.contains-task-list{list-style:none;padding-left:var(--space-3)}.markdown blockquote{margin:0;padding:0 var(--space-3);color:var(--muted);border-left:3px solid var(--border)}
+.markdown ul.task-list{list-style:none;padding-left:var(--space-3)}.markdown blockquote{margin:0;padding:0 var(--space-3);color:var(--muted);border-left:3px solid var(--border)}
 .markdown .anchor{margin-left:-1em;padding-right:.25em;visibility:hidden}.markdown :hover>.anchor{visibility:visible}
 .box{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);margin:var(--space-3) 0}
 .box>header{display:flex;gap:var(--space-2);align-items:center;flex-wrap:wrap;padding:var(--space-2) var(--space-3);background:var(--subtle);border-bottom:1px solid var(--border);overflow-wrap:anywhere}

@@ -57,6 +57,20 @@ describe('description_html of a project', () => {
     expect(listed.body[0].description_html).toBe(expected)
   })
 
+  test('keeps the raw HTML GitLab allows and drops the rest', async () => {
+    const description =
+      '<details><summary>Why</summary>\n\n<kbd>K</kbd> <img src=x onerror=alert(1)> ' +
+      '<a href="javascript:alert(1)" class="gfm gfm-issue" data-issue="1">x</a> <script>alert(1)</script>\n\n</details>'
+    const updated = await request('PUT', `/api/v4/projects/${project.id}`, { token: server.rootToken, body: { description } })
+    expect(updated.status).toBe(200)
+    const expected =
+      '<details><summary>Why</summary>\n<p data-sourcepos="3:1-3:140" dir="auto"><kbd>K</kbd> <img src="x"> <a>x</a> </p>\n</details>'
+    expect(updated.body.description).toBe(description)
+    expect(updated.body.description_html).toBe(expected)
+    const shown = await request('GET', `/api/v4/projects/${project.id}`, { token: readerToken })
+    expect(shown.body.description_html).toBe(expected)
+  })
+
   test('shows a reference only to those who may see it, also when asked again', async () => {
     await request('PUT', `/api/v4/projects/${project.id}`, { token: server.rootToken, body: { description: `Tracks #${secret.iid}` } })
     for (let round = 0; round < 2; round++) {

@@ -1,35 +1,35 @@
 import type { Env, MarkdownIt, StateCore, Token } from 'markdown-it'
 import { escapeHtml } from './escape.js'
-import { referenceKey, splitReferences, type Reference, type ReferenceKind } from './references.js'
-import type { Resolutions } from './resolve.js'
+import { splitReferences, type Reference, type ReferenceKind } from './references.js'
+import { isSafeUrl, OWN_CLASS, sanitizeDocument, type SanitizeHtml, type SanitizeOptions } from './sanitize.js'
 
-// Raw HTML is off (`html: false`): markdown-it then escapes every tag written in the text, so the only markup in the
-// output is what the rules below emit, and links pass validateLink (http, https, mailto and ftp, or relative). GitLab
-// allows a sanitized subset of raw HTML; a sanitizer would cost a second parse and a larger attack surface for
-// `<details>` and friends, so svc shows such tags as text instead.
-
-/** Where relative links of a repository file point: `/-/blob/<ref>/<dir>/...`, and images at `/-/raw/...`. */
-export interface LinkBase {
-  /** The project's URL path, such as `/group/project`. */
-  projectPath: string
-  ref: string
-  /** The file's path in the repository; its links are relative to its folder. */
-  path: string
-}
+// Raw HTML is on (`html: true`), as in GitLab: the rendered document goes through sanitize-html with GitLab's allowlist
+// (sanitize.ts), which also closes what a writer left open and gives links written in HTML the rules of Markdown links.
+// The markup the engine writes itself (heading anchors, task list checkboxes, highlighted code, emoji, references)
+// stands in the document as a placeholder while it is sanitized and goes in afterwards, unchanged; so the sanitizer
+// never parses highlighted code, a reference is resolved for each reader without sanitizing again, and HTML a writer
+// typed cannot pass for the engine's (a hand-written `<a class="gfm gfm-issue" data-issue="1">` loses both).
 
 /** What a document's parse records, and what the rules read while parsing. */
 export interface ParseEnv extends Env {
-  /** Not `references`: markdown-it keeps link reference definitions there. */
-  gfmReferences: Reference[]
   referenceCounts: Map<ReferenceKind, number>
   slugs: Map<string, number>
-  /** The instance's host: links elsewhere open with rel="nofollow noreferrer noopener". */
-  instanceHost: string | null
-  base: LinkBase | null
 }
 
+/** What stands at a placeholder: the engine's markup, or a reference resolved for each reader. */
+export type Slot = { html: string } | { reference: Reference }
+
 export interface RenderEnv extends Env {
-  resolutions: Resolutions
+  slots: Slot[]
+}
+
+/** A placeholder holds a slot's index between two U+0000, a character no document holds (see OWN_CLASS). */
+// eslint-disable-next-line no-control-regex
+export const PLACEHOLDER = /\u0000(\d+)\u0000/
+
+function placeholder(env: RenderEnv, slot: Slot): string {
+  env.slots.push(slot)
+  return `\u0000${env.slots.length - 1}\u0000`
 }
 
 export interface Engines {
@@ -37,25 +37,8 @@ export interface Engines {
   full: MarkdownIt
   /** GitLab's single-line pipeline: titles (no Markdown; autolinks, emoji and references). */
   singleLine: MarkdownIt
-}
-
-const ALLOWED_SCHEMES = new Set(['http', 'https', 'mailto', 'ftp'])
-
-/**
- * Only relative URLs and the schemes above. Browsers drop control characters and spaces inside a scheme, so the
- * check does too, after undoing the percent-encoding markdown-it applies before it asks.
- */
-export function isSafeUrl(url: string): boolean {
-  let decoded = url
-  try {
-    decoded = decodeURIComponent(url)
-  } catch {
-    // A lone % stays as written.
-  }
-  // eslint-disable-next-line no-control-regex
-  const compact = decoded.replace(/[\u0000-\u0020\u007f-\u009f]/g, '')
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(compact)
-  return scheme === null || ALLOWED_SCHEMES.has(scheme[1].toLowerCase())
+  /** GitLab's sanitizing and link filters over a rendered document. */
+  sanitize(html: string, options: SanitizeOptions): string
 }
 
 const HIGHLIGHT_LIMIT = 128 * 1024
@@ -162,21 +145,26 @@ function markTaskItem(state: StateCore, tokens: Token[], index: number, list: To
   const checkbox = new state.Token('task_checkbox', 'input', 0)
   checkbox.meta = { checked: marker[1] !== ' ' }
   inline.children.unshift(checkbox)
-  tokens[index].attrJoin('class', 'task-list-item')
-  if (!String(list.attrGet('class') ?? '').includes('task-list')) list.attrJoin('class', 'task-list')
+  tokens[index].attrSet('class', `${OWN_CLASS}task-list-item`)
+  list.attrSet('class', `${OWN_CLASS}task-list`)
 }
 
-/** Plain text outside links and code becomes text and reference tokens (GL ReferenceFilter skips pre, code and a). */
+const SKIPPED_OPEN = /^<(?:a|code|pre)[\s>]/i
+const SKIPPED_CLOSE = /^<\/(?:a|code|pre)[\s>]/i
+
+/** Text outside links and code, in Markdown or in HTML, becomes text and reference tokens (GL ReferenceFilter skips pre, code and a). */
 function findReferences(state: StateCore) {
   const env = state.env as ParseEnv
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue
     const children: Token[] = []
-    let linkDepth = 0
+    let skippedDepth = 0
     for (const child of block.children) {
-      if (child.type === 'link_open') linkDepth += 1
-      if (child.type === 'link_close') linkDepth -= 1
-      if (child.type !== 'text' || linkDepth > 0 || !/[#!~%@]/.test(child.content)) {
+      if (child.type === 'link_open' || (child.type === 'html_inline' && SKIPPED_OPEN.test(child.content))) skippedDepth += 1
+      if (child.type === 'link_close' || (child.type === 'html_inline' && SKIPPED_CLOSE.test(child.content))) {
+        skippedDepth = Math.max(0, skippedDepth - 1)
+      }
+      if (child.type !== 'text' || skippedDepth > 0 || !/[#!~%@]/.test(child.content)) {
         children.push(child)
         continue
       }
@@ -186,8 +174,7 @@ function findReferences(state: StateCore) {
         if (typeof part === 'string') token.content = part
         else {
           token.content = part.text
-          token.meta = { key: referenceKey(part) }
-          env.gfmReferences.push(part)
+          token.meta = { reference: part }
         }
         children.push(token)
       }
@@ -196,62 +183,25 @@ function findReferences(state: StateCore) {
   }
 }
 
-function resolveRelative(url: string, base: LinkBase, raw: boolean): string {
-  if (url === '' || url.startsWith('#') || url.startsWith('//') || /^[a-z][a-z0-9+.-]*:/i.test(url)) return url
-  const split = url.search(/[?#]/)
-  const path = split === -1 ? url : url.slice(0, split)
-  const suffix = split === -1 ? '' : url.slice(split)
-  const folder = path.startsWith('/') ? [] : base.path.split('/').slice(0, -1)
-  const segments: string[] = []
-  for (const segment of [...folder, ...path.split('/')]) {
-    if (segment === '' || segment === '.') continue
-    if (segment === '..') segments.pop()
-    else segments.push(segment)
-  }
-  const view = raw ? 'raw' : path.endsWith('/') || segments.length === 0 ? 'tree' : 'blob'
-  const ref = base.ref.split('/').map(encodeURIComponent).join('/')
-  return `${base.projectPath}/-/${view}/${ref}${segments.length > 0 ? '/' : ''}${segments.join('/')}${suffix}`
-}
-
-function isExternal(href: string, instanceHost: string | null): boolean {
-  const match = /^https?:\/\/([^/?#]+)/i.exec(href)
-  return match !== null && match[1].toLowerCase() !== instanceHost
-}
-
-/** Relative links of a repository file point into the repository; links elsewhere get GL ExternalLinkFilter's rel. */
-function adjustLinks(state: StateCore) {
-  const env = state.env as ParseEnv
-  for (const block of state.tokens) {
-    for (const child of block.children ?? []) {
-      if (child.type === 'link_open') {
-        const href = String(child.attrGet('href') ?? '')
-        if (env.base) child.attrSet('href', resolveRelative(href, env.base, false))
-        if (isExternal(href, env.instanceHost)) {
-          child.attrSet('rel', 'nofollow noreferrer noopener')
-          child.attrSet('target', '_blank')
-        }
-      } else if (child.type === 'image' && env.base) {
-        child.attrSet('src', resolveRelative(String(child.attrGet('src') ?? ''), env.base, true))
-      }
-    }
-  }
-}
-
 function positionOf(token: Token): string | null {
   const position = token.attrGet('data-sourcepos')
   return position === null ? null : String(position)
 }
 
-function renderReference(tokens: Token[], index: number, _options: unknown, env: RenderEnv): string {
-  const token = tokens[index]
-  return env.resolutions?.get((token.meta as { key: string }).key) ?? escapeHtml(token.content)
+type RendererRule = MarkdownIt['renderer']['rules'][string]
+
+/** A renderer rule whose markup stands as a placeholder until the document is sanitized. */
+function ownMarkup(render: (token: Token) => string): RendererRule {
+  return (tokens, index, _options, env) => placeholder(env as RenderEnv, { html: render(tokens[index]) })
 }
 
-function renderEmoji(tokens: Token[], index: number): string {
-  const token = tokens[index]
+const renderReference: RendererRule = (tokens, index, _options, env) =>
+  placeholder(env as RenderEnv, { reference: (tokens[index].meta as { reference: Reference }).reference })
+
+const renderEmoji = ownMarkup((token) => {
   const name = escapeHtml(token.markup)
   return `<gl-emoji title="${name}" data-name="${name}">${token.content}</gl-emoji>`
-}
+})
 
 /** The part of highlight.js svc uses (its own types would bring the DOM's globals into the whole program). */
 interface Highlighter {
@@ -272,10 +222,11 @@ function loadAtRunTime<T>(specifier: string): Promise<T> {
 }
 
 async function createEngines(): Promise<Engines> {
-  const [{ default: createMarkdownIt }, { full: emoji }, { default: hljs }] = await Promise.all([
+  const [{ default: createMarkdownIt }, { full: emoji }, { default: hljs }, { default: sanitizeHtml }] = await Promise.all([
     loadAtRunTime<typeof import('markdown-it')>('markdown-it'),
     loadAtRunTime<{ full: EmojiPlugin }>('markdown-it-emoji'),
     loadAtRunTime<{ default: Highlighter }>('highlight.js/lib/common'),
+    loadAtRunTime<{ default: SanitizeHtml }>('sanitize-html'),
   ])
   const languages = new Map<string, string>()
   for (const name of hljs.listLanguages()) {
@@ -301,35 +252,36 @@ async function createEngines(): Promise<Engines> {
     md.validateLink = isSafeUrl
     md.use(emoji, { shortcuts: {} })
     md.core.ruler.before('text_join', 'gfm_references', findReferences)
-    md.core.ruler.push('gfm_links', adjustLinks)
-    md.renderer.rules.gfm_reference = renderReference as never
+    md.renderer.rules.gfm_reference = renderReference
     md.renderer.rules.emoji = renderEmoji
     return md
   }
 
-  const full = withRules(createMarkdownIt({ html: false, linkify: true, typographer: false }))
+  const full = withRules(createMarkdownIt({ html: true, linkify: true, typographer: false }))
   full.core.ruler.push('gfm_blocks', markBlocks)
-  full.renderer.rules.heading_anchor = (tokens, index) => {
-    const id = (tokens[index].meta as { id: string }).id
+  full.renderer.rules.heading_anchor = ownMarkup((token) => {
+    const id = (token.meta as { id: string }).id
     return `<a href="#${escapeHtml(encodeURIComponent(id))}" aria-hidden="true" class="anchor" id="user-content-${escapeHtml(id)}"></a>`
-  }
-  full.renderer.rules.task_checkbox = (tokens, index) =>
-    `<task-button></task-button><input type="checkbox" class="task-list-item-checkbox"${(tokens[index].meta as { checked: boolean }).checked ? ' checked' : ''} disabled>`
-  full.renderer.rules.fence = (tokens, index) => {
-    const token = tokens[index]
+  })
+  full.renderer.rules.task_checkbox = ownMarkup((token) => {
+    const checked = (token.meta as { checked: boolean }).checked ? ' checked' : ''
+    return `<task-button></task-button><input type="checkbox" class="task-list-item-checkbox"${checked} disabled>`
+  })
+  full.renderer.rules.fence = ownMarkup((token) => {
     const info = full.utils.unescapeAll(token.info).trim()
     return codeBlock(token.content, info.split(/\s+/)[0] ?? '', positionOf(token))
-  }
-  full.renderer.rules.code_block = (tokens, index) => codeBlock(tokens[index].content, '', positionOf(tokens[index]))
+  })
+  full.renderer.rules.code_block = ownMarkup((token) => codeBlock(token.content, '', positionOf(token)))
 
+  // GitLab's single-line pipeline escapes HTML (HtmlEntityFilter) before anything else.
   const singleLine = withRules(createMarkdownIt('zero', { html: false, linkify: true }))
   singleLine.enable(['linkify'])
-  return { full, singleLine }
+  return { full, singleLine, sanitize: (html, options) => sanitizeDocument(sanitizeHtml, html, options) }
 }
 
 let engines: Promise<Engines> | undefined
 
-/** The Markdown engines, made on first use: idle processes never load markdown-it or highlight.js. */
+/** The Markdown engines, made on first use: idle processes never load markdown-it, highlight.js or sanitize-html. */
 export function loadEngines(): Promise<Engines> {
   engines ??= createEngines().catch((error: unknown) => {
     engines = undefined

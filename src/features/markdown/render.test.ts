@@ -57,6 +57,12 @@ beforeAll(async () => {
 
 afterAll(() => server?.close())
 
+const issueLink = (target: IssueRow, text: string, suffix = '') =>
+  `<a href="${url}/${project.full_path}/-/issues/${target.iid}" data-reference-type="issue" data-original="${text}" data-link="false" ` +
+  `data-link-reference="false" data-project="${project.id}" data-issue="${target.id}" data-project-path="${project.full_path}" ` +
+  `data-iid="${target.iid}" data-issue-type="issue" data-container="body" data-placement="top" ` +
+  `title="${target.title.replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}" class="gfm gfm-issue">${text}${suffix}</a>`
+
 function anonymousContext(): Context {
   return contextFor(server, null)
 }
@@ -71,9 +77,9 @@ async function html(text: string, user: User | null = reader, options: { base?: 
 }
 
 describe('Markdown', () => {
-  test('paragraphs keep their source positions and show raw HTML as text', async () => {
-    expect(await html('Hello <b>world</b>\n\nSecond line')).toBe(
-      '<p data-sourcepos="1:1-1:18" dir="auto">Hello &lt;b&gt;world&lt;/b&gt;</p>\n<p data-sourcepos="3:1-3:11" dir="auto">Second line</p>',
+  test('paragraphs keep their source positions', async () => {
+    expect(await html('Hello *world*\n\nSecond line')).toBe(
+      '<p data-sourcepos="1:1-1:13" dir="auto">Hello <em>world</em></p>\n<p data-sourcepos="3:1-3:11" dir="auto">Second line</p>',
     )
     expect(await html('')).toBe('')
   })
@@ -177,20 +183,147 @@ describe('Markdown', () => {
   })
 })
 
+describe('raw HTML', () => {
+  const paragraph = (text: string, inner: string) => `<p data-sourcepos="1:1-1:${text.length}" dir="auto">${inner}</p>`
+
+  test("GitLab's inline elements come through as written", async () => {
+    const text =
+      'Press <kbd>Ctrl</kbd>+<kbd>C</kbd>: H<sub>2</sub>O, x<sup>2</sup>,<br>an <abbr title="HyperText">HTML</abbr> <mark>mark</mark>'
+    expect(await html(text)).toBe(paragraph(text, text))
+  })
+
+  test('details and summary hold Markdown, references included, and open stays', async () => {
+    expect(await html(`<details open>\n<summary>More about <b>it</b></summary>\n\nSee **#${issue.iid}**\n\n</details>`)).toBe(
+      '<details open>\n<summary>More about <b>it</b></summary>\n' +
+        `<p data-sourcepos="4:1-4:${9 + String(issue.iid).length}" dir="auto">See <strong>${issueLink(issue, `#${issue.iid}`)}</strong></p>\n` +
+        '</details>',
+    )
+  })
+
+  test('definition lists, tables with alignment and images with their size', async () => {
+    expect(await html('<dl><dt>Term</dt><dd>Meaning</dd></dl>')).toBe('<dl><dt>Term</dt><dd>Meaning</dd></dl>')
+    expect(
+      await html('<table><tr><th align="center">a</th><td style="color: red; text-align: right">b</td><td style="x">c</td></tr></table>'),
+    ).toBe('<table><tr><th align="center">a</th><td align="right">b</td><td>c</td></tr></table>')
+    expect(await html('<img src="logo.png" alt="Logo" title="The logo" width="20" height="10" style="float:left" class="x">')).toBe(
+      '<img src="logo.png" alt="Logo" title="The logo" width="20" height="10">',
+    )
+  })
+
+  test('links keep href and title, and get the rel of Markdown links; classes, data and ids GitLab strips go', async () => {
+    const forged = `<a href="${url}/x" title="t" class="gfm gfm-issue" data-reference-type="issue" data-issue="${secret.id}" id="x" rel="me">forged</a>`
+    expect(await html(forged)).toBe(paragraph(forged, `<a href="${url}/x" title="t">forged</a>`))
+    const external = '<a href="https://example.com" target="_self" rel="license">x</a> <a href="//example.com/y">y</a>'
+    expect(await html(external)).toBe(
+      paragraph(
+        external,
+        '<a href="https://example.com" rel="nofollow noreferrer noopener" target="_blank">x</a> ' +
+          '<a href="//example.com/y" rel="nofollow noreferrer noopener" target="_blank">y</a>',
+      ),
+    )
+    // GitLab keeps a heading anchor's class and its `user-content-` id, and rel="license".
+    const anchors =
+      '<a class="anchor" id="user-content-x" href="#x">a</a> <a class="anchor" id="top">b</a> <a href="/l" rel="license">c</a>'
+    expect(await html(anchors)).toBe(
+      paragraph(anchors, '<a class="anchor" id="user-content-x" href="#x">a</a> <a class="anchor">b</a> <a href="/l" rel="license">c</a>'),
+    )
+  })
+
+  test("markup written by hand cannot pass for the engine's", async () => {
+    expect(
+      await html(
+        '<ul class="task-list"><li class="task-list-item"><input type="checkbox" checked> <task-button></task-button>x</li></ul>\n\n' +
+          '<pre class="code highlight"><code><span class="hljs-keyword">const</span></code></pre>\n\n<gl-emoji data-name="tada">y</gl-emoji>',
+      ),
+    ).toBe('<ul><li> x</li></ul>\n<pre><code><span>const</span></code></pre>\n<p data-sourcepos="5:1-5:39" dir="auto">y</p>')
+  })
+
+  test('what a writer leaves open is closed inside the document, and what it never opened is dropped', async () => {
+    expect(await html('<div><b>open <i>nested\n\nafter')).toBe(
+      '<div><b>open <i>nested\n<p data-sourcepos="3:1-3:5" dir="auto">after</p>\n</i></b></div>',
+    )
+    expect(await html('text</div></main></body>\n\n<li>item</li><td>cell</td>')).toBe(
+      '<p data-sourcepos="1:1-1:24" dir="auto">text</p>\nitemcell',
+    )
+  })
+
+  test('references inside a link or code written in HTML stay text', async () => {
+    const text = `<a href="/x">#${issue.iid}</a> <code>#${issue.iid}</code> <b>#${issue.iid}</b>`
+    expect(await html(text)).toBe(
+      paragraph(text, `<a href="/x">#${issue.iid}</a> <code>#${issue.iid}</code> <b>${issueLink(issue, `#${issue.iid}`)}</b>`),
+    )
+  })
+
+  test('links and images written in HTML in a README point into the repository too', async () => {
+    const rendered = await html('<a href="docs/a.md">a</a> <img src="img/logo.png" alt="">', reader, {
+      base: { ref: 'main', path: 'guide/README.md' },
+    })
+    expect(rendered).toBe(
+      '<p data-sourcepos="1:1-1:57" dir="auto">' +
+        `<a href="/${project.full_path}/-/blob/main/guide/docs/a.md">a</a> <img src="/${project.full_path}/-/raw/main/guide/img/logo.png" alt=""></p>`,
+    )
+  })
+})
+
 describe('XSS', () => {
   const inert = [
-    ['<script>alert(1)</script>', '<p data-sourcepos="1:1-1:25" dir="auto">&lt;script&gt;alert(1)&lt;/script&gt;</p>'],
-    ['<img src=x onerror=alert(1)>', '<p data-sourcepos="1:1-1:28" dir="auto">&lt;img src=x onerror=alert(1)&gt;</p>'],
+    ['<script>alert(1)</script>', ''],
+    ['Hi <script>alert(1)</script> there', '<p data-sourcepos="1:1-1:34" dir="auto">Hi  there</p>'],
+    ['<img src=x onerror=alert(1)>', '<img src="x">'],
+    ['An <img src=x onerror=alert(1)> image', '<p data-sourcepos="1:1-1:37" dir="auto">An <img src="x"> image</p>'],
+    ['<a href="javascript:alert(1)">x</a>', '<p data-sourcepos="1:1-1:35" dir="auto"><a>x</a></p>'],
+    ['<a href="JaVaScRiPt:alert(1)">x</a>', '<p data-sourcepos="1:1-1:35" dir="auto"><a>x</a></p>'],
+    ['<a href="&#106;avascript:alert(1)">x</a>', '<p data-sourcepos="1:1-1:40" dir="auto"><a>x</a></p>'],
+    ['<a href="&#x6A;avascript&colon;alert(1)">x</a>', '<p data-sourcepos="1:1-1:46" dir="auto"><a>x</a></p>'],
+    ['<a href="java&#x09;script:alert(1)">x</a>', '<p data-sourcepos="1:1-1:41" dir="auto"><a>x</a></p>'],
+    ['<a href="  javascript:alert(1)">x</a>', '<p data-sourcepos="1:1-1:37" dir="auto"><a>x</a></p>'],
+    ['<a href="data:text/html;base64,PHNjcmlwdD4=">x</a>', '<p data-sourcepos="1:1-1:50" dir="auto"><a>x</a></p>'],
+    ['<img src="data:image/svg+xml,<svg onload=alert(1)>">', '<img>'],
+    ['<a href="vbscript:msgbox(1)">x</a>', '<p data-sourcepos="1:1-1:34" dir="auto"><a>x</a></p>'],
+    ['<svg onload=alert(1)>', ''],
+    ['x <svg><script>alert(1)</script></svg> y', '<p data-sourcepos="1:1-1:40" dir="auto">x  y</p>'],
+    ['<iframe src="javascript:alert(1)"></iframe>', ''],
+    ['x <iframe src="https://example.com"></iframe> y', '<p data-sourcepos="1:1-1:47" dir="auto">x  y</p>'],
+    ['<style>body{display:none}</style>', ''],
+    ['x <style>*{}</style> y', '<p data-sourcepos="1:1-1:22" dir="auto">x  y</p>'],
+    ['<form action="https://example.com"><input type="submit" value="Go"></form>', ''],
+    // A form closes the paragraph it opens in, as a browser would; what is left is text.
+    [
+      'x <form><input name=a><button formaction="javascript:alert(1)">b</button></form> y',
+      '<p data-sourcepos="1:1-1:82" dir="auto">x </p>b y<p></p>',
+    ],
+    [
+      '<a href="https://example.com" title="a" onmouseover="alert(1)">x</a>',
+      '<p data-sourcepos="1:1-1:68" dir="auto"><a href="https://example.com" title="a" rel="nofollow noreferrer noopener" target="_blank">x</a></p>',
+    ],
+    [
+      '<a title="x&quot; onmouseover=&quot;alert(1)">x</a>',
+      '<p data-sourcepos="1:1-1:51" dir="auto"><a title="x&quot; onmouseover=&quot;alert(1)">x</a></p>',
+    ],
+    [`<img src="x" alt='"><script>alert(1)</script>'>`, '<img src="x" alt="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">'],
+    ['<b><i>unclosed', '<p data-sourcepos="1:1-1:14" dir="auto"><b><i>unclosed</i></b></p>'],
+    ['<div><span>a</div>b', '<div><span>a</span></div>b'],
+    ['<details open ontoggle=alert(1)><summary>s</summary>x</details>', '<details open><summary>s</summary>x</details>'],
+    ['<p style="background:url(javascript:alert(1))" onclick="alert(1)">x</p>', '<p>x</p>'],
+    [
+      '<object data="x"></object><embed src="x"><base href="https://evil.example"><meta http-equiv="refresh" content="0"><link rel=stylesheet href=x>',
+      '<p data-sourcepos="1:1-1:142" dir="auto"></p>',
+    ],
+    ['<textarea><p>x</p></textarea>', ''],
+    [
+      '<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>',
+      '<p data-sourcepos="1:1-1:72" dir="auto"><p title="&lt;/noscript&gt;&lt;img src=x onerror=alert(1)&gt;"></p></p>',
+    ],
+    ['<math><mi xlink:href="javascript:alert(1)">x</mi></math>', '<p data-sourcepos="1:1-1:56" dir="auto">x</p>'],
+    ['x<!--<img src=x onerror=alert(1)>-->y', '<p data-sourcepos="1:1-1:37" dir="auto">xy</p>'],
+    ['<title><img src=x onerror=alert(1)></title>', '&lt;img src=x onerror=alert(1)&gt;'],
     ['[x](javascript:alert(1))', '<p data-sourcepos="1:1-1:24" dir="auto">[x](javascript:alert(1))</p>'],
     ['[x](JaVaScRiPt:alert(1))', '<p data-sourcepos="1:1-1:24" dir="auto">[x](JaVaScRiPt:alert(1))</p>'],
     ['[x](&#106;avascript:alert(1))', '<p data-sourcepos="1:1-1:29" dir="auto">[x](javascript:alert(1))</p>'],
     ['[x](<java\tscript:alert(1)>)', '<p data-sourcepos="1:1-1:27" dir="auto">[x](&lt;java\tscript:alert(1)&gt;)</p>'],
     ['<javascript:alert(1)>', '<p data-sourcepos="1:1-1:21" dir="auto">&lt;javascript:alert(1)&gt;</p>'],
     ['[x](data:text/html;base64,PHNjcmlwdD4=)', '<p data-sourcepos="1:1-1:39" dir="auto">[x](data:text/html;base64,PHNjcmlwdD4=)</p>'],
-    [
-      '![x](data:image/svg+xml,<svg onload=alert(1)>)',
-      '<p data-sourcepos="1:1-1:46" dir="auto">![x](data:image/svg+xml,&lt;svg onload=alert(1)&gt;)</p>',
-    ],
+    ['![x](data:image/svg+xml,<svg onload=alert(1)>)', '<p data-sourcepos="1:1-1:46" dir="auto">![x](data:image/svg+xml,)</p>'],
     ['[x](vbscript:msgbox(1))', '<p data-sourcepos="1:1-1:23" dir="auto">[x](vbscript:msgbox(1))</p>'],
     [
       '[x](https://example.com "a\\" onmouseover=\\"alert(1)")',
@@ -198,19 +331,17 @@ describe('XSS', () => {
     ],
     [
       '[<b onclick=alert(1)>x</b>](https://example.com)',
-      '<p data-sourcepos="1:1-1:48" dir="auto"><a href="https://example.com" rel="nofollow noreferrer noopener" target="_blank">&lt;b onclick=alert(1)&gt;x&lt;/b&gt;</a></p>',
+      '<p data-sourcepos="1:1-1:48" dir="auto"><a href="https://example.com" rel="nofollow noreferrer noopener" target="_blank"><b>x</b></a></p>',
     ],
-    [
-      '<div style="x" onmouseover="alert(1)">\nhi\n</div>',
-      '<p data-sourcepos="1:1-3:6" dir="auto">&lt;div style=&quot;x&quot; onmouseover=&quot;alert(1)&quot;&gt;\nhi\n&lt;/div&gt;</p>',
-    ],
+    ['<div style="x" onmouseover="alert(1)">\nhi\n</div>', '<div>\nhi\n</div>'],
     ['```"><script>alert(1)</script>\nx\n```', undefined],
   ] as const
 
   test.each(inert)('%j stays inert', async (text, expected) => {
     const rendered = await html(text)
     if (expected !== undefined) expect(rendered).toBe(expected)
-    expect(rendered).not.toMatch(/<script|<img[^>]*onerror|href="(?:javascript|vbscript|data):|<[a-z][^>]*\son[a-z]+="/i)
+    expect(rendered).not.toMatch(/<(?:script|style|iframe|svg|form|input|object|embed|base|meta|link|math)\b/i)
+    expect(rendered).not.toMatch(/<[a-z][^>]*\s(?:on[a-z]+|style|formaction)="|(?:href|src)="\s*(?:javascript|vbscript|data):/i)
   })
 
   test('a fence info string cannot break out of its attribute', async () => {
@@ -219,12 +350,6 @@ describe('XSS', () => {
 })
 
 describe('references', () => {
-  const issueLink = (target: IssueRow, text: string, suffix = '') =>
-    `<a href="${url}/${project.full_path}/-/issues/${target.iid}" data-reference-type="issue" data-original="${text}" data-link="false" ` +
-    `data-link-reference="false" data-project="${project.id}" data-issue="${target.id}" data-project-path="${project.full_path}" ` +
-    `data-iid="${target.iid}" data-issue-type="issue" data-container="body" data-placement="top" ` +
-    `title="${target.title.replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}" class="gfm gfm-issue">${text}${suffix}</a>`
-
   test('#123 links an issue the reader may see, with its title; closed ones say so', async () => {
     expect(await html(`See #${issue.iid} and #${closedIssue.iid}.`)).toBe(
       `<p data-sourcepos="1:1-1:14" dir="auto">See ${issueLink(issue, `#${issue.iid}`)} and ${issueLink(closedIssue, `#${closedIssue.iid}`, ' (closed)')}.</p>`,

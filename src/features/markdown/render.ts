@@ -1,8 +1,9 @@
-import type { Token } from 'markdown-it'
 import type { Context } from '../../core/context.js'
-import { loadEngines, type LinkBase, type ParseEnv, type RenderEnv } from './engine.js'
-import type { Reference } from './references.js'
+import { loadEngines, PLACEHOLDER, type ParseEnv, type RenderEnv } from './engine.js'
+import { escapeHtml } from './escape.js'
+import { referenceKey, type Reference } from './references.js'
 import { resolveReferences, type ReferenceContext } from './resolve.js'
+import type { LinkBase } from './sanitize.js'
 
 /** Where a document is shown, and for repository files where their relative links point. */
 export interface MarkdownOptions extends ReferenceContext {
@@ -18,8 +19,14 @@ export interface RenderedMarkdown {
 
 type Mode = 'full' | 'single-line'
 
-/** A document parsed once: its tokens, its references, and its HTML when that cannot depend on the reader. */
-type Prepared = { html: string; tokens: null; references: null } | { html: null; tokens: Token[]; references: Reference[] }
+/**
+ * A document rendered and sanitized once: its HTML cut at each reference, which alone depends on the reader. `pieces`
+ * holds one more string than `references`, the HTML before, between and after them.
+ */
+interface Prepared {
+  pieces: string[]
+  references: Reference[]
+}
 
 // Parsed documents by mode, link scope and text: a description is parsed once, not on every request that shows it.
 const MAX_PREPARED = 512
@@ -66,36 +73,37 @@ async function prepare(ctx: Context, mode: Mode, text: string, options: Markdown
   }
   const engines = await loadEngines()
   const md = mode === 'full' ? engines.full : engines.singleLine
-  const env: ParseEnv = {
-    gfmReferences: [],
-    referenceCounts: new Map(),
-    slugs: new Map(),
-    instanceHost: hostOf(ctx.config.externalUrl),
-    base,
-  }
+  const env: ParseEnv = { referenceCounts: new Map(), slugs: new Map() }
   const tokens = mode === 'full' ? md.parse(text, env) : md.parseInline(text, env)
-  // Tokens are kept only where references must be resolved for each reader; otherwise the HTML is the answer.
-  const document: Prepared =
-    env.gfmReferences.length === 0
-      ? { html: finish(md.renderer.render(tokens, md.options, { resolutions: new Map() })), tokens: null, references: null }
-      : { html: null, tokens, references: env.gfmReferences }
+  const rendered: RenderEnv = { slots: [] }
+  const html = engines.sanitize(md.renderer.render(tokens, md.options, rendered), { instanceHost: hostOf(ctx.config.externalUrl), base })
+  // Splitting at the placeholders leaves the HTML at even indexes and a slot's index at odd ones.
+  const parts = html.split(new RegExp(PLACEHOLDER, 'g'))
+  const document: Prepared = { pieces: [parts[0]], references: [] }
+  for (let i = 1; i < parts.length; i += 2) {
+    const slot = rendered.slots[Number(parts[i])]
+    if ('html' in slot) document.pieces[document.pieces.length - 1] += slot.html + parts[i + 1]
+    else {
+      document.references.push(slot.reference)
+      document.pieces.push(parts[i + 1])
+    }
+  }
+  const last = document.pieces.length - 1
+  if (document.pieces[last].endsWith('\n')) document.pieces[last] = document.pieces[last].slice(0, -1)
   keep(key, document)
   return document
 }
 
-function finish(html: string): string {
-  return html.endsWith('\n') ? html.slice(0, -1) : html
-}
-
 async function render(ctx: Context, mode: Mode, text: string | null, options: MarkdownOptions): Promise<RenderedMarkdown> {
   if (!text) return { html: '', dependsOnReader: false }
-  const document = await prepare(ctx, mode, text, options)
-  if (document.tokens === null) return { html: document.html, dependsOnReader: false }
-  const resolutions = await resolveReferences(ctx, document.references, options)
-  const engines = await loadEngines()
-  const md = mode === 'full' ? engines.full : engines.singleLine
-  const env: RenderEnv = { resolutions }
-  return { html: finish(md.renderer.render(document.tokens, md.options, env)), dependsOnReader: true }
+  const { pieces, references } = await prepare(ctx, mode, text, options)
+  if (references.length === 0) return { html: pieces[0], dependsOnReader: false }
+  const resolutions = await resolveReferences(ctx, references, options)
+  let html = pieces[0]
+  references.forEach((reference, i) => {
+    html += (resolutions.get(referenceKey(reference)) ?? escapeHtml(reference.text)) + pieces[i + 1]
+  })
+  return { html, dependsOnReader: true }
 }
 
 /**

@@ -73,7 +73,9 @@ beforeAll(async () => {
   })
   const issue = await api('POST', `/projects/${project.id}/issues`, {
     title: 'Discounts are not applied',
-    description: 'Totals ignore the **discount** field.\n\n- [x] find the cause\n- [ ] fix it',
+    description:
+      'Totals ignore the **discount** field; see ~billing.\n\n- [x] find the cause\n- [ ] fix it\n\n' +
+      '<details><summary>Steps</summary>\n\nPress <kbd>Enter</kbd> on a cart with a discount.\n\n</details>',
     labels: 'bug,billing',
   })
   issueIid = issue.iid
@@ -133,6 +135,10 @@ describe('the merge request pages in a browser', () => {
         await page.click(`.description a[href$="/-/issues/${issueIid}"]`)
         expect(await page.textContent('h1')).toBe('Discounts are not applied')
         expect(await page.locator('.issuable-sidebar .label-badge').count()).toBe(2)
+        expect(await page.textContent('.description .gl-label-link')).toBe('billing')
+        expect(await page.isVisible('.description details kbd')).toBe(false)
+        await page.click('.description details summary')
+        expect(await page.textContent('.description details kbd')).toBe('Enter')
         await lookAt(page, 'mr-issue')
 
         await page.click('.issuable-sidebar .label-badge:has-text("bug")')

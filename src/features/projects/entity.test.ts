@@ -152,7 +152,7 @@ describe('the Project entity', () => {
       import_error: null,
       open_issues_count: 0,
       description_html:
-        '<p data-sourcepos="1:1-1:18" dir="auto">Hello &lt;b&gt;world&lt;/b&gt;</p>\n<p data-sourcepos="3:1-3:11" dir="auto">Second line</p>',
+        '<p data-sourcepos="1:1-1:18" dir="auto">Hello <b>world</b></p>\n<p data-sourcepos="3:1-3:11" dir="auto">Second line</p>',
       updated_at: alpha.updated_at,
       ci_default_git_depth: 20,
       ci_delete_pipelines_in_seconds: null,
