@@ -164,6 +164,10 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .download-menu .menu-items{right:0;min-width:8rem}
 .icon-sprite{position:absolute;width:0;height:0;overflow:hidden}.icon{width:16px;height:16px;flex:none;vertical-align:-3px;margin-right:var(--space-2);color:var(--muted);fill:currentColor}
 .icon-file,.icon-submodule{fill:none}.tree-table td{padding:6px var(--space-3)}.tree-table td.tree-item{overflow-wrap:anywhere}.tree-table th:last-child,.tree-table td:last-child{width:9rem}
+.tree-table .tree-commit{width:45%;max-width:0}.tree-table .tree-commit a{display:block;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:var(--muted)}
+.tree-table .tree-commit a:hover{color:var(--link)}.tree-table .tree-time{text-align:right;white-space:nowrap;color:var(--muted)}@media (max-width:640px){.tree-table .tree-commit{display:none}}
+.find-file-form{display:flex;gap:var(--space-2);align-items:center;flex:1 1 20rem;min-width:0}.find-file-form input{flex:1 1 10rem;min-width:0}.find-file-project{white-space:nowrap}
+.find-file-table td.tree-item:last-child{width:auto}.find-file-table b{font-weight:700;color:var(--text)}.find-file-summary{margin:0 0 var(--space-2)}
 .last-commit>header{border-bottom:0;background:var(--surface)}.last-commit .meta,.commit-row .meta{color:var(--muted);font-size:13px}
 .last-commit .commit-sha,.file-header .file-actions{margin-left:auto}.commit-title{font-weight:600;overflow-wrap:anywhere}
 .file-header h2.file-title,.box-title{font-size:14px;margin:0;font-family:var(--font-mono);overflow-wrap:anywhere}

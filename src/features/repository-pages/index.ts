@@ -4,12 +4,14 @@ import { sendArchive } from './archive.js'
 import { sendRaw, showBlame, showBlob } from './blob.js'
 import { showCommit, showCommits } from './commits.js'
 import { showCompareForm, showComparison } from './compare.js'
+import { showFindFile } from './find-file.js'
 import { showBranches, showTags } from './refs.js'
 import { codePage, type CodePage } from './shared.js'
 import { showTree, switchRef } from './tree.js'
 
 // The repository pages of a project, at GitLab's URLs: files, a file, its raw bytes, blame and history, commits, a
-// commit, branches, tags, compare and archives. Each is the 404 page for a visitor who may not read the code.
+// commit, branches, tags, compare, archives and the file finder. Each is the 404 page for a visitor who may not read
+// the code.
 
 const PAGES: [string, (page: CodePage) => Promise<unknown>][] = [
   ['/-/tree', showTree],
@@ -25,6 +27,7 @@ const PAGES: [string, (page: CodePage) => Promise<unknown>][] = [
   ['/-/compare/*', showComparison],
   ['/-/archive/*', sendArchive],
   ['/-/refs/switch', switchRef],
+  ['/-/find_file/*', showFindFile],
 ]
 
 export function registerRepositoryPages(web: WebRouter) {

@@ -5,8 +5,9 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 import { BrowseFixture, type CreatedProject, type Person } from '../repository-browse/browse-fixtures.js'
 
 /**
- * The repository pages in a real browser, without JavaScript, as a Developer: files, a file, its blame and history, a
- * commit and a comparison, switching branches with the switcher; each page screenshot at 390 and 1280 px.
+ * The repository pages in a real browser, without JavaScript, as a Developer: files with their last commits, the file
+ * finder, a file, its blame and history, a commit and a comparison, switching branches with the switcher; each page
+ * screenshot at 390 and 1280 px.
  */
 
 let server: TestServer
@@ -77,15 +78,47 @@ describe('the repository pages in a browser', () => {
     const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, base)
     try {
       await Promise.all([page.waitForURL(`**${base}/-/tree/main`), page.click('.sidebar a:text-is("Repository")')])
-      expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['docs', 'src', 'README.md', 'long-line.txt'])
+      expect(await page.locator('.tree-table tbody td.tree-item a').allTextContents()).toEqual([
+        'docs',
+        'src',
+        'README.md',
+        'long-line.txt',
+      ])
+      expect(await page.locator('.tree-table tbody td.tree-commit a').allTextContents()).toEqual([
+        'Start the settings service',
+        'Read the port from the environment',
+        'Start the settings service',
+        'Start the settings service',
+      ])
+      for (const time of await page.locator('.tree-table tbody td.tree-time').allTextContents())
+        expect(time).toMatch(/^(just now|\d+ minutes? ago)$/)
       expect(await page.textContent('.readme h1')).toContain('Settings service')
       await lookAt(page, 'repository-tree')
+
+      await page.click('.repository-header a:text-is("Find file")')
+      expect(pathOf(page)).toBe(`${base}/-/find_file/main`)
+      expect(await page.locator('.find-file-table td.tree-item a').allTextContents()).toEqual([
+        'README.md',
+        'docs/usage.md',
+        'long-line.txt',
+        'src/config.ts',
+        'src/server.ts',
+      ])
+      await page.fill('#file_find', 'srvr')
+      await Promise.all([page.waitForURL(`**${base}/-/find_file/main?q=srvr`), page.press('#file_find', 'Enter')])
+      expect(await page.locator('.find-file-table td.tree-item a').allTextContents()).toEqual(['src/server.ts'])
+      // fuzzaldrin-plus marks the query's match in the whole path and in the file name, as GitLab's finder shows them.
+      expect(await page.locator('.find-file-table td.tree-item a b').allTextContents()).toEqual(['sr', 's', 'rv', 'r'])
+      await lookAt(page, 'repository-find-file')
+      await page.click('.find-file-table td.tree-item a >> nth=0')
+      expect(pathOf(page)).toBe(`${base}/-/blob/main/src/server.ts`)
+      await page.goto(`${server.url}${base}/-/tree/main`)
 
       await page.selectOption('select[name="ref"]', 'feature/login')
       await Promise.all([page.waitForURL(`**${base}/-/tree/feature/login`), page.click('.ref-switcher button')])
       await page.click('.tree-table a:text-is("src")')
       expect(pathOf(page)).toBe(`${base}/-/tree/feature/login/src`)
-      expect(await page.locator('.tree-table tbody a').allTextContents()).toEqual(['..', 'config.ts', 'login.ts', 'server.ts'])
+      expect(await page.locator('.tree-table tbody td.tree-item a').allTextContents()).toEqual(['..', 'config.ts', 'login.ts', 'server.ts'])
       await lookAt(page, 'repository-folder')
 
       await page.click('.tree-table a:text-is("config.ts")')

@@ -389,6 +389,7 @@ describe('who may see the code', () => {
       '/-/tags',
       '/-/compare',
       `/-/archive/main/${privateProject.path}-main.zip`,
+      '/-/find_file/main',
     ]
     const outsider = await fixture.person('otto')
     const guest = await fixture.person('gus')

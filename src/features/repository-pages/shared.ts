@@ -41,7 +41,7 @@ export function encodePath(text: string): string {
   return text.split('/').map(encodeURIComponent).join('/')
 }
 
-export type RefPage = 'tree' | 'blob' | 'raw' | 'blame' | 'commits'
+export type RefPage = 'tree' | 'blob' | 'raw' | 'blame' | 'commits' | 'find_file'
 
 /** `/<project>/-/<page>/<ref>/<path>` */
 export function refUrl(loaded: LoadedProject, page: RefPage, ref: string, path = ''): string {

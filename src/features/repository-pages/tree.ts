@@ -1,13 +1,15 @@
 import { NotFound } from '../../core/errors.js'
 import { html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
+import { timeAgo } from '../../web/time-ago.js'
 import { renderMarkdown } from '../markdown/index.js'
 import { projectPath, renderProjectPage } from '../projects/index.js'
 import { listTree, type TreeItem } from '../repository-browse/index.js'
-import { findTreeEntry, readmeOf, readObjectOrLargeBlob, readCommit, type ParsedCommit } from '../repositories/index.js'
-import { lastCommitForPath } from '../commit-actions/index.js'
+import { findTreeEntry, readCommit, readmeOf, readObjectOrLargeBlob } from '../repositories/index.js'
+import { findLastCommits, type EntryCommit } from './last-commits.js'
 import {
   codeCrumbs,
+  commitUrl,
   lastCommitBox,
   isMarkdownPath,
   readRefNames,
@@ -26,33 +28,53 @@ import {
 const DOWNLOAD_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const
 
 /** Icons drawn once per page and used by each entry. */
-const ICONS = html`<svg class="icon-sprite" aria-hidden="true" focusable="false">
+export const ICONS = html`<svg class="icon-sprite" aria-hidden="true" focusable="false">
   <symbol id="icon-folder" viewBox="0 0 16 16"><path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.5 1.5h5.9A1.5 1.5 0 0 1 15 5v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z" /></symbol>
   <symbol id="icon-file" viewBox="0 0 16 16"><path d="M3 1.5A1.5 1.5 0 0 1 4.5 0h5L14 4.5v10a1.5 1.5 0 0 1-1.5 1.5h-8A1.5 1.5 0 0 1 3 14.5zm6 0V5h3.5" fill="none" stroke="currentColor" /></symbol>
   <symbol id="icon-submodule" viewBox="0 0 16 16"><path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.5 1.5h5.9A1.5 1.5 0 0 1 15 5v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z" fill="none" stroke="currentColor" /></symbol>
 </svg>`
 
-function icon(name: 'folder' | 'file' | 'submodule'): Html {
+export function icon(name: 'folder' | 'file' | 'submodule'): Html {
   return html`<svg class="icon icon-${name}" aria-hidden="true" focusable="false" width="16" height="16"><use href="#icon-${name}" /></svg>`
 }
 
-function entryRow(page: CodePage, ref: string, item: TreeItem): Html {
+const NO_COMMIT_CELLS = html`<td class="tree-commit"></td><td class="tree-time"></td>`
+
+/**
+ * The cells of an entry's last commit (GL tree table's "Last commit" and "Last update"): its title linked to it, and
+ * when it was committed. Many entries share a commit: each commit's cells are written once per page.
+ */
+function lastCommitCells(page: CodePage, now: Date): (commit: EntryCommit | undefined) => Html {
+  const written = new Map<string, Html>()
+  return (commit) => {
+    if (!commit) return NO_COMMIT_CELLS
+    let cells = written.get(commit.oid)
+    if (!cells) {
+      const link = html`<a href="${commitUrl(page.loaded, commit.oid)}" title="${commit.title}">${commit.title}</a>`
+      cells = html`<td class="tree-commit">${link}</td><td class="tree-time">${timeAgo(commit.committedAt, now)}</td>`
+      written.set(commit.oid, cells)
+    }
+    return cells
+  }
+}
+
+function entryRow(page: CodePage, ref: string, item: TreeItem, cells: Html): Html {
   const { loaded } = page
   if (item.type === 'tree') {
     return html`<tr>
       <td class="tree-item">${icon('folder')}<a href="${refUrl(loaded, 'tree', ref, item.path)}">${item.name}</a></td>
-      <td class="muted">Folder</td>
+      ${cells}
     </tr>`
   }
   if (item.type === 'commit') {
     return html`<tr>
       <td class="tree-item">${icon('submodule')}<span>${item.name}</span> <span class="muted">@ <code>${item.oid.slice(0, 8)}</code></span></td>
-      <td class="muted">Submodule</td>
+      ${cells}
     </tr>`
   }
   return html`<tr>
     <td class="tree-item">${icon('file')}<a href="${refUrl(loaded, 'blob', ref, item.path)}">${item.name}</a></td>
-    <td class="muted">${item.mode === '120000' ? 'Symbolic link' : item.mode === '100755' ? 'Executable' : 'File'}</td>
+    ${cells}
   </tr>`
 }
 
@@ -104,7 +126,7 @@ git push -u origin --all</code></pre>
   )
 }
 
-/** GET /-/tree/<ref>/<path>: a folder's entries, folders first, its last commit, and its README. */
+/** GET /-/tree/<ref>/<path>: a folder's entries, folders first, each with its last commit; the folder's last commit; its README. */
 export async function showTree(page: CodePage) {
   const { w, loaded } = page
   const wildcard = wildcardOf(w)
@@ -126,10 +148,14 @@ export async function showTree(page: CodePage) {
     if (entry?.type === 'blob') return w.redirect(refUrl(loaded, 'blob', ref, path))
     throw error
   }
-  const lastOid = path ? await lastCommitForPath(page.directory, commit.oid, path) : commit.oid
-  const last: ParsedCommit | null = lastOid === commit.oid ? commit : lastOid ? await readCommit(page.directory, lastOid) : null
+  const names = items.map((item) => item.name)
+  const [lastCommits, readme] = await Promise.all([findLastCommits(page.directory, commit.oid, path, names), readmeBox(page, ref, items)])
+  const folderOid = path ? lastCommits.folder : commit.oid
+  const last = folderOid === commit.oid ? commit : folderOid ? await readCommit(page.directory, folderOid) : null
+  const cellsOf = lastCommitCells(page, w.ctx.now())
   const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : ''
-  const actions = html`<a class="button" href="${refUrl(loaded, 'commits', ref, path)}">History</a>
+  const actions = html`<a class="button" href="${refUrl(loaded, 'find_file', ref)}">Find file</a>
+    <a class="button" href="${refUrl(loaded, 'commits', ref, path)}">History</a>
     ${downloadMenu(page, ref, path)}`
   const body = html`${ICONS}
     <h1 class="sr-only">${path || loaded.project.name}</h1>
@@ -142,7 +168,8 @@ export async function showTree(page: CodePage) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Type</th>
+            <th scope="col" class="tree-commit">Last commit</th>
+            <th scope="col" class="tree-time">Last update</th>
           </tr>
         </thead>
         <tbody>
@@ -150,15 +177,16 @@ export async function showTree(page: CodePage) {
             path
               ? html`<tr>
                 <td class="tree-item">${icon('folder')}<a href="${refUrl(loaded, 'tree', ref, parent)}" aria-label="Parent folder">..</a></td>
-                <td></td>
+                <td class="tree-commit"></td>
+                <td class="tree-time"></td>
               </tr>`
               : ''
           }
-          ${items.map((item) => entryRow(page, ref, item))}
+          ${items.map((item) => entryRow(page, ref, item, cellsOf(lastCommits.entries.get(item.name))))}
         </tbody>
       </table>
     </div>
-    ${items.length === 0 ? html`<p class="empty-state">This folder is empty.</p>` : ''} ${await readmeBox(page, ref, items)}`
+    ${items.length === 0 ? html`<p class="empty-state">This folder is empty.</p>` : ''} ${readme}`
   return renderProjectPage(
     w,
     loaded,
@@ -167,7 +195,7 @@ export async function showTree(page: CodePage) {
   )
 }
 
-const SWITCH_DESTINATIONS: readonly RefPage[] = ['tree', 'blob', 'blame', 'commits']
+const SWITCH_DESTINATIONS: readonly RefPage[] = ['tree', 'blob', 'blame', 'commits', 'find_file']
 
 /** GET /-/refs/switch?ref=&destination=&path=: the chosen page at the chosen ref (GL RefsController#switch). */
 export async function switchRef(page: CodePage) {
@@ -177,5 +205,6 @@ export async function switchRef(page: CodePage) {
   const asked = textOf(w.params.destination) as RefPage
   const destination = SWITCH_DESTINATIONS.includes(asked) ? asked : 'tree'
   const path = textOf(w.params.path).replace(/^\/+|\/+$/g, '')
+  if (destination === 'find_file') return w.redirect(refUrl(loaded, 'find_file', ref))
   return w.redirect(refUrl(loaded, destination === 'blob' && !path ? 'tree' : destination, ref, path))
 }
