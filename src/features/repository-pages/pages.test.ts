@@ -432,43 +432,21 @@ describe('who may see the code', () => {
   })
 })
 
-describe('speed', () => {
-  /**
-   * The best of a few requests' times until the answer's head arrives (the page is sent whole, so about the server's
-   * time), after one that warms the caches.
-   */
-  async function fastest(path: string): Promise<number> {
-    expect((await visit(path)).status).toBe(200)
-    let best = Infinity
-    for (let run = 0; run < 3; run++) {
-      const started = performance.now()
-      const response = await fetch(server.url + path, { headers: { cookie: ownerSession.cookie } })
-      best = Math.min(best, performance.now() - started)
-      expect(response.status).toBe(200)
-      await response.arrayBuffer()
-    }
-    return best
-  }
-
-  test('a 1,000-entry tree and a 5,000-line file render in well under 50 ms', async () => {
+describe('large trees and files', () => {
+  // How fast they render is measured by bench/pages.mjs.
+  test('a 1,000-entry tree lists every entry; a 5,000-line file shows every line, unhighlighted past the limit', async () => {
     const files: Record<string, string> = {}
     for (let n = 0; n < 1000; n++) files[`many/file-${String(n).padStart(4, '0')}.ts`] = `export const n${n} = ${n}\n`
     files['big.ts'] =
       Array.from({ length: 5000 }, (_, n) => `export const value${n} = { index: ${n}, name: 'value ${n}' } // line ${n}`).join('\n') + '\n'
-    files['medium.ts'] = Array.from({ length: 700 }, (_, n) => `export const value${n} = { index: ${n} } // ${n}`).join('\n') + '\n'
     await fixture.commit(dir, files, 'Add many files')
     await fixture.ok(dir, 'push', '--quiet', 'origin', 'HEAD:refs/heads/many')
-    const tree = await fastest(at('/-/tree/many/many'))
-    const big = await fastest(at('/-/blob/many/big.ts'))
-    const medium = await fastest(at('/-/blob/many/medium.ts'))
-    console.log(
-      `tree of 1,000 entries: ${tree.toFixed(1)} ms; 5,000-line file: ${big.toFixed(1)} ms; 700 highlighted lines: ${medium.toFixed(1)} ms`,
-    )
+    const tree = await visit(at('/-/tree/many/many'))
+    expect(tree.status).toBe(200)
+    expect(tree.text.match(/href="[^"]*\/-\/blob\/many\/many\/file-\d{4}\.ts"/g)).toHaveLength(1000)
     const page = await visit(at('/-/blob/many/big.ts'))
+    expect(page.status).toBe(200)
     expect(page.text).toContain('<tr id="L5000">')
     expect(page.text).toContain('Syntax highlighting is off')
-    // Generous bounds: the tests share two cores with others; the figures printed are what counts.
-    expect(tree).toBeLessThan(150)
-    expect(big).toBeLessThan(150)
   })
 })
