@@ -11,6 +11,7 @@ export {
   labelChangeNote,
   labelTitlesOf,
   milestoneChangeNote,
+  peopleChangeNote,
   recordCreation,
   recordStateChange,
   resolveMetadata,

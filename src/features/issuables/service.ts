@@ -111,16 +111,25 @@ export function labelChangeNote(added: readonly LabelRow[], removed: readonly La
   return parts.join(' ')
 }
 
-/** GL SystemNotes::IssuablesService#change_issuable_assignees: "assigned to @a and unassigned @b". */
-export function assigneeChangeNote(before: readonly UserRow[], after: readonly UserRow[]): string | null {
+/** A note on who was added to and removed from a list of users: "<added> @a and <removed> @b"; null for no change. */
+export function peopleChangeNote(
+  before: readonly UserRow[],
+  after: readonly UserRow[],
+  words: { added: string; removed: string },
+): string | null {
   const beforeIds = new Set(before.map((user) => user.id))
   const afterIds = new Set(after.map((user) => user.id))
   const added = after.filter((user) => !beforeIds.has(user.id))
   const removed = before.filter((user) => !afterIds.has(user.id))
   const parts: string[] = []
-  if (added.length > 0) parts.push(`assigned to ${toSentence(added.map((user) => `@${user.username}`))}`)
-  if (removed.length > 0) parts.push(`unassigned ${toSentence(removed.map((user) => `@${user.username}`))}`)
+  if (added.length > 0) parts.push(`${words.added} ${toSentence(added.map((user) => `@${user.username}`))}`)
+  if (removed.length > 0) parts.push(`${words.removed} ${toSentence(removed.map((user) => `@${user.username}`))}`)
   return parts.length > 0 ? parts.join(' and ') : null
+}
+
+/** GL SystemNotes::IssuablesService#change_issuable_assignees: "assigned to @a and unassigned @b". */
+export function assigneeChangeNote(before: readonly UserRow[], after: readonly UserRow[]): string | null {
+  return peopleChangeNote(before, after, { added: 'assigned to', removed: 'unassigned' })
 }
 
 /** GL SystemNotes::IssuablesService#change_milestone: "changed milestone to %3" or "removed milestone". */

@@ -2,8 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Context } from '../../core/context.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow } from '../../db/schema.js'
-import { toSentence } from '../../core/sentence.js'
-import { userFilterOf } from '../issuables/index.js'
+import { peopleChangeNote, userFilterOf } from '../issuables/index.js'
 import { findUsersByIds } from '../users/index.js'
 
 // The users asked to review a merge request (GL MergeRequestReviewer): set with `reviewer_ids` as assignees are,
@@ -86,14 +85,7 @@ export async function replaceReviewers(
 
 /** GL SystemNotes::IssuablesService#change_issuable_reviewers: "requested review from @a and removed review request for @b". */
 export function reviewerChangeNote(before: readonly UserRow[], after: readonly UserRow[]): string | null {
-  const beforeIds = new Set(before.map((user) => user.id))
-  const afterIds = new Set(after.map((user) => user.id))
-  const added = after.filter((user) => !beforeIds.has(user.id))
-  const removed = before.filter((user) => !afterIds.has(user.id))
-  const parts: string[] = []
-  if (added.length > 0) parts.push(`requested review from ${toSentence(added.map((user) => `@${user.username}`))}`)
-  if (removed.length > 0) parts.push(`removed review request for ${toSentence(removed.map((user) => `@${user.username}`))}`)
-  return parts.length > 0 ? parts.join(' and ') : null
+  return peopleChangeNote(before, after, { added: 'requested review from', removed: 'removed review request for' })
 }
 
 /** GL MergeRequestsFinder#by_reviewer: `reviewer_id` (an id, `None` or `Any`) or `reviewer_username`. */
