@@ -192,4 +192,10 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .count-button>.count:hover{background:var(--subtle);text-decoration:none}.header-row .actions .badge{align-self:center}
 .starrer-search,.fork-search{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center;margin:0 0 var(--space-3)}
 .starrer-search label,.fork-search label{flex-basis:100%;margin:0}.starrer-search input,.fork-search input{flex:1 1 12rem;width:auto;min-width:0}
+ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);margin:0 0 var(--space-2);min-width:0}
+.frame-location{padding:var(--space-2) var(--space-3);overflow-wrap:anywhere}.frame-file{font-family:var(--font-mono);font-size:13px;font-weight:600}
+.frame-context{margin:0;border-top:1px solid var(--border);border-radius:0 0 var(--radius) var(--radius);white-space:pre;overflow-x:auto}
+.frame-context .context-line{display:block;width:max-content;min-width:100%}.frame-context .context-line.current{background:#fef6e1;font-weight:600}
+.frame.culprit{border-color:#e9be74}.frame.culprit .frame-location{background:#fdf1dd;border-radius:var(--radius) var(--radius) 0 0}.culprit-badge{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
+.integrations .integration-actions{white-space:nowrap}.integrations .integration-actions form+form{margin-left:var(--space-1)}.integrations .integration-url{display:inline-block;min-width:14rem}
 `

@@ -42,6 +42,19 @@ function submit(session: TestSession, path: string, fields: [string, string][]) 
   return visit('POST', path, { session, form: [['authenticity_token', session.csrfToken], ...fields] })
 }
 
+/** A form that succeeded sends the browser back to the page (post/redirect/get), which shows the notice once. */
+async function submitAndFollow(session: TestSession, path: string, fields: [string, string][]): Promise<PageResponse> {
+  const posted = await submit(session, path, fields)
+  expect([posted.status, posted.location]).toEqual([302, path])
+  const shown = await visit('GET', path, { session })
+  expect(shown.status).toBe(200)
+  return shown
+}
+
+function notice(text: string) {
+  return `<div class="flash notice" role="alert">${text}</div>`
+}
+
 async function member(project: ProjectRow, accessLevel: number | null): Promise<{ user: User; session: TestSession }> {
   const user = await createTestUser(db)
   if (accessLevel !== null) await addTestMember(db, { user, project, accessLevel })
@@ -103,9 +116,10 @@ describe('the alert settings page', () => {
     // Opsgenie is a Premium type.
     expect(empty.text).not.toContain('value="opsgenie"')
 
-    const created = await submit(session, settingsOf(project), createFields({ name: 'Ops <Team>' }))
-    expect(created.status).toBe(200)
-    expect(created.text).toContain('Integration successfully saved.')
+    const created = await submitAndFollow(session, settingsOf(project), createFields({ name: 'Ops <Team>' }))
+    expect(created.text).toContain(notice('Integration successfully saved.'))
+    // A notice shows once.
+    expect((await visit('GET', settingsOf(project), { session })).text).not.toContain('Integration successfully saved.')
     const [integration] = await integrationsOf(project)
     expect(integration).toMatchObject({ name: 'Ops <Team>', type: 'http', active: 1 })
     expect(created.text).toContain('Ops &lt;Team&gt;')
@@ -138,7 +152,7 @@ describe('the alert settings page', () => {
     expect(badUrl.text).toContain('<li>API URL is blocked: Only allowed schemes are http, https</li>')
     expect(await integrationsOf(project)).toEqual([])
 
-    expect((await submit(session, settingsOf(project), createFields({ name: 'first' }))).status).toBe(200)
+    expect((await submit(session, settingsOf(project), createFields({ name: 'first' }))).status).toBe(302)
     const second = await submit(session, settingsOf(project), createFields({ name: 'second' }))
     expect(second.status).toBe(422)
     expect(second.text).toContain('<li>Multiple integrations of a single type are not supported for this project</li>')
@@ -152,12 +166,11 @@ describe('the alert settings page', () => {
     await submit(session, settingsOf(project), createFields({ name: '', type: 'prometheus', apiUrl: 'http://prometheus.example.com' }))
     const [prometheus] = await integrationsOf(project)
     expect(prometheus).toMatchObject({ name: 'Prometheus', type: 'prometheus', api_url: 'http://prometheus.example.com' })
-    const reset = await submit(session, settingsOf(project), [
+    const reset = await submitAndFollow(session, settingsOf(project), [
       ['operation', 'reset_token'],
       ['integration_id', String(prometheus.id)],
     ])
-    expect(reset.status).toBe(200)
-    expect(reset.text).toContain('The authorization key was reset.')
+    expect(reset.text).toContain(notice('The authorization key was reset.'))
     const [after] = await integrationsOf(project)
     expect(after.token).toMatch(/^[0-9a-f]{32}$/)
     expect(after.token).not.toBe(prometheus.token)
@@ -178,26 +191,27 @@ describe('the alert settings page', () => {
     await submit(session, settingsOf(project), createFields({ name: '', type: 'prometheus' }))
     const [http, prometheus] = await integrationsOf(project)
     const act = (operation: string, id: number) =>
-      submit(session, settingsOf(project), [
+      submitAndFollow(session, settingsOf(project), [
         ['operation', operation],
         ['integration_id', String(id)],
       ])
 
     const off = await act('deactivate', http.id)
-    expect(off.status).toBe(200)
-    expect(off.text).toContain('The integration is inactive.')
+    expect(off.text).toContain(notice('The integration is inactive.'))
     expect(off.text).toMatch(new RegExp(`id="integration_${http.id}"[\\s\\S]*?<td class="integration-status">Inactive</td>`))
     expect((await integrationsOf(project))[0].active).toBe(0)
     const on = await act('activate', http.id)
     expect(on.text).toContain('The integration is active.')
     expect((await integrationsOf(project))[0].active).toBe(1)
 
-    const kept = await act('delete', prometheus.id)
+    const kept = await submit(session, settingsOf(project), [
+      ['operation', 'delete'],
+      ['integration_id', String(prometheus.id)],
+    ])
     expect(kept.status).toBe(422)
     expect(kept.text).toContain('<div class="flash alert" role="alert">Legacy Prometheus integrations cannot currently be removed</div>')
     const removed = await act('delete', http.id)
-    expect(removed.status).toBe(200)
-    expect(removed.text).toContain('The integration was deleted.')
+    expect(removed.text).toContain(notice('The integration was deleted.'))
     expect((await integrationsOf(project)).map((i) => i.id)).toEqual([prometheus.id])
 
     const { session: developer } = await member(project, 30)
@@ -234,7 +248,7 @@ describe('the alert settings page', () => {
     expect(await integrationsOf(project)).toEqual([integration])
   })
 
-  test('a test alert goes through the real webhook with the key, and shows the alert it made or why it failed', async () => {
+  test('a test alert goes through the real webhook with the key; the page then says which alert it made, or why it failed', async () => {
     const project = await projectIn()
     const maintainer = await member(project, 40)
     await submit(maintainer.session, settingsOf(project), createFields({ name: 'ops' }))
@@ -245,10 +259,10 @@ describe('the alert settings page', () => {
       ['integration_id', String(integration.id)],
       ['payload', payload],
     ]
-    const sent = await submit(session, settingsOf(project), fields('{"title": "Disk <full>", "severity": "high"}'))
-    expect(sent.status).toBe(200)
-    expect(sent.text).toContain('<div>Test alert sent successfully.</div>')
-    expect(sent.text).toContain('<div>Alert #1: Disk &lt;full&gt;</div>')
+    const sent = await submitAndFollow(session, settingsOf(project), fields('{"title": "Disk <full>", "severity": "high"}'))
+    expect(sent.text).toContain(notice('Test alert sent successfully. Alert #1: Disk &lt;full&gt;'))
+    // The notice is at the top of the page, before the integrations.
+    expect(sent.text.indexOf('Test alert sent successfully.')).toBeLessThan(sent.text.indexOf('id="integrations"'))
     const alert = await db.selectFrom('alerts').selectAll().where('project_id', '=', project.id).executeTakeFirstOrThrow()
     expect(alert).toMatchObject({ iid: 1, title: 'Disk <full>', severity: 1, integration_id: integration.id })
 
@@ -263,7 +277,10 @@ describe('the alert settings page', () => {
       ['payload', '{"title": "again"}'],
     ])
     expect(inactive.status).toBe(422)
-    expect(inactive.text).toContain('Test alert failed (HTTP 403): the integration is not active.')
+    expect(inactive.text).toContain(
+      '<div class="flash alert" role="alert">Test alert failed (HTTP 403): the integration is not active.</div>',
+    )
+    expect(inactive.text).toContain('{&quot;title&quot;: &quot;again&quot;}</textarea>')
   })
 
   test('a test alert with a payload that is not JSON is refused before it is sent', async () => {
@@ -278,7 +295,7 @@ describe('the alert settings page', () => {
       ['payload', '{"title": '],
     ])
     expect(response.status).toBe(422)
-    expect(response.text).toContain('Test alert failed: the payload must be valid JSON.')
+    expect(response.text).toContain('<div class="flash alert" role="alert">Test alert failed: the payload must be valid JSON.</div>')
     expect(response.text).toContain('{&quot;title&quot;: </textarea>')
   })
 
@@ -599,8 +616,12 @@ describe('on Premium', () => {
       })
       return { status: response.status, text: await response.text() }
     }
-    const tracker = await post(createFields({ name: '', type: 'opsgenie', apiUrl: 'https://og.example.com/alerts' }))
-    expect(tracker.status).toBe(200)
+    const show = async () => {
+      const response = await fetch(`${premium.url}${settingsOf(project)}`, { headers: { cookie: session.cookie } })
+      return response.text()
+    }
+    expect((await post(createFields({ name: '', type: 'opsgenie', apiUrl: 'https://og.example.com/alerts' }))).status).toBe(302)
+    const tracker = { text: await show() }
     expect(tracker.text).toContain('<option value="opsgenie">Opsgenie</option>')
     expect(tracker.text).toContain('<span class="integration-target">https://og.example.com/alerts</span>')
     expect(tracker.text).not.toContain('class="integration-token"')
@@ -609,9 +630,9 @@ describe('on Premium', () => {
     const refused = await post(createFields({ name: 'http' }))
     expect(refused.status).toBe(422)
     expect(refused.text).toContain('<li>No other alert integration can be active while the Opsgenie integration is active</li>')
-    expect((await post(createFields({ name: 'one', active: false }))).status).toBe(200)
-    const two = await post(createFields({ name: 'two', active: false }))
-    expect(two.status).toBe(200)
+    expect((await post(createFields({ name: 'one', active: false }))).status).toBe(302)
+    expect((await post(createFields({ name: 'two', active: false }))).status).toBe(302)
+    const two = { text: await show() }
     expect(two.text.match(/class="integration-token"/g)).toHaveLength(2)
     expect(two.text.match(/class="test-alert"/g)).toHaveLength(2)
   })

@@ -48,17 +48,16 @@ interface IntegrationFormValues {
 
 const EMPTY_FORM: IntegrationFormValues = { name: '', type: 'http', active: true, apiUrl: '' }
 
-/** What a test alert came back with, shown under that integration's test form. */
-interface TestResult {
+/** A refused test alert: the payload comes back in its form, the reason at the top of the page. */
+interface RefusedTest {
   integrationId: number
-  ok: boolean
-  lines: string[]
+  payload: string
 }
 
 interface SettingsState {
   flash?: { kind: 'alert' | 'notice'; text: string } | null
   form?: { values: IntegrationFormValues; errors: string[] }
-  test?: TestResult & { payload: string }
+  test?: RefusedTest
 }
 
 function settingsPath(loaded: LoadedProject): string {
@@ -88,7 +87,7 @@ function actionForm(
 function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: AlertIntegrationRow[], csrfToken: string): Html {
   const manager = canAdminOperations(loaded.access)
   if (integrations.length === 0) return html`<p class="no-integrations">No integrations have been added yet.</p>`
-  return html`<table class="integrations">
+  return html`<div class="table-box"><table class="integrations">
     <thead>
       <tr>
         <th>Integration Name</th>
@@ -109,7 +108,7 @@ function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: A
                 }
               </td>
               <td>${tracker ? '' : html`<code class="integration-token">${integration.token}</code>`}</td>
-              <td>
+              <td class="integration-actions">
                 ${tracker ? '' : actionForm(loaded, csrfToken, integration, 'reset_token', 'Reset Key', 'reset-key')}
                 ${
                   integration.active === 1
@@ -127,7 +126,7 @@ function integrationsTable(w: WebRequest, loaded: LoadedProject, integrations: A
         </tr>`
       })}
     </tbody>
-  </table>`
+  </table></div>`
 }
 
 function newIntegrationForm(w: WebRequest, loaded: LoadedProject, csrfToken: string, form: SettingsState['form']): Html {
@@ -181,13 +180,6 @@ function testForms(loaded: LoadedProject, integrations: AlertIntegrationRow[], c
             <label for="test_payload_${integration.id}">Sample payload for ${integration.name} (JSON)</label>
             <textarea id="test_payload_${integration.id}" name="payload" rows="6">${mine?.payload ?? SAMPLE_PAYLOAD}</textarea>
             <p><button type="submit">Send test alert</button></p>
-            ${
-              mine
-                ? html`<div class="test-result ${mine.ok ? 'notice' : 'alert'} flash" role="status">
-                  ${mine.lines.map((line) => html`<div>${line}</div>`)}
-                </div>`
-                : ''
-            }
           </form>`
           })
     }
@@ -246,7 +238,13 @@ async function createFromForm(w: WebRequest, loaded: LoadedProject) {
     }
     throw error
   }
-  return renderSettings(w, loaded, { flash: { kind: 'notice', text: 'Integration successfully saved.' } })
+  return settingsDone(w, loaded, 'Integration successfully saved.')
+}
+
+/** After a change: the notice is kept for the settings page, which the browser is sent back to (post/redirect/get). */
+async function settingsDone(w: WebRequest, loaded: LoadedProject, notice: string) {
+  await w.flash('notice', notice)
+  return w.redirect(settingsPath(loaded))
 }
 
 function integrationIdOf(w: WebRequest): number {
@@ -256,9 +254,12 @@ function integrationIdOf(w: WebRequest): number {
 }
 
 /** The outcome of a test alert in words: the alerts it made, or why the webhook would refuse it, with its status. */
-function testResultOf(result: AlertIntakeOutcome): { ok: boolean; lines: string[] } {
+function testResultOf(result: AlertIntakeOutcome): { ok: boolean; text: string } {
   if (result.outcome === 'accepted') {
-    return { ok: true, lines: ['Test alert sent successfully.', ...result.alerts.map((alert) => `Alert #${alert.iid}: ${alert.title}`)] }
+    return {
+      ok: true,
+      text: ['Test alert sent successfully.', ...result.alerts.map((alert) => `Alert #${alert.iid}: ${alert.title}`)].join(' '),
+    }
   }
   const reasons: Record<Exclude<AlertIntakeOutcome['outcome'], 'accepted'>, string> = {
     'not-accepted': 'the payload was not accepted',
@@ -266,7 +267,7 @@ function testResultOf(result: AlertIntakeOutcome): { ok: boolean; lines: string[
     'integration-inactive': 'the integration is not active',
     'project-not-found': 'the endpoint was not found',
   }
-  return { ok: false, lines: [`Test alert failed (HTTP ${webhookStatusOf(result)}): ${reasons[result.outcome]}.`] }
+  return { ok: false, text: `Test alert failed (HTTP ${webhookStatusOf(result)}): ${reasons[result.outcome]}.` }
 }
 
 /** Hands the payload to the alert intake as the integration's webhook would receive it, with its key (which never reaches the browser). */
@@ -278,8 +279,8 @@ async function sendTestAlert(w: WebRequest, loaded: LoadedProject, intake: Alert
   // A blank payload, which the webhook would read as `{}`, is no JSON to test with.
   const body = payload.trim() === '' ? null : readWebhookBody(Buffer.from(payload, 'utf8'))
   if (!body) {
-    const test = { integrationId: id, payload, ok: false, lines: ['Test alert failed: the payload must be valid JSON.'] }
-    return renderSettings(w, loaded, { test }, 422)
+    const flash = { kind: 'alert' as const, text: 'Test alert failed: the payload must be valid JSON.' }
+    return renderSettings(w, loaded, { flash, test: { integrationId: id, payload } }, 422)
   }
   const outcome = await receiveAlerts(w.ctx, intake, {
     ...body,
@@ -288,7 +289,8 @@ async function sendTestAlert(w: WebRequest, loaded: LoadedProject, intake: Alert
     key: integration.token,
   })
   const result = testResultOf(outcome)
-  return renderSettings(w, loaded, { test: { integrationId: id, payload, ...result } }, result.ok ? 200 : 422)
+  if (result.ok) return settingsDone(w, loaded, result.text)
+  return renderSettings(w, loaded, { flash: { kind: 'alert', text: result.text }, test: { integrationId: id, payload } }, 422)
 }
 
 /** Switches an integration on or off, or removes it; what the rules refuse is shown above the list. */
@@ -308,12 +310,12 @@ async function changeFromForm(w: WebRequest, loaded: LoadedProject, operation: '
     deactivate: 'The integration is inactive.',
     delete: 'The integration was deleted.',
   }
-  return renderSettings(w, loaded, { flash: { kind: 'notice', text: notices[operation] } })
+  return settingsDone(w, loaded, notices[operation])
 }
 
 async function resetKeyFromForm(w: WebRequest, loaded: LoadedProject) {
   await resetIntegrationToken(w.ctx, loaded, integrationIdOf(w))
-  return renderSettings(w, loaded, { flash: { kind: 'notice', text: 'The authorization key was reset.' } })
+  return settingsDone(w, loaded, 'The authorization key was reset.')
 }
 
 // The alert list (GL Projects::AlertManagementController#index).

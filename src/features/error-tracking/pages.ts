@@ -7,7 +7,7 @@ import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { ERROR_STATUSES, listErrors, showError, updateError, type ErrorStatusName } from './errors.js'
 import { canReadErrors, canUpdateErrors } from './policy.js'
 import { errorPagePath, errorTitle } from './present.js'
-import { stackTraceOf } from './stacktrace.js'
+import { culpritFrameIndex, stackTraceOf, type StackTraceEntry } from './stacktrace.js'
 import { findLatestErrorEvent } from './store.js'
 import { type LoadedProject } from '../access/index.js'
 
@@ -79,27 +79,49 @@ function errorIdOf(w: WebRequest): number {
   return /^\d{1,15}$/.test(text) ? Number(text) : NaN
 }
 
-/** Status buttons GitLab's error page offers: resolve or reopen, ignore or undo ignore. */
+/** Status buttons GitLab's error page offers beside its title: ignore or undo ignore, resolve or reopen. */
 function statusForms(path: string, csrfToken: string, current: string): Html {
-  const button = (status: ErrorStatusName, label: string) =>
+  const button = (status: ErrorStatusName, label: string, variant: string) =>
     html`<form method="post" action="${path}" class="error-status-form">
       ${csrfField(csrfToken)}<input type="hidden" name="status" value="${status}" />
-      <button type="submit" class="error-status-${status}">${label}</button>
+      <button type="submit" class="error-status-${status} ${variant}">${label}</button>
     </form>`
-  return html`<div class="button-row">
-    ${current === 'ignored' ? button('unresolved', 'Undo ignore') : button('ignored', 'Ignore')}
-    ${current === 'resolved' ? button('unresolved', 'Unresolve') : button('resolved', 'Resolve')}
+  return html`<div class="actions">
+    ${current === 'ignored' ? button('unresolved', 'Undo ignore', 'secondary') : button('ignored', 'Ignore', 'secondary')}
+    ${current === 'resolved' ? button('unresolved', 'Unresolve', 'secondary') : button('resolved', 'Resolve', 'primary')}
   </div>`
+}
+
+/** One frame: where it is, and its source lines in a box that scrolls sideways rather than widening the page. */
+function frameItem(frame: StackTraceEntry, isCulprit: boolean): Html {
+  return html`<li class="frame${isCulprit ? ' culprit' : ''}">
+    <div class="frame-location">
+      ${isCulprit ? html`<span class="badge culprit-badge">Culprit</span> ` : ''}<span class="frame-file">${frame.file_name ?? frame.abs_path ?? '?'}</span>${
+        frame.function ? html` in <span class="frame-function">${frame.function}</span>` : ''
+      }${frame.line !== null ? html` at line <span class="frame-line">${frame.line}</span>` : ''}
+    </div>
+    ${
+      frame.trace_context.length > 0
+        ? html`<pre class="frame-context" tabindex="0">${frame.trace_context.map(
+            (line) =>
+              html`<span class="${line.line === frame.line ? 'context-line current' : 'context-line'}">${`${line.line}  ${line.context}\n`}</span>`,
+          )}</pre>`
+        : ''
+    }
+  </li>`
 }
 
 async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId: number) {
   const { error, firstReleaseVersion, lastReleaseVersion } = await showError(w.ctx, loaded, errorId)
   const latest = await findLatestErrorEvent(w.ctx.db, error.id)
   const frames = latest ? stackTraceOf(latest.payload) : []
+  const culprit = latest ? culpritFrameIndex(latest.payload, error.actor) : null
   const path = errorPagePath(loaded.project.full_path, error.id)
   const status = statusName(error)
-  const body = html`<h1 class="error-title">${errorTitle(error)}</h1>
-    ${canUpdateErrors(loaded.access, loaded.project) ? statusForms(path, await w.csrfToken(), status) : ''}
+  const body = html`<div class="header-row error-header">
+      <h1 class="error-title">${errorTitle(error)}</h1>
+      ${canUpdateErrors(loaded.access, loaded.project) ? statusForms(path, await w.csrfToken(), status) : ''}
+    </div>
     <dl class="fields error-details">
       <dt>Status</dt>
       <dd class="error-status">${capitalized(status)}</dd>
@@ -127,20 +149,7 @@ async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId:
       frames.length === 0
         ? html`<p class="no-stack-trace">No stack trace for this error.</p>`
         : html`<ol class="stack-trace">
-          ${frames.map(
-            (frame) => html`<li class="frame">
-              <div class="frame-location">
-                <span class="frame-file">${frame.file_name ?? frame.abs_path ?? '?'}</span>${
-                  frame.function ? html` in <span class="frame-function">${frame.function}</span>` : ''
-                }${frame.line !== null ? html` at line <span class="frame-line">${frame.line}</span>` : ''}
-              </div>
-              ${
-                frame.trace_context.length > 0
-                  ? html`<pre class="frame-context">${frame.trace_context.map((line) => `${line.line}  ${line.context}\n`).join('')}</pre>`
-                  : ''
-              }
-            </li>`,
-          )}
+          ${frames.map((frame, index) => frameItem(frame, index === culprit))}
         </ol>`
     }`
   return renderProjectPage(

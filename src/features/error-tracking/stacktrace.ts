@@ -73,3 +73,24 @@ export function payloadString(payloadText: string, key: string): string | null {
     return null
   }
 }
+
+/**
+ * Which frame of the stack trace (as `stackTraceOf` lists them) the error is blamed on: the innermost frame its culprit
+ * names (`function(module)`, as the collector writes it), else the innermost frame of the application's own code
+ * (`in_app`); null when neither is known.
+ */
+export function culpritFrameIndex(payloadText: string, culprit: string): number | null {
+  let payload: unknown
+  try {
+    payload = JSON.parse(payloadText)
+  } catch {
+    return null
+  }
+  if (!isObject(payload)) return null
+  const frames = framesOf(payload).filter(isObject)
+  const text = (value: unknown) => (value === undefined || value === null ? '' : String(value))
+  const named = frames.findLastIndex((frame) => `${text(frame.function)}(${text(frame.module)})` === culprit)
+  if (named >= 0) return named
+  const inApp = frames.findLastIndex((frame) => frame.in_app === true)
+  return inApp >= 0 ? inApp : null
+}
