@@ -57,6 +57,7 @@ import { registerMergeRequestRoutes } from './features/merge-requests/routes.js'
 import { registerMilestoneRoutes } from './features/milestones/routes.js'
 import { registerNoteRoutes } from './features/notes/routes.js'
 import { touchIssuable } from './features/issuables/index.js'
+import { readIssueNoteCommands } from './features/issues/index.js'
 import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
 import { registerForkRoutes } from './features/forks/routes.js'
 import { registerSnippetRoutes } from './features/snippets/routes.js'
@@ -293,7 +294,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerMemberRoutes(api)
   registerIssueRoutes(api)
   registerMergeRequestRoutes(api)
-  registerNoteRoutes(api, touchIssuable)
+  registerNoteRoutes(api, touchIssuable, readIssueNoteCommands)
   registerMilestoneRoutes(api)
   registerLabelRoutes(api)
   registerEventRoutes(api)

@@ -10,3 +10,6 @@ export {
 // What the issue pages show, read as the API reads it.
 export { issueViewsOf, listProjectIssues, type IssueView, type ListIssuesInput } from './service.js'
 export { listIssues } from './service.js'
+
+// Quick actions in comments: the notes feature reads them through this.
+export { readIssueNoteCommands } from './quick-actions.js'

@@ -37,6 +37,7 @@ import {
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
+import { quickActionTargetOf, withDescriptionCommands } from './quick-actions.js'
 import { ISSUE_KEYSET_ORDERS, type IssueOrder } from './schemas.js'
 import { deleteIssueRow, insertIssue, selectIssues, updateIssueRow } from './store.js'
 
@@ -248,6 +249,7 @@ export async function createIssue(
 ): Promise<IssueView> {
   const user = ctx.caller.user
   if (!user || !canCreateIssue(loaded.access, loaded.project)) throw new Forbidden()
+  input = { ...(await withDescriptionCommands(ctx, quickActionTargetOf(loaded, null), input, null)), title: input.title }
   const mayAdmin = canSetIssueMetadata(loaded.access, loaded.project)
   validateText(input.title, input.description)
   const dueDate = mayAdmin ? dueDateOf(input.dueDate) : undefined
@@ -300,6 +302,10 @@ export async function updateIssue(
   if (!issue) throw new RecordNotFound()
   const assigneeIds = await findIssueAssigneeIds(ctx.db, issue.id)
   if (!user || !canUpdateIssue(loaded.access, loaded.project, issue, assigneeIds)) throw new Forbidden()
+  if (input.description !== undefined) {
+    const [current] = await issueViewsOf(ctx, [issue])
+    input = await withDescriptionCommands(ctx, quickActionTargetOf(loaded, current), input, issue.description)
+  }
   const mayAdmin = canSetIssueMetadata(loaded.access, loaded.project)
   validateText(input.title, input.description)
   const dueDate = mayAdmin ? dueDateOf(input.dueDate) : undefined

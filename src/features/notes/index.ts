@@ -94,3 +94,7 @@ export function deleteNotesOf(trx: Db, noteable: Pick<Noteable, 'type' | 'id'>):
 
 // The discussion of an issue or merge request as the pages show it, with the API's note rules.
 export { findNoteable, listNotes, type LoadedNoteable, type NoteView } from './service.js'
+
+// Comments with quick actions, for the issue's API and pages; the issues feature reads the commands.
+export { createNoteWithCommands, type NoteCommands, type NoteCreation, type ReadNoteCommands } from './commands.js'
+export { NoteCommandsJson } from './schemas.js'

@@ -6,8 +6,9 @@ import { spamRequestOf } from '../spam/index.js'
 import type { PresentOptions } from '../users/index.js'
 import type { Noteable, TouchNoteable } from './index.js'
 import { presentNote } from './present.js'
-import { CreateNoteParams, ListNotesParams, NoteJson, NoteListResponse, NoteParams, UpdateNoteParams } from './schemas.js'
-import { createNote, deleteNote, findNoteable, listNotes, showNote, updateNote } from './service.js'
+import { createNoteWithCommands, type ReadNoteCommands } from './commands.js'
+import { CreateNoteParams, ListNotesParams, NoteCommandsJson, NoteJson, NoteListResponse, NoteParams, UpdateNoteParams } from './schemas.js'
+import { deleteNote, findNoteable, listNotes, showNote, updateNote } from './service.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
 import { findProject } from '../access/index.js'
 
@@ -23,8 +24,11 @@ function presentOptions(ctx: Context): PresentOptions {
   return { viewer: ctx.caller, externalUrl: ctx.config.externalUrl, now: ctx.now() }
 }
 
-/** `touchNoteable` is what a saved note does to its issue or merge request, from the feature that owns them. */
-export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable) {
+/**
+ * `touchNoteable` is what a saved note does to its issue or merge request, and `readCommands` reads a comment's quick
+ * actions, both from the feature that owns them.
+ */
+export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable, readCommands: ReadNoteCommands) {
   for (const [plural, type] of NOTEABLES) {
     const notes = `/projects/:id/${plural}/:noteable_id/notes`
 
@@ -54,10 +58,12 @@ export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable)
       return presentNote(await showNote(ctx, target, input.note_id), presentOptions(ctx))
     })
 
-    api.post(notes, { params: CreateNoteParams, response: { 201: NoteJson } }, async (request, reply) => {
+    // GL notes.rb POST and process_note_creation_result: 202 with what the commands did when the comment held only
+    // quick actions, else the note with its `commands_changes`.
+    api.post(notes, { params: CreateNoteParams, response: { 201: NoteJson, 202: NoteCommandsJson } }, async (request, reply) => {
       const { ctx, input } = request
       const target = await noteableOf(ctx, input)
-      const view = await createNote(
+      const created = await createNoteWithCommands(
         ctx,
         target,
         {
@@ -67,8 +73,10 @@ export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable)
           spam: spamRequestOf(request.headers, request.ip),
         },
         touchNoteable,
+        readCommands,
       )
-      return reply.code(201).send(presentNote(view, presentOptions(ctx)))
+      if (created.view === null) return reply.code(202).send({ commands_changes: created.changes, summary: created.summary })
+      return reply.code(201).send({ ...presentNote(created.view, presentOptions(ctx)), commands_changes: created.changes })
     })
 
     api.put(`${notes}/:note_id`, { params: UpdateNoteParams, response: { 200: NoteJson } }, async (request) => {

@@ -73,3 +73,9 @@ export const NoteJson = Type.Object({
 export type NoteJson = Static<typeof NoteJson>
 
 export const NoteListResponse = Type.Array(NoteJson)
+
+/** GL Entities::NoteCommands: the answer (202) to a comment that held only quick actions. */
+export const NoteCommandsJson = Type.Object({
+  commands_changes: Type.Object({}, { additionalProperties: true }),
+  summary: Type.Array(Type.String()),
+})

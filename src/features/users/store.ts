@@ -19,6 +19,20 @@ export function findUserByUsername(db: Db, username: string) {
     .executeTakeFirst()
 }
 
+/** Users by any of these usernames, compared case-insensitively (GL User.by_username). */
+export function findUsersByUsernames(db: Db, usernames: readonly string[]): Promise<UserRow[]> {
+  if (usernames.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(
+      sql`lower(username)`,
+      'in',
+      usernames.map((username) => username.toLowerCase()),
+    )
+    .execute()
+}
+
 export function findUserByEmail(db: Db, email: string) {
   return db
     .selectFrom('users')
@@ -124,6 +138,8 @@ export interface UserFilters {
   external: boolean
   excludeExternal: boolean
   admins: boolean
+  /** Deactivated users only (the admin area's tab). */
+  deactivated?: boolean
   excludeBots: boolean
   createdAfter?: string
   createdBefore?: string
@@ -167,6 +183,7 @@ export function selectUsers(db: Db, filters: UserFilters) {
   if (filters.external) query = query.where('external', '=', 1)
   if (filters.excludeExternal) query = query.where('external', '=', 0)
   if (filters.admins) query = query.where('admin', '=', 1)
+  if (filters.deactivated) query = query.where('state', '=', 'deactivated')
   if (filters.excludeBots) query = query.where('bot', '=', 0)
   if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', filters.createdAfter)
   if (filters.createdBefore !== undefined) query = query.where('created_at', '<=', filters.createdBefore)
