@@ -198,4 +198,16 @@ ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px
 .frame-context .context-line{display:block;width:max-content;min-width:100%}.frame-context .context-line.current{background:#fef6e1;font-weight:600}
 .frame.culprit{border-color:#e9be74}.frame.culprit .frame-location{background:#fdf1dd;border-radius:var(--radius) var(--radius) 0 0}.culprit-badge{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
 .integrations .integration-actions{white-space:nowrap}.integrations .integration-actions form+form{margin-left:var(--space-1)}.integrations .integration-url{display:inline-block;min-width:14rem}
+.row-actions{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.row-actions form{margin:0}
+.label-name{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.label-name .label-badge{margin:0}.label-group{font-size:13px}
+.prioritized-badge{background:var(--closed-bg);color:var(--closed-fg)}.label-section h2{font-size:16px}.label-links{margin-top:var(--space-1)}
+button.danger-outline,.button.danger-outline{color:var(--danger);border-color:var(--danger);background:#fff}
+details.confirm-menu[open]{flex-basis:100%}details.confirm-menu>summary.button{padding:2px var(--space-2)}details.confirm-menu>summary.button:hover,details.confirm-menu[open]>summary.button{background:var(--removed-bg)}
+details.confirm-menu .confirm-box{position:static;margin-top:var(--space-1);padding:var(--space-2) var(--space-3);box-shadow:none;border-color:var(--danger);max-width:32rem}
+.confirm-box p{margin:0 0 var(--space-2);overflow-wrap:anywhere}.confirm-box form{margin:0}
+.suggested-colors{border:0;padding:0;margin:var(--space-2) 0 0;min-width:0}.suggested-colors legend{font-weight:600;padding:0}.suggested-colors .inline-label{margin:var(--space-1) 0}
+.swatches{display:flex;flex-wrap:wrap;gap:var(--space-1)}.swatch{position:relative;margin:0;cursor:pointer;line-height:0}
+.swatch input{position:absolute;opacity:0;width:1px;height:1px;margin:0}.swatch svg{border:2px solid transparent;border-radius:6px}
+.swatch input:checked+svg{border-color:var(--text)}.swatch input:focus-visible+svg{outline:2px solid var(--primary);outline-offset:1px}
+input.color-input{max-width:14rem;font-family:var(--font-mono)}
 `

@@ -269,7 +269,7 @@ describe('labels and milestones', () => {
     expect(page.text).toContain('<span class="label-title">bug &lt;script&gt;')
     expect(page.text).toContain('<span class="label-title">platform</span>')
     expect(page.text).toContain('<span class="badge label-scope">Group label</span>')
-    expect(page.text).toContain(`href="/${project.full_path}/-/issues?label_name[]=platform">1 open issues</a>`)
+    expect(page.text).toContain(`href="/${project.full_path}/-/issues?label_name[]=platform">1 open issue</a>`)
     expectInert(page.text)
   })
 

@@ -3,6 +3,7 @@ import type { LabelRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { findAvailableLabelsByTitles, insertProjectLabelOnce, replaceLabelLinks, type LabelledType } from './store.js'
 
 export { textColorFor } from './color.js'
+export { canAdminLabels } from './policy.js'
 export { renderDescriptionHtml } from './text.js'
 
 /** The colour of labels created without one (GL Label::DEFAULT_COLOR). */
@@ -65,4 +66,14 @@ export async function relabel(
 }
 
 // The labels page lists them as the API does.
-export { listLabels, type LabelView } from './service.js'
+export { listLabels, type LabelParent, type LabelView } from './service.js'
+export {
+  createLabel,
+  deleteLabel,
+  listLabelsByPriority,
+  prioritizeLabels,
+  showLabel,
+  subscribeToLabel,
+  unprioritizeLabel,
+  updateLabel,
+} from './service.js'

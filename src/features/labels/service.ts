@@ -25,6 +25,7 @@ import {
   deletePriority,
   deleteSubscription,
   findLabelCounts,
+  findLabelIdsInScope,
   findLabelInScopeById,
   findLabelInScopeByTitle,
   findLabelsToMerge,
@@ -40,6 +41,7 @@ import {
   moveSubscriptions,
   selectDescendantGroups,
   labelsInScope,
+  selectLabelsByPriority,
   selectProjectsOfGroups,
   setPriority,
   updateLabelRow,
@@ -298,6 +300,27 @@ export async function listLabels(
   return { page, views: await viewsOf(ctx, parent, page.rows, input.withCounts) }
 }
 
+/** Labels of a project's labels page: those with a priority in it (by priority) or the others (by title). */
+export interface ListLabelsByPriorityInput {
+  prioritized: boolean
+  search?: string
+  page: number
+  perPage: number
+}
+
+/** GL Projects::LabelsController#index: the project's labels and its groups', split by whether the project prioritised them. */
+export async function listLabelsByPriority(
+  ctx: Context,
+  loaded: LoadedProject,
+  input: ListLabelsByPriorityInput,
+): Promise<{ page: OffsetPage<LabelRow>; views: LabelView[] }> {
+  const parent: LabelParent = { kind: 'project', loaded }
+  const scope = await scopeOf(ctx, parent, { includeAncestorGroups: true })
+  const query = selectLabelsByPriority(ctx.db, scope, loaded.project.id, input.prioritized, searchWordsOf(input.search))
+  const page = await fetchOffsetPage(ctx.db, query, input.page, input.perPage)
+  return { page, views: await viewsOf(ctx, parent, page.rows, true) }
+}
+
 export async function showLabel(ctx: Context, parent: LabelParent, idOrTitle: string, options: LabelFinderOptions): Promise<LabelView> {
   const label = await findLabel(ctx, await scopeOf(ctx, parent, options), idOrTitle)
   return viewOf(ctx, parent, label)
@@ -378,11 +401,20 @@ export interface CreateLabelInput {
   priority?: number | null
 }
 
-/** GL LabelHelpers#create_label: 403, then 409 when a label with this exact title is available, then validation. */
-export async function createLabel(ctx: Context, parent: LabelParent, input: CreateLabelInput): Promise<LabelView> {
+/**
+ * GL LabelHelpers#create_label: 403, then 409 when a label with this exact title is available, then validation. The
+ * labels page creates through GL Labels::CreateService alone (`refuseAvailableTitle: false`): a taken title is then a
+ * validation message ("has already been taken", or "already exists at group level").
+ */
+export async function createLabel(
+  ctx: Context,
+  parent: LabelParent,
+  input: CreateLabelInput,
+  options: { refuseAvailableTitle: boolean } = { refuseAvailableTitle: true },
+): Promise<LabelView> {
   authorizeAdminLabels(parentAccess(parent))
   const available = await scopeOf(ctx, parent, { includeAncestorGroups: true })
-  if (await findLabelInScopeByTitle(ctx.db, available, input.name)) {
+  if (options.refuseAvailableTitle && (await findLabelInScopeByTitle(ctx.db, available, input.name))) {
     throw new Conflict('Label already exists')
   }
   checkPriority(input.priority)
@@ -474,6 +506,30 @@ export async function deleteLabel(ctx: Context, parent: LabelParent, idOrTitle: 
   if (unmodifiedSince && new Date(label.updated_at).getTime() > unmodifiedSince.getTime()) throw new PreconditionFailed()
   // Issue and merge request links go with the label (foreign keys cascade), as GL Labels::DestroyService removes them.
   await deleteLabelRows(ctx.db, [label.id])
+}
+
+/**
+ * GL Projects::LabelsController#set_priorities: the labels named, in this order, get priorities 0, 1, 2… in the
+ * project; ids of labels the project cannot use are skipped.
+ */
+export async function prioritizeLabels(ctx: Context, loaded: LoadedProject, labelIds: readonly number[]): Promise<void> {
+  authorizeAdminLabels(loaded.access)
+  const scope = await scopeOf(ctx, { kind: 'project', loaded }, { includeAncestorGroups: true })
+  const wanted = [...new Set(labelIds)].filter((id) => Number.isSafeInteger(id) && id > 0)
+  const available = await findLabelIdsInScope(ctx.db, scope, wanted)
+  await ctx.db.transaction().execute(async (trx) => {
+    let priority = 0
+    for (const id of wanted) if (available.has(id)) await setPriority(trx, loaded.project.id, id, priority++)
+  })
+}
+
+/** GL Projects::LabelsController#remove_priority: the label keeps no priority in the project; 404 for a label it cannot use. */
+export async function unprioritizeLabel(ctx: Context, loaded: LoadedProject, labelId: number): Promise<void> {
+  authorizeAdminLabels(loaded.access)
+  const scope = await scopeOf(ctx, { kind: 'project', loaded }, { includeAncestorGroups: true })
+  const label = await findLabelInScopeById(ctx.db, scope, labelId)
+  if (!label) throw new NotFound('Label')
+  await deletePriority(ctx.db, loaded.project.id, label.id)
 }
 
 /** The promoted label as a group label: its counts are group-wide (spec: Labels, the promote response). */

@@ -107,6 +107,48 @@ export function labelsInScope(
   }
 }
 
+/**
+ * The labels in scope that have a priority in the project, by priority then title (GL Label.prioritized), or those that
+ * have none, by title (GL Label.unprioritized), optionally with every search word in the title or description.
+ */
+export function selectLabelsByPriority(db: Db, scope: LabelScope, projectId: number, prioritized: boolean, searchWords: readonly string[]) {
+  let query = db
+    .selectFrom('labels')
+    .selectAll('labels')
+    .where((eb) => inScope(eb, scope))
+  if (searchWords.length > 0) {
+    query = query.where((eb) => eb.or([matchesAll(eb, 'title', searchWords), matchesAll(eb, 'description', searchWords)]))
+  }
+  const priority = (eb: Eb) =>
+    eb
+      .selectFrom('label_priorities')
+      .select('label_priorities.priority')
+      .whereRef('label_priorities.label_id', '=', 'labels.id')
+      .where('label_priorities.project_id', '=', projectId)
+  if (!prioritized)
+    return query
+      .where((eb) => eb.not(eb.exists(priority(eb))))
+      .orderBy('labels.title')
+      .orderBy('labels.id')
+  return query
+    .where((eb) => eb.exists(priority(eb)))
+    .orderBy((eb) => priority(eb))
+    .orderBy('labels.title')
+    .orderBy('labels.id')
+}
+
+/** Which of these ids are labels in scope. */
+export async function findLabelIdsInScope(db: Db, scope: LabelScope, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('labels')
+    .select('id')
+    .where('id', 'in', ids)
+    .where((eb) => inScope(eb, scope))
+    .execute()
+  return new Set(rows.map((row) => row.id))
+}
+
 export function findLabelInScopeById(db: Db, scope: LabelScope, id: number): Promise<LabelRow | undefined> {
   return db
     .selectFrom('labels')
