@@ -492,6 +492,16 @@ export interface NotesTable {
   updated_by_id: number | null
   created_at: Timestamp
   updated_at: Timestamp
+  /** null for a comment or system note, 'DiscussionNote' in a thread, 'DiffNote' on a diff line (GL notes.type). */
+  type: string | null
+  /** The thread the note belongs to (40 hex digits); null for a note alone. */
+  discussion_id: string | null
+  /** A DiffNote's position as GitLab's JSON (base_sha, start_sha, head_sha, paths, position_type, lines). */
+  position: string | null
+  /** A DiffNote's line: sha1 of the file path, its old and new line number (GL Gitlab::Git.diff_line_code). */
+  line_code: string | null
+  resolved_at: Timestamp | null
+  resolved_by_id: number | null
 }
 
 /** A contribution event; the target is named by type and id and may no longer exist. */

@@ -20,9 +20,20 @@ interface DiffLine {
   kind: LineKind
   oldLine: number | null
   newLine: number | null
+  /** GitLab's line code: sha1 of the file's path, then the old and new positions (an added line's old one is the next). */
+  lineCode: string | null
   /** The line's text without its +, - or space. */
   text: string
   html: Html
+}
+
+/** A line of a file's diff as GitLab's positions name it. */
+export interface DiffLineRef {
+  kind: 'added' | 'removed' | 'context'
+  oldLine: number | null
+  newLine: number | null
+  /** GL Gitlab::Git.diff_line_code: `<sha1 of the path>_<old position>_<new position>`. */
+  lineCode: string
 }
 
 /** GL DiffFile#file_hash: the anchor of a file in the page. */
@@ -32,30 +43,57 @@ export function fileHashOf(file: FileDiff): string {
 
 const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/
 
-/** The patch's lines with their numbers on each side. */
-function parseLines(patch: string): DiffLine[] {
+/** The patch's lines with their numbers on each side and GitLab's line codes (GL Gitlab::Diff::Parser). */
+function parseLines(patch: string, path: string): DiffLine[] {
   const lines: DiffLine[] = []
+  const pathHash = createHash('sha1').update(path).digest('hex')
   let oldLine = 0
   let newLine = 0
   const text = patch.endsWith('\n') ? patch.slice(0, -1) : patch
+  // Built before the counters move on: an added line's old position is the next old line, a removed one's new likewise.
+  const line = (kind: 'added' | 'removed' | 'context', body: string): DiffLine => ({
+    kind,
+    oldLine: kind === 'added' ? null : oldLine,
+    newLine: kind === 'removed' ? null : newLine,
+    lineCode: `${pathHash}_${oldLine}_${newLine}`,
+    text: body,
+    html: html`${body}`,
+  })
   for (const raw of text.split('\n')) {
     const hunk = HUNK.exec(raw)
     if (hunk) {
       oldLine = Number(hunk[1])
       newLine = Number(hunk[2])
-      lines.push({ kind: 'hunk', oldLine: null, newLine: null, text: raw, html: html`${raw}` })
+      lines.push({ kind: 'hunk', oldLine: null, newLine: null, lineCode: null, text: raw, html: html`${raw}` })
       continue
     }
     const sign = raw.charAt(0)
     const body = raw.slice(1)
-    if (sign === '+') lines.push({ kind: 'added', oldLine: null, newLine: newLine++, text: body, html: html`${body}` })
-    else if (sign === '-') lines.push({ kind: 'removed', oldLine: oldLine++, newLine: null, text: body, html: html`${body}` })
-    else if (sign === ' ' || raw === '')
-      lines.push({ kind: 'context', oldLine: oldLine++, newLine: newLine++, text: body, html: html`${body}` })
+    if (sign === '+') {
+      lines.push(line('added', body))
+      newLine++
+    } else if (sign === '-') {
+      lines.push(line('removed', body))
+      oldLine++
+    } else if (sign === ' ' || raw === '') {
+      lines.push(line('context', body))
+      oldLine++
+      newLine++
+    }
     // "\ No newline at end of file", and anything else git writes between lines.
-    else lines.push({ kind: 'meta', oldLine: null, newLine: null, text: raw, html: html`${raw}` })
+    else lines.push({ kind: 'meta', oldLine: null, newLine: null, lineCode: null, text: raw, html: html`${raw}` })
   }
   return lines
+}
+
+/** The lines of a file's diff that a comment can be on, with GitLab's line codes. */
+export function diffLinesOf(file: FileDiff): DiffLineRef[] {
+  if (file.diff === '' || file.binary || file.tooLarge) return []
+  return parseLines(file.diff, file.newPath).flatMap((line) =>
+    line.kind === 'added' || line.kind === 'removed' || line.kind === 'context'
+      ? [{ kind: line.kind, oldLine: line.oldLine, newLine: line.newLine, lineCode: line.lineCode! }]
+      : [],
+  )
 }
 
 /** Highlights each hunk's old side and new side as blocks, so that a string or comment spanning lines keeps its colour. */
@@ -133,30 +171,66 @@ function numberCell(hash: string, line: DiffLine | null, side: 'old' | 'new'): H
   return html`<td class="line-number ${side}"><a href="#${lineId(hash, line)}" aria-label="${side === 'old' ? 'Old' : 'New'} line ${number}">${number}</a></td>`
 }
 
+/** What a page adds to one line of a diff: a way to comment on it, and what shows under it (its threads, a form). */
+export interface LineExtras {
+  commentHref: string | null
+  below: Html | null
+}
+
+/**
+ * A page's extras for each line; `copy` is 'phone' for the inline table that stands in for a side-by-side one on a
+ * phone, whose ids must differ from the main copy's.
+ */
+export type LineExtrasOf = (file: FileDiff, line: DiffLineRef, copy: 'main' | 'phone') => LineExtras
+
+type ExtrasOf = (line: DiffLine) => LineExtras | null
+
+const NO_EXTRAS: ExtrasOf = () => null
+
+function lineRefOf(line: DiffLine): DiffLineRef | null {
+  if (line.lineCode === null || (line.kind !== 'added' && line.kind !== 'removed' && line.kind !== 'context')) return null
+  return { kind: line.kind, oldLine: line.oldLine, newLine: line.newLine, lineCode: line.lineCode }
+}
+
+/** The small "+" that opens a comment form on the line, shown on hover and focus. */
+function commentLink(extras: LineExtras | null, line: DiffLine): Html {
+  if (!extras?.commentHref) return html``
+  const which = line.kind === 'removed' ? `old line ${line.oldLine}` : `line ${line.newLine}`
+  return html`<a class="add-diff-note" href="${extras.commentHref}" title="Add a comment to this line" aria-label="Add a comment to ${which}">+</a>`
+}
+
+function belowRow(below: Html | null, columns: number): Html {
+  if (!below || below.text === '') return html``
+  return html`<tr class="diff-notes-row"><td colspan="${columns}" class="diff-notes-cell">${below}</td></tr>`
+}
+
 /** The inline table; side by side, a second one (`phone-fallback`, no ids) stands in for it on a phone's narrow screen. */
-function inlineTable(hash: string, lines: DiffLine[], fallback: 'phone-fallback' | '' = ''): Html {
+function inlineTable(hash: string, lines: DiffLine[], fallback: 'phone-fallback' | '' = '', extrasOf: ExtrasOf = NO_EXTRAS): Html {
   const id = (line: DiffLine) => (fallback ? '' : html` id="${lineId(hash, line)}"`)
   return html`<table class="${fallback ? 'diff-table inline phone-fallback' : 'diff-table inline'}">
     <tbody>
-      ${lines.map((line) =>
-        line.kind === 'hunk' || line.kind === 'meta'
-          ? html`<tr class="hunk"><td class="line-number old"></td><td class="line-number new"></td><td class="line">${line.html}</td></tr>`
-          : html`<tr class="${line.kind}"${id(line)}>
-              ${numberCell(hash, line, 'old')}${numberCell(hash, line, 'new')}
-              <td class="line"><span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>
-            </tr>`,
-      )}
+      ${lines.map((line) => {
+        if (line.kind === 'hunk' || line.kind === 'meta') {
+          return html`<tr class="hunk"><td class="line-number old"></td><td class="line-number new"></td><td class="line">${line.html}</td></tr>`
+        }
+        const extras = extrasOf(line)
+        return html`<tr class="${line.kind}"${id(line)}>
+            ${numberCell(hash, line, 'old')}${numberCell(hash, line, 'new')}
+            <td class="line">${commentLink(extras, line)}<span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>
+          </tr>
+          ${belowRow(extras?.below ?? null, 3)}`
+      })}
     </tbody>
   </table>`
 }
 
-function sideCells(hash: string, line: DiffLine | null, side: 'old' | 'new'): Html {
+function sideCells(hash: string, line: DiffLine | null, side: 'old' | 'new', extras: LineExtras | null): Html {
   if (line === null) return html`<td class="line-number ${side} empty-cell"></td><td class="line ${side} empty-cell"></td>`
   const kind = line.kind === 'context' ? 'context' : line.kind
-  return html`${numberCell(hash, line, side)}<td class="line ${side} ${kind}"><span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>`
+  return html`${numberCell(hash, line, side)}<td class="line ${side} ${kind}">${commentLink(extras, line)}<span class="sign" aria-hidden="true">${SIGNS[line.kind]}</span>${line.html}</td>`
 }
 
-function parallelTable(hash: string, lines: DiffLine[]): Html {
+function parallelTable(hash: string, lines: DiffLine[], extrasOf: ExtrasOf = NO_EXTRAS): Html {
   return html`<table class="diff-table parallel">
     <tbody>
       ${changedPairs(lines).map(([left, right]) => {
@@ -164,7 +238,12 @@ function parallelTable(hash: string, lines: DiffLine[]): Html {
           return html`<tr class="hunk"><td class="line-number old"></td><td class="line old">${left.html}</td><td class="line-number new"></td><td class="line new">${left.html}</td></tr>`
         }
         const id = left && left === right ? html` id="${lineId(hash, left)}"` : ''
-        return html`<tr${id}>${sideCells(hash, left, 'old')}${sideCells(hash, right, 'new')}</tr>`
+        const leftExtras = left ? extrasOf(left) : null
+        // A context line is one line on both sides: its comment link and threads show once, on the new side.
+        const rightExtras = right === null ? null : right === left ? leftExtras : extrasOf(right)
+        const below = right === left ? (rightExtras?.below ?? null) : html`${leftExtras?.below ?? ''}${rightExtras?.below ?? ''}`
+        return html`<tr${id}>${sideCells(hash, left, 'old', left === right ? null : leftExtras)}${sideCells(hash, right, 'new', rightExtras)}</tr>
+          ${belowRow(below, 4)}`
       })}
     </tbody>
   </table>`
@@ -200,7 +279,11 @@ function collapsedFiles(files: readonly FileDiff[]): boolean[] {
  * A file's box: its path (old &rarr; new when renamed), what changed, its counts, a link to the file as changed, then
  * its lines or why there are none.
  */
-async function fileDiffBox(file: FileDiff, options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null }): Promise<Html> {
+async function fileDiffBox(
+  file: FileDiff,
+  options: { mode: DiffViewMode; collapsed: boolean; blobUrl: string | null; lineExtras?: LineExtrasOf },
+): Promise<Html> {
+  let hasBelow = false
   const hash = fileHashOf(file)
   const kind = changeKind(file)
   let content: Html
@@ -220,17 +303,40 @@ async function fileDiffBox(file: FileDiff, options: { mode: DiffViewMode; collap
           : 'No changes.'
     }</p>`
   } else {
-    const lines = parseLines(file.diff)
+    const lines = parseLines(file.diff, file.newPath)
     await highlight(lines, await languageOf(file.newPath))
     markChangedWords(lines)
+    const extrasFor = (copy: 'main' | 'phone'): ExtrasOf => {
+      const { lineExtras } = options
+      if (!lineExtras) return NO_EXTRAS
+      const byLine = new Map<DiffLine, LineExtras>()
+      return (line) => {
+        const ref = lineRefOf(line)
+        if (ref === null) return null
+        let extras = byLine.get(line)
+        if (!extras) {
+          extras = lineExtras(file, ref, copy)
+          byLine.set(line, extras)
+          if (extras.below && extras.below.text !== '') hasBelow = true
+        }
+        return extras
+      }
+    }
+    const main = extrasFor('main')
     content = html`<div class="code diff" tabindex="0" role="region" aria-label="Changes to ${file.newPath}">
-      ${options.mode === 'parallel' ? html`${parallelTable(hash, lines)}${inlineTable(hash, lines, 'phone-fallback')}` : inlineTable(hash, lines)}
+      ${
+        options.mode === 'parallel'
+          ? html`${parallelTable(hash, lines, main)}${inlineTable(hash, lines, 'phone-fallback', extrasFor('phone'))}`
+          : inlineTable(hash, lines, '', main)
+      }
     </div>`
   }
   const path = file.renamedFile
     ? html`<span class="file-path old-path">${file.oldPath}</span> <span aria-label="renamed to">&rarr;</span> <span class="file-path">${file.newPath}</span>`
     : html`<span class="file-path">${file.newPath}</span>`
-  return html`<details class="box diff-file ${kind.className}" id="${hash}" ${options.collapsed ? '' : html`open`}>
+  // A file with threads or a form under a line stays open, however large.
+  const collapsed = options.collapsed && !hasBelow
+  return html`<details class="box diff-file ${kind.className}" id="${hash}" ${collapsed ? '' : html`open`}>
     <summary class="diff-file-header">
       <span class="file-title">${path}</span>
       <span class="badge change-kind">${kind.label}</span>
@@ -239,7 +345,7 @@ async function fileDiffBox(file: FileDiff, options: { mode: DiffViewMode; collap
         <span class="diff-stats"><span class="additions">+${file.additions}</span> <span class="deletions">&minus;${file.deletions}</span></span>
         ${options.blobUrl ? html`<a class="button small view-file" href="${options.blobUrl}">View file</a>` : ''}
       </span>
-      ${options.collapsed ? html`<span class="muted collapsed-hint">This diff is collapsed: open it to see the changes.</span>` : ''}
+      ${collapsed ? html`<span class="muted collapsed-hint">This diff is collapsed: open it to see the changes.</span>` : ''}
     </summary>
     ${content}
   </details>`
@@ -271,6 +377,8 @@ export interface DiffSectionOptions {
   overflowHint?: Html
   /** Said when no file changed. */
   emptyText: string
+  /** What the page adds to each line (comments on a merge request's diff); nothing when not given. */
+  lineExtras?: LineExtrasOf
 }
 
 /**
@@ -281,7 +389,9 @@ export async function diffSection(diff: DiffResult, options: DiffSectionOptions)
   const { mode, pageUrl } = options
   const collapsed = collapsedFiles(diff.files)
   const boxes = await Promise.all(
-    diff.files.map((file, index) => fileDiffBox(file, { mode, collapsed: collapsed[index], blobUrl: options.blobUrlOf(file) })),
+    diff.files.map((file, index) =>
+      fileDiffBox(file, { mode, collapsed: collapsed[index], blobUrl: options.blobUrlOf(file), lineExtras: options.lineExtras }),
+    ),
   )
   const additions = diff.files.reduce((sum, file) => sum + file.additions, 0)
   const deletions = diff.files.reduce((sum, file) => sum + file.deletions, 0)

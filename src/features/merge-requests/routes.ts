@@ -11,6 +11,7 @@ import { MilestoneIssuablesParams, showMilestone } from '../milestones/index.js'
 import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
 import { registerMergeRequestReviewRoutes } from './review-routes.js'
+import { registerMergeRequestDiscussionRoutes } from './discussion-routes.js'
 import {
   CreateMergeRequestParams,
   ListMergeRequestsParams,
@@ -89,6 +90,7 @@ function mergeRequestInputOf(input: Partial<UpdateInput> & { source_branch?: str
 
 export function registerMergeRequestRoutes(api: ApiRouter) {
   registerMergeRequestReviewRoutes(api)
+  registerMergeRequestDiscussionRoutes(api)
   const list = { params: ListMergeRequestsParams, response: { 200: MergeRequestListResponse }, authenticated: false }
 
   api.get('/merge_requests', list, async (request, reply) => {

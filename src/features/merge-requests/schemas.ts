@@ -274,3 +274,55 @@ export const MergeRequestDiffFullJson = Type.Object({
   diffs: Type.Array(DiffJson),
 })
 export type MergeRequestDiffFullJson = Static<typeof MergeRequestDiffFullJson>
+
+// Threads of a merge request (GL lib/api/discussions.rb): the merge request is named by iid under `noteable_id`, as
+// GitLab declares it.
+
+const NoteableId = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })
+
+export const ListDiscussionsParams = Type.Object({
+  id: Type.String(),
+  noteable_id: NoteableId,
+  ...paginationParams,
+})
+
+export const DiscussionParams = Type.Object({
+  id: Type.String(),
+  noteable_id: NoteableId,
+  discussion_id: Type.String(),
+})
+
+/** `position[...]`: its four required fields are checked by the route, each reported as a missing param. */
+export const DiffPositionParams = Type.Object({
+  base_sha: Type.Optional(Type.String()),
+  start_sha: Type.Optional(Type.String()),
+  head_sha: Type.Optional(Type.String()),
+  position_type: Type.Optional(Type.String()),
+  new_path: Type.Optional(Type.String()),
+  old_path: Type.Optional(Type.String()),
+  new_line: Type.Optional(Type.Integer()),
+  old_line: Type.Optional(Type.Integer()),
+})
+
+export const CreateDiscussionParams = Type.Object({
+  id: Type.String(),
+  noteable_id: NoteableId,
+  body: Type.String(),
+  created_at: Type.Optional(Type.String()),
+  position: Type.Optional(DiffPositionParams),
+})
+
+export const ReplyToDiscussionParams = Type.Object({
+  id: Type.String(),
+  noteable_id: NoteableId,
+  discussion_id: Type.String(),
+  body: Type.String(),
+  created_at: Type.Optional(Type.String()),
+})
+
+export const ResolveDiscussionParams = Type.Object({
+  id: Type.String(),
+  noteable_id: NoteableId,
+  discussion_id: Type.String(),
+  resolved: Type.Boolean(),
+})

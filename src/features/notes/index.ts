@@ -1,9 +1,10 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
 import { deleteNoteRowsOf, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
+import { newDiscussionId } from './thread-ids.js'
 
-export { presentNoteRow } from './present.js'
-export { NoteJson } from './schemas.js'
+export { presentNote, presentNoteRow } from './present.js'
+export { DiffPositionJson, DiscussionJson, NoteJson } from './schemas.js'
 
 /** What a note is attached to. */
 export type Noteable = { type: 'Issue'; id: number; projectId: number } | { type: 'MergeRequest'; id: number; projectId: number }
@@ -27,6 +28,7 @@ export function createSystemNote(trx: Db, noteable: Noteable, authorId: number, 
     author_id: authorId,
     body,
     system: 1,
+    discussion_id: newDiscussionId(),
     created_at: now,
     updated_at: now,
   })
@@ -94,6 +96,19 @@ export function deleteNotesOf(trx: Db, noteable: Pick<Noteable, 'type' | 'id'>):
 
 // The discussion of an issue or merge request as the pages show it, with the API's note rules.
 export { findNoteable, listNotes, type LoadedNoteable, type NoteView } from './service.js'
+
+// Comments and threads, for the merge request's API and pages: a thread on a diff line carries GitLab's position.
+export { createNote, viewsOf, type CreateNoteInput } from './service.js'
+export {
+  findDiscussion,
+  isResolved,
+  listDiscussions,
+  replyToDiscussion,
+  resolveDiscussion,
+  type DiscussionView,
+  type NoteThread,
+} from './discussions.js'
+export { discussionIdOf, isResolvable, newDiscussionId } from './thread-ids.js'
 
 // Comments with quick actions, for the issue's API and pages; the issues feature reads the commands.
 export { createNoteWithCommands, type NoteCommands, type NoteCreation, type ReadNoteCommands } from './commands.js'

@@ -48,7 +48,24 @@ export const UpdateNoteParams = Type.Object({
 export type UpdateNoteParams = Static<typeof UpdateNoteParams>
 
 // Response entity (GL lib/api/entities/note.rb), in its field order. Plain comments and system notes have no
-// `type`, no attachment and are not resolvable, so the resolved_* and DiffNote fields never appear.
+// `type` and are not resolvable; a DiffNote adds `commit_id` and `position`, and a resolvable note (a merge request's
+// DiffNote or DiscussionNote) the resolved_* fields.
+
+/** GL Gitlab::Diff::Position#to_h for a text position. */
+export const DiffPositionJson = Type.Object(
+  {
+    base_sha: Nullable(Type.String()),
+    start_sha: Nullable(Type.String()),
+    head_sha: Nullable(Type.String()),
+    old_path: Nullable(Type.String()),
+    new_path: Nullable(Type.String()),
+    position_type: Type.String(),
+    old_line: Nullable(Type.Integer()),
+    new_line: Nullable(Type.Integer()),
+    line_range: Nullable(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true },
+)
 
 export const NoteJson = Type.Object({
   id: Type.Integer(),
@@ -62,7 +79,12 @@ export const NoteJson = Type.Object({
   noteable_id: Type.Integer(),
   noteable_type: Type.String(),
   project_id: Type.Integer(),
+  commit_id: Type.Optional(Nullable(Type.String())),
+  position: Type.Optional(Nullable(DiffPositionJson)),
   resolvable: Type.Boolean(),
+  resolved: Type.Optional(Type.Boolean()),
+  resolved_by: Type.Optional(Nullable(UserBasicJson)),
+  resolved_at: Type.Optional(Nullable(Type.String())),
   confidential: Type.Boolean(),
   internal: Type.Boolean(),
   imported: Type.Boolean(),
@@ -73,6 +95,14 @@ export const NoteJson = Type.Object({
 export type NoteJson = Static<typeof NoteJson>
 
 export const NoteListResponse = Type.Array(NoteJson)
+
+/** GL Entities::Discussion. */
+export const DiscussionJson = Type.Object({
+  id: Type.String(),
+  individual_note: Type.Boolean(),
+  notes: Type.Array(NoteJson),
+})
+export type DiscussionJson = Static<typeof DiscussionJson>
 
 /** GL Entities::NoteCommands: the answer (202) to a comment that held only quick actions. */
 export const NoteCommandsJson = Type.Object({

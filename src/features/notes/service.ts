@@ -6,6 +6,8 @@ import type { NoteRow } from '../../db/schema.js'
 import { recordEvent } from '../event-log/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
+import type { NoteThread } from './discussions.js'
+import { newDiscussionId } from './thread-ids.js'
 import type { Noteable, TouchNoteable } from './index.js'
 import { deleteNoteRow, findNoteOf, insertNote, selectNotesOf, updateNoteRow, type NoteOrder } from './store.js'
 import {
@@ -37,6 +39,8 @@ export interface NoteView {
   row: NoteRow
   author: User
   noteable: LoadedNoteable
+  /** Who resolved the note's thread, when it is resolved. */
+  resolvedBy: User | null
 }
 
 /**
@@ -54,11 +58,13 @@ export async function findNoteable(ctx: Context, loaded: LoadedProject, type: No
   }
 }
 
-async function viewsOf(ctx: Context, target: LoadedNoteable, rows: NoteRow[]): Promise<NoteView[]> {
-  const authors = new Map((await findUsersByIds(ctx.db, [...new Set(rows.map((r) => r.author_id))])).map((u) => [u.id, u]))
+export async function viewsOf(ctx: Context, target: LoadedNoteable, rows: NoteRow[]): Promise<NoteView[]> {
+  const ids = rows.flatMap((row) => (row.resolved_by_id === null ? [row.author_id] : [row.author_id, row.resolved_by_id]))
+  const users = new Map((await findUsersByIds(ctx.db, [...new Set(ids)])).map((u) => [u.id, u]))
   return rows.flatMap((row) => {
-    const author = authors.get(row.author_id)
-    return author ? [{ row, author, noteable: target }] : []
+    const author = users.get(row.author_id)
+    const resolvedBy = row.resolved_by_id === null ? null : (users.get(row.resolved_by_id) ?? null)
+    return author ? [{ row, author, noteable: target, resolvedBy }] : []
   })
 }
 
@@ -124,6 +130,8 @@ export interface CreateNoteInput {
   internal: boolean
   createdAt: string | undefined
   spam: SpamRequest
+  /** A note of a thread, on a diff line or not; a note alone without it. */
+  thread?: NoteThread
 }
 
 /**
@@ -153,6 +161,10 @@ export async function createNote(
       body: input.body,
       system: 0,
       internal: input.internal && canReadInternalNotesOf(target) ? 1 : 0,
+      type: input.thread?.type ?? null,
+      discussion_id: input.thread?.discussionId ?? newDiscussionId(),
+      position: input.thread?.position ?? null,
+      line_code: input.thread?.lineCode ?? null,
       created_at: createdAt.toISOString(),
       updated_at: createdAt.toISOString(),
     })
@@ -166,7 +178,7 @@ export async function createNote(
     })
     return note
   })
-  return { row, author: user, noteable: target }
+  return { row, author: user, noteable: target, resolvedBy: null }
 }
 
 function canReadInternalNotesOf(target: LoadedNoteable): boolean {

@@ -54,3 +54,32 @@ export async function deleteNoteRow(db: Db, noteId: number): Promise<void> {
 export async function deleteNoteRowsOf(db: Db, noteable: Pick<Noteable, 'type' | 'id'>): Promise<void> {
   await db.deleteFrom('notes').where(noteableColumn(noteable), '=', noteable.id).execute()
 }
+
+/** The notes of one thread, oldest first. */
+export function selectThreadRows(db: Db, noteable: Noteable, discussionId: string): Promise<NoteRow[]> {
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where(noteableColumn(noteable), '=', noteable.id)
+    .where('discussion_id', '=', discussionId)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute()
+}
+
+/** Makes a note part of a thread. */
+export async function updateNoteThread(db: Db, noteId: number, thread: { type: string; discussion_id: string }): Promise<void> {
+  await db.updateTable('notes').set(thread).where('id', '=', noteId).execute()
+}
+
+export async function updateThreadResolution(
+  db: Db,
+  noteIds: readonly number[],
+  change: { resolved_at: string | null; resolved_by_id: number | null },
+): Promise<void> {
+  await db
+    .updateTable('notes')
+    .set(change)
+    .where('id', 'in', [...noteIds])
+    .execute()
+}

@@ -48,3 +48,10 @@ export function canAdminNote(access: ProjectAccess, project: ProjectRow, noteabl
 export function canSetNoteCreatedAt(access: ProjectAccess): boolean {
   return isAdmin(access.caller) || (access.caller.user !== null && access.level >= AccessLevel.OWNER)
 }
+
+/** GL Discussion#can_resolve?: the merge request's author, or a Developer (ProjectPolicy `resolve_note`) and administrators. */
+export function canResolveDiscussion(access: ProjectAccess, project: ProjectRow, noteableAuthorId: number): boolean {
+  const user = access.caller.user
+  if (!user || project.archived === 1) return false
+  return user.id === noteableAuthorId || isAdmin(access.caller) || access.level >= AccessLevel.DEVELOPER
+}
