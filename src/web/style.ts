@@ -192,6 +192,15 @@ details.diff-file[open]>summary{border-bottom:1px solid var(--border);border-rad
 .count-button>.count:hover{background:var(--subtle);text-decoration:none}.header-row .actions .badge{align-self:center}
 .starrer-search,.fork-search{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center;margin:0 0 var(--space-3)}
 .starrer-search label,.fork-search label{flex-basis:100%;margin:0}.starrer-search input,.fork-search input{flex:1 1 12rem;width:auto;min-width:0}
+.settings-section>.body>form:last-child,.settings-section>.body>.button-row:last-child{margin-bottom:0}.settings-section h3{margin:var(--space-4) 0 var(--space-1)}.settings-section h3:first-child{margin-top:0}
+.settings-section.danger-zone{border-color:var(--danger)}.settings-section.danger-zone>header{background:var(--removed-bg)}ul.help{padding-left:var(--space-4)}
+.field-row{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.field-row .field{flex:0 1 10rem;min-width:0}.field-row .field.grow{flex:1 1 16rem}
+fieldset.choices{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.choices legend{font-weight:600;padding:0;margin-bottom:var(--space-1)}
+.choice{display:grid;grid-template-columns:auto 1fr;gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.choice label{margin:0}.choice .help{grid-column:2;margin:0}
+.prefixed-field{display:flex;flex-wrap:wrap;min-width:0}.prefixed-field .prefix{padding:6px var(--space-2);background:var(--subtle);border:1px solid #89888d;border-right:0;border-radius:var(--radius) 0 0 var(--radius);color:var(--muted);overflow-wrap:anywhere;min-width:0}
+.prefixed-field input{flex:1 1 10rem;width:auto;min-width:0;border-radius:0 var(--radius) var(--radius) 0}
+.settings-table td .button-row,.settings-table td form{margin:0}.settings-table td.actions{text-align:right;white-space:nowrap}.settings-table select{width:auto;max-width:100%}
+.new-token{border:1px solid var(--resolved-fg);background:#ecf4ee;border-radius:var(--radius);padding:var(--space-3);margin:0 0 var(--space-3)}.new-token h2{margin-top:0}
 ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);margin:0 0 var(--space-2);min-width:0}
 .frame-location{padding:var(--space-2) var(--space-3);overflow-wrap:anywhere}.frame-file{font-family:var(--font-mono);font-size:13px;font-weight:600}
 .frame-context{margin:0;border-top:1px solid var(--border);border-radius:0 0 var(--radius) var(--radius);white-space:pre;overflow-x:auto}

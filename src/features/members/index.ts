@@ -41,3 +41,6 @@ export async function findBotMembers(db: Db, source: SourceRef): Promise<Map<num
 
 export { listMembers, type MemberView } from './service.js'
 export { canReadMembers, type MemberSource } from './policy.js'
+// The members page acts through the same use cases and rules as the members API.
+export { addMember, findMemberSource, listAllMembers, removeMember, updateMember, type AddMemberResult } from './service.js'
+export { canManageMembers, canManageOwners, isPersonalNamespaceHolder } from './policy.js'

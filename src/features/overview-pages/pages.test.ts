@@ -54,13 +54,13 @@ describe('the project overview', () => {
     expect(res.text).toContain(`<a class="button" href="/olivia/atlas/-/tree/main">Files</a>`)
     // The sidebar offers what a visitor may use.
     expect(res.text).toContain('<a class="context" href="/olivia/atlas">Atlas</a>')
-    expect(res.text).not.toContain('Monitor settings')
+    expect(res.text).not.toContain('/-/settings/operations')
   })
 
   test('the owner sees the settings in the sidebar', async () => {
     const res = await request('GET', `/${project.path_with_namespace}`, as(ownerSession))
     expect(res.status).toBe(200)
-    expect(res.text).toContain('<a href="/olivia/atlas/-/settings/operations" >Monitor settings</a>')
+    expect(res.text).toContain('<a href="/olivia/atlas/-/settings/operations" >Monitor</a>')
   })
 
   test('a private project is a 404 for a signed-in stranger and a sign-in for a visitor, as if it did not exist', async () => {

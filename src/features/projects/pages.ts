@@ -3,7 +3,8 @@ import { PROJECT_PAGE, type WebHandler, type WebRequest } from '../sessions/inde
 import { findMovedProjectLocation } from './web-redirects.js'
 import { AccessLevel } from '../../core/access.js'
 import type { Crumb, Html, NavItem, PageOptions, Sidebar } from '../../web/html.js'
-import { canAdminProject, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
+import { canAdminProject, canProject, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
+import { canReadMembers } from '../members/index.js'
 
 /** The route of a project page: `/<namespace>/<project><suffix>` at any namespace depth. */
 export function projectPageRoutes(suffix: string): string[] {
@@ -43,7 +44,22 @@ export function projectPage(handler: (w: WebRequest, loaded: LoadedProject) => P
 
 /** A project's pages, as the sidebar names them. */
 export type ProjectSection =
-  'overview' | 'files' | 'commits' | 'branches' | 'tags' | 'compare' | 'issues' | 'merge_requests' | 'alerts' | 'errors' | 'settings'
+  | 'overview'
+  | 'files'
+  | 'commits'
+  | 'branches'
+  | 'tags'
+  | 'compare'
+  | 'issues'
+  | 'merge_requests'
+  | 'members'
+  | 'alerts'
+  | 'errors'
+  | 'settings'
+  | 'settings_general'
+  | 'settings_access_tokens'
+  | 'settings_repository'
+  | 'settings_merge_requests'
 
 /** The project's page path: `/<namespace>/<project>` followed by `suffix` (`/-/tree/main`). */
 export function projectPath(loaded: LoadedProject, suffix = ''): string {
@@ -77,7 +93,19 @@ export function projectSidebar(loaded: LoadedProject, current: ProjectSection | 
   if (access.caller.user && access.level >= AccessLevel.DEVELOPER) {
     items.push(item('alerts', 'Alerts', '/-/alert_management'), item('errors', 'Error tracking', '/-/error_tracking'))
   }
-  if (canAdminProject(access)) items.push(item('settings', 'Monitor settings', '/-/settings/operations'))
+  if (canReadMembers({ kind: 'project', ...loaded })) items.push(item('members', 'Members', '/-/project_members'))
+  if (canAdminProject(access)) {
+    // GL's Settings menu: each page for those who may use it (Maintainers and up).
+    const children = [item('settings_general', 'General', '/edit')]
+    if (canProject(access, 'manage_resource_access_tokens'))
+      children.push(item('settings_access_tokens', 'Access tokens', '/-/settings/access_tokens'))
+    children.push(item('settings_repository', 'Repository', '/-/settings/repository'))
+    if (isFeatureAvailable(access, project, 'merge_requests')) {
+      children.push(item('settings_merge_requests', 'Merge requests', '/-/settings/merge_requests'))
+    }
+    children.push(item('settings', 'Monitor', '/-/settings/operations'))
+    items.push({ ...item('settings_general', 'Settings', '/edit'), current: children.some((child) => child.current), children })
+  }
   return { title: project.name, href: projectPath(loaded), items }
 }
 

@@ -18,7 +18,7 @@ import { requestProjectStorageMove } from '../storage-moves/index.js'
 import { addOwner } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
 import { findNamespaceByFullPath, isFullPathTaken, recordRedirect, releaseRedirectsFrom } from '../namespaces/index.js'
-import { storageNames } from '../repositories/index.js'
+import { git, projectRepositoryDirectory, readBranchHead, storageNames } from '../repositories/index.js'
 import type { ProjectInput } from './attributes.js'
 import { defaultBranchOf, type ProjectView } from './present.js'
 import { hasProjectNamedLike, updateProjectRow } from './store.js'
@@ -66,9 +66,13 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
   ) {
     throw new Rejected('Changing the ci_pipeline_variables_minimum_override_role to the owner role is not allowed')
   }
-  // The repository has only its default branch, so no other can become the default (GL `change_head`).
+  // Only an existing branch can become the default (GL Project#change_head).
+  const repository = projectRepositoryDirectory(ctx.config, project)
   if (input.defaultBranch !== undefined && input.defaultBranch !== defaultBranchOf(project)) {
-    throw new Invalid({ base: [`Could not change HEAD: branch '${input.defaultBranch}' does not exist`] })
+    if ((await readBranchHead(repository, input.defaultBranch)) === null) {
+      throw new Invalid({ base: [`Could not change HEAD: branch '${input.defaultBranch}' does not exist`] })
+    }
+    changes.default_branch = input.defaultBranch
   }
   // Only what differs from the stored value counts as changed (ActiveRecord dirty tracking).
   for (const key of Object.keys(changes) as (keyof ProjectUpdate)[]) {
@@ -91,6 +95,8 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
     changed.delete('repository_storage')
   }
   if (changed.size === 0) return viewOfLoaded(ctx, loaded)
+  // The repository's HEAD names the default branch, as clones and the project's entity read it.
+  if (changes.default_branch) await git(['symbolic-ref', 'HEAD', `refs/heads/${changes.default_branch}`], { gitDir: repository })
   const at = ctx.now().toISOString()
   const updated = await ctx.db.transaction().execute(async (trx) => {
     if (changed.has('path') || changed.has('name')) await movePaths(trx, project, namespace, changes, at)
@@ -100,8 +106,15 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
 }
 
 /** GL TransferService's refusals, as the API words them: 400 "Failed to transfer project {:new_namespace=>[…]}". */
+export class TransferRefused extends Rejected {
+  /** The refusal alone, as a page says it (GL `errors[:new_namespace].first`). */
+  constructor(readonly reason: string) {
+    super(`Failed to transfer project {:new_namespace=>[${JSON.stringify(reason)}]}`)
+  }
+}
+
 function transferFailed(message: string): Rejected {
-  return new Rejected(`Failed to transfer project {:new_namespace=>[${JSON.stringify(message)}]}`)
+  return new TransferRefused(message)
 }
 
 /** The target of a transfer: by id or full path, and only one the caller belongs to (GL `find_namespace!`). */

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
@@ -5,6 +7,7 @@ import type { NamespaceRow } from '../../db/schema.js'
 import { addTestMember, createTestGroup, createTestProject, createTestToken, createTestUser } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { projectRepositoryDirectory } from '../repositories/index.js'
 import { projectKeys } from './testing.js'
 
 let server: TestServer
@@ -398,6 +401,27 @@ describe('PUT /projects/:id', () => {
     expect(res.body).toMatchObject({ name: 'After', path: 'after', path_with_namespace: 'acme/after', name_with_namespace: 'Acme / After' })
     const redirect = await server.database.db.selectFrom('redirect_routes').selectAll().where('project_id', '=', project.id).execute()
     expect(redirect).toMatchObject([{ path: 'acme/before' }])
+  })
+
+  test('an existing branch becomes the default: the repository HEAD names it', async () => {
+    const created = await request('POST', '/api/v4/projects', {
+      token: tokens.maintainer,
+      body: { name: 'Heads', namespace_id: acme.id, initialize_with_readme: true },
+    })
+    expect(created.status, created.text).toBe(201)
+    const at = `/api/v4/projects/${created.body.id}`
+    const branch = await request('POST', `${at}/repository/branches`, {
+      token: tokens.maintainer,
+      body: { branch: 'develop', ref: 'main' },
+    })
+    expect(branch.status).toBe(201)
+    const res = await request('PUT', at, { token: tokens.maintainer, body: { default_branch: 'develop' } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.default_branch).toBe('develop')
+    const project = await server.database.db.selectFrom('projects').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow()
+    const head = await fs.readFile(path.join(projectRepositoryDirectory(server.config, project), 'HEAD'), 'utf8')
+    expect(head).toBe('ref: refs/heads/develop\n')
+    expect((await request('GET', `${at}/repository/branches/develop`, { token: tokens.maintainer })).body.default).toBe(true)
   })
 
   test('roles: developers are refused, strangers to a private project get 404, visibility needs the Owner', async () => {

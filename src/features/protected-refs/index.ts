@@ -21,8 +21,20 @@ export {
   type BranchProtectionDefaults,
   type NamespaceBranchProtection,
 } from './default-branch.js'
-export { protectBranchByLegacyApi, unprotectBranchByLegacyApi } from './service.js'
 export {
+  listProtectedBranches,
+  listProtectedTags,
+  protectBranch,
+  protectBranchByLegacyApi,
+  protectTag,
+  unprotectBranch,
+  unprotectBranchByLegacyApi,
+  unprotectTag,
+  updateProtectedBranch,
+} from './service.js'
+export type { CreateProtectedBranchParams, CreateProtectedTagParams, UpdateProtectedBranchParams } from './schemas.js'
+export {
+  accessLevelDescription,
   canCreateTag,
   canMergeToBranch,
   canPushToBranch,
@@ -32,7 +44,10 @@ export {
   isTagProtected,
   refChangeRefusal,
   RefMessages,
+  PROTECTED_ACCESS_LEVELS,
   type Protection,
+  type ProtectedBranch,
+  type ProtectedTag,
   type RefChange,
   type RefChangeOrigin,
   type RefSubject,

@@ -98,6 +98,8 @@ export async function setReturnTo(db: Db, session: Session, returnTo: string | n
 export interface Flash {
   kind: 'notice' | 'alert'
   text: string
+  /** Values the next page shows once beside the message (Rails' `flash[:key]`), such as a token made just now. */
+  values?: Record<string, string>
 }
 
 /** Keeps `flash` for the next page the session sees, or forgets it (null). */

@@ -43,8 +43,13 @@ export interface WebRequest {
   clearSession(): void
   /** A CSRF token for a form on this page (starts a session when needed). */
   csrfToken(): Promise<string>
-  /** Leaves a notice or an alert for the next page this visitor sees, once (Rails' flash), e.g. before a redirect. */
-  flash(kind: Flash['kind'], text: string): Promise<void>
+  /**
+   * Leaves a notice or an alert for the next page this visitor sees, once (Rails' flash), e.g. before a redirect;
+   * `values` go with it, for that page alone to read (see flashed).
+   */
+  flash(kind: Flash['kind'], text: string, values?: Record<string, string>): Promise<void>
+  /** A value the previous page left with its flash; gone once this page is rendered, so it shows only once. */
+  flashed(name: string): string | null
   /** Sends a page in the common layout, with the signed-in user in its header. */
   render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
   /** A 302 (or `status`) to a path of this instance or an absolute URL. */
@@ -307,8 +312,11 @@ export class WebRouter {
       async csrfToken() {
         return csrfTokenOf(await web.ensureSession())
       },
-      async flash(kind, text) {
-        await setFlash(ctx.db, await web.ensureSession(), { kind, text })
+      async flash(kind, text, values) {
+        await setFlash(ctx.db, await web.ensureSession(), values ? { kind, text, values } : { kind, text })
+      },
+      flashed(name) {
+        return keptFlash(session)?.values?.[name] ?? null
       },
       async render(options, body, status = 200) {
         const signedIn = ctx.caller.user

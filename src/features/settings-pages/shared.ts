@@ -1,0 +1,131 @@
+import { AccessLevel } from '../../core/access.js'
+import { Forbidden } from '../../core/errors.js'
+import { html, type Html } from '../../web/html.js'
+import { textOf } from '../../web/list-page.js'
+import { canAdminProject, type LoadedProject } from '../access/index.js'
+import { projectPage, projectPath } from '../projects/index.js'
+import type { WebHandler, WebRequest } from '../sessions/index.js'
+
+// What every project settings page shares: who may open it, the fields of a Rails-style form, a section's frame and
+// the small form parts (choices with their help, role names).
+
+/**
+ * A settings page: the project as every project page finds it, then the 404 page for those who may not administer it
+ * (GL `authorize_admin_project!`, Maintainers and up). A refusal the services raise for a role (403 in the API) is
+ * the 404 page too, as GL `access_denied!` answers.
+ */
+export function settingsPage(handler: (w: WebRequest, loaded: LoadedProject) => Promise<unknown>): WebHandler {
+  return projectPage(async (w, loaded) => {
+    if (!canAdminProject(loaded.access)) return w.notFound()
+    return refusedAsNotFound(w, () => handler(w, loaded))
+  })
+}
+
+/** Runs a page's action; a Forbidden from a service is the 404 page (the page never offered what it refuses). */
+export async function refusedAsNotFound(w: WebRequest, action: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await action()
+  } catch (error) {
+    if (error instanceof Forbidden) return w.notFound()
+    throw error
+  }
+}
+
+/**
+ * The fields of a Rails-style form (`project[name]`), as they came: strings, arrays, nested objects. They are read from
+ * the body itself, where a route's own `project` param cannot hide them.
+ */
+export function formOf(w: WebRequest, model: string): Record<string, unknown> {
+  const body = w.request.body
+  const form = body && typeof body === 'object' ? (body as Record<string, unknown>)[model] : undefined
+  return form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {}
+}
+
+/** A field of a form when it was sent as text, else undefined. */
+export function givenText(form: Record<string, unknown>, name: string): string | undefined {
+  return typeof form[name] === 'string' ? (form[name] as string) : undefined
+}
+
+/** The text of a form field ('' when absent). */
+export function fieldText(form: Record<string, unknown>, name: string): string {
+  return textOf(form[name])
+}
+
+/** Role names as GitLab shows them (Gitlab::Access `human_access`). */
+export const ROLE_NAMES: Record<number, string> = {
+  [AccessLevel.MINIMAL_ACCESS]: 'Minimal Access',
+  [AccessLevel.GUEST]: 'Guest',
+  [AccessLevel.PLANNER]: 'Planner',
+  [AccessLevel.REPORTER]: 'Reporter',
+  [AccessLevel.DEVELOPER]: 'Developer',
+  [AccessLevel.MAINTAINER]: 'Maintainer',
+  [AccessLevel.OWNER]: 'Owner',
+}
+
+/** The roles a project membership or a project access token may have, lowest first (GL ProjectMember access levels). */
+export const PROJECT_ROLES: readonly number[] = [
+  AccessLevel.GUEST,
+  AccessLevel.PLANNER,
+  AccessLevel.REPORTER,
+  AccessLevel.DEVELOPER,
+  AccessLevel.MAINTAINER,
+  AccessLevel.OWNER,
+]
+
+/** A whole number a form sent, or null. */
+export function integerOf(text: string): number | null {
+  return /^\d{1,9}$/.test(text) ? Number(text) : null
+}
+
+/** A section of a settings page: a heading, what it is for, then its form. */
+export function settingsSection(id: string, title: string, description: Html | string, body: Html, className = ''): Html {
+  return html`<section class="box settings-section ${className}" id="${id}" aria-labelledby="${id}-heading">
+    <header><h2 id="${id}-heading">${title}</h2></header>
+    <div class="body">
+      ${description ? html`<p class="help">${description}</p>` : ''} ${body}
+    </div>
+  </section>`
+}
+
+/** A radio button or checkbox with its label and help text under it. */
+export function choice(options: {
+  type: 'radio' | 'checkbox'
+  name: string
+  value: string
+  checked: boolean
+  label: string
+  help?: Html | string
+  id: string
+}): Html {
+  const helpId = `${options.id}_help`
+  return html`<div class="choice">
+    <input
+      type="${options.type}"
+      id="${options.id}"
+      name="${options.name}"
+      value="${options.value}"
+      ${options.checked ? html`checked` : ''}
+      ${options.help ? html`aria-describedby="${helpId}"` : ''}
+    />
+    <label for="${options.id}" class="inline-label">${options.label}</label>
+    ${options.help ? html`<p class="help" id="${helpId}">${options.help}</p>` : ''}
+  </div>`
+}
+
+/** A checkbox that also sends "0" when unticked, as Rails' check_box does, so that turning it off is a change. */
+export function flagChoice(options: { name: string; checked: boolean; label: string; help?: Html | string; id: string }): Html {
+  return html`<input type="hidden" name="${options.name}" value="0" />${choice({ type: 'checkbox', value: '1', ...options })}`
+}
+
+/** The settings pages' paths. */
+export const SETTINGS_PATHS = {
+  general: '/edit',
+  repository: '/-/settings/repository',
+  mergeRequests: '/-/settings/merge_requests',
+  accessTokens: '/-/settings/access_tokens',
+  members: '/-/project_members',
+} as const
+
+export function settingsPath(loaded: LoadedProject, page: keyof typeof SETTINGS_PATHS, anchor = ''): string {
+  return projectPath(loaded, SETTINGS_PATHS[page]) + (anchor ? `#${anchor}` : '')
+}
