@@ -11,5 +11,5 @@ export {
 export { enqueueJob, type EnqueueOptions } from './enqueue.js'
 export { JobScheduler } from './scheduler.js'
 export { JobWorker, wakeJobWorkers, type JobWorkerOptions } from './worker.js'
-export { countJobsByKindAndState } from './store.js'
+export { countJobsByKindAndState, findJobById, listFailedJobs, retryFailedJob } from './store.js'
 export { jobHandlers, periodicJobs, pruneFinishedJobs, PruneFinishedJobs } from './maintenance.js'

@@ -121,3 +121,31 @@ export async function deleteFinishedJobs(db: Db, state: 'done' | 'failed', befor
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+/** The most recent failed jobs, the latest failure first. */
+export async function listFailedJobs(db: Db, limit: number): Promise<JobRow[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('state', '=', 'failed')
+    .orderBy('finished_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => ({ ...row, id: Number(row.id) }))
+}
+
+/**
+ * Puts a failed job back in the queue, due now, with its attempts counted afresh (each retry again waits its
+ * backoff); false when the job is not failed, so a retry sent twice queues it once.
+ */
+export async function retryFailedJob(db: Db, id: number, now: Date): Promise<boolean> {
+  const at = now.toISOString()
+  const result = await db
+    .updateTable('jobs')
+    .set({ state: 'queued', attempts: 0, run_at: at, lease_until: null, locked_by: null, finished_at: null, updated_at: at })
+    .where('id', '=', id)
+    .where('state', '=', 'failed')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
