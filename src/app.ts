@@ -78,6 +78,7 @@ import { registerOverviewPages } from './features/overview-pages/index.js'
 import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerMergeRequestPages } from './features/merge-request-pages/index.js'
 import { registerIssuablePages } from './features/issuable-pages/index.js'
+import { registerUserSettingsPages } from './features/user-settings-pages/index.js'
 import { registerSettingsPages } from './features/settings-pages/index.js'
 import { registerBranchRoutes } from './features/branches/routes.js'
 import { registerProtectedRefRoutes } from './features/protected-refs/routes.js'
@@ -328,6 +329,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerSessionPages(web)
   registerApplicationRoutes(api)
   registerApplicationPages(web, { revokeAuthorization, revokeOwnToken })
+  registerUserSettingsPages(web)
   registerOAuthRoutes(fastify, plain, oauthTokens)
   registerAuthorizePages(web)
   registerOpenIdRoutes(fastify, plain)

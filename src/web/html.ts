@@ -122,7 +122,10 @@ function topBar(options: PageOptions): Html {
           <ul class="menu-items">
             <li class="menu-header">Signed in as <strong>@${user}</strong></li>
             <li><a href="/${user}">Your profile</a></li>
+            <li><a href="/-/user_settings/profile">Edit profile</a></li>
+            <li><a href="/-/user_settings/personal_access_tokens">Access tokens</a></li>
             <li><a href="/-/user_settings/applications">Applications</a></li>
+            <li><a href="/-/profile/notifications">Notifications</a></li>
             <li>
               <form method="post" action="/users/sign_out">
                 <input type="hidden" name="_method" value="delete" />

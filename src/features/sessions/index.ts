@@ -5,7 +5,7 @@ import { findRequestSession, isValidCsrfToken } from './service.js'
 
 export { PROJECT_PAGE, redirectBody, SIGN_IN_PATH, WebRouter, type WebRequest, type WebHandler } from './web-router.js'
 export { SESSION_COOKIE, setReturnTo, type Session } from './service.js'
-export { authenticateWithPassword } from './password.js'
+export { authenticateWithPassword, isCurrentPassword } from './password.js'
 export { jobHandlers, periodicJobs } from './jobs.js'
 
 /** Rails also takes the token from the `authenticity_token` parameter (form_authenticity_param). */

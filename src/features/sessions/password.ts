@@ -1,7 +1,15 @@
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { hashPassword, verifyPassword } from '../../core/secrets.js'
-import { findUserByLogin, lockUser, recordFailedSignIn, recordSignIn, resetFailedSignIns, unlockUser } from '../users/index.js'
+import {
+  findUserByLogin,
+  findUserForAuthentication,
+  lockUser,
+  recordFailedSignIn,
+  recordSignIn,
+  resetFailedSignIns,
+  unlockUser,
+} from '../users/index.js'
 
 // Devise's failure texts as GitLab shows them (GL config/locales/devise.en.yml; spec/features/users/login_spec.rb,
 // spec/controllers/sessions_controller_spec.rb), with the brand written as svc.
@@ -64,11 +72,29 @@ async function checkPassword(ctx: Context, login: unknown, password: unknown): P
   }
   const matches = user.password_digest !== null && (await verifyPassword(password, user.password_digest))
   if (matches && user.locked_at === null) return { kind: 'valid', user }
-  const attempts = await recordFailedSignIn(ctx.db, user.id, at)
-  if (attempts >= maxLoginAttempts(ctx) && user.locked_at === null) {
-    await lockUser(ctx.db, user.id, at)
-  }
+  await countFailedAttempt(ctx, user, at)
   return { kind: 'invalid' }
+}
+
+/** Counts a failed password for the user and locks the account once the attempts reach the limit. */
+async function countFailedAttempt(ctx: Context, user: User, at: string) {
+  const attempts = await recordFailedSignIn(ctx.db, user.id, at)
+  if (attempts >= maxLoginAttempts(ctx) && user.locked_at === null) await lockUser(ctx.db, user.id, at)
+}
+
+/**
+ * Whether `password` is the signed-in user's own, asked before a change to their account (GL
+ * UserSettings::PasswordsController#update): a wrong one counts as a failed attempt, and reaching the limit locks
+ * the account (GL User#increment_failed_attempts!).
+ */
+export async function isCurrentPassword(ctx: Context, password: unknown): Promise<boolean> {
+  const caller = ctx.caller.user
+  if (!caller) return false
+  const [user] = await findUserForAuthentication(ctx.db, caller.id)
+  if (!user) return false
+  const matches = typeof password === 'string' && user.password_digest !== null && (await verifyPassword(password, user.password_digest))
+  if (!matches) await countFailedAttempt(ctx, user, ctx.now().toISOString())
+  return matches
 }
 
 /** Devise's `inactive_message` as GitLab defines it (GL app/models/user.rb); null when the user may sign in. */

@@ -7,7 +7,7 @@ import type { Settings } from '../../core/settings.js'
 import type { Db } from '../../db/index.js'
 import type { SessionRow } from '../../db/schema.js'
 import { findUserForAuthentication } from '../users/index.js'
-import { deleteSession, findSessionByDigest, insertSession, updateSession } from './store.js'
+import { deleteSession, deleteUserSessions, findSessionByDigest, insertSession, updateSession } from './store.js'
 
 /** The session cookie (spec: Authentication). */
 export const SESSION_COOKIE = '_svc_session'
@@ -87,6 +87,11 @@ export async function startSession(
 
 export async function endSession(db: Db, session: Session) {
   await deleteSession(db, session.id)
+}
+
+/** Ends every session of the user, wherever they signed in. */
+export async function endUserSessions(db: Db, userId: number) {
+  await deleteUserSessions(db, userId)
 }
 
 export async function setReturnTo(db: Db, session: Session, returnTo: string | null) {

@@ -20,6 +20,10 @@ export async function deleteSession(db: Db, id: number) {
   await db.deleteFrom('sessions').where('id', '=', id).execute()
 }
 
+export async function deleteUserSessions(db: Db, userId: number) {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute()
+}
+
 export async function deleteExpiredSessions(db: Db, now: string) {
   await db.deleteFrom('sessions').where('expires_at', '<=', now).execute()
 }

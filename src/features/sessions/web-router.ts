@@ -9,6 +9,7 @@ import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
 import {
   csrfTokenOf,
+  endUserSessions,
   findRequestSession,
   isValidCsrfToken,
   keptFlash,
@@ -50,6 +51,8 @@ export interface WebRequest {
   flash(kind: Flash['kind'], text: string, values?: Record<string, string>): Promise<void>
   /** A value the previous page left with its flash; gone once this page is rendered, so it shows only once. */
   flashed(name: string): string | null
+  /** Signs the user out of every session they have, this one included; the rest of the request has a visitor's session. */
+  signOutEverywhere(): Promise<void>
   /** Sends a page in the common layout, with the signed-in user in its header. */
   render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
   /** A 302 (or `status`) to a path of this instance or an absolute URL. */
@@ -317,6 +320,16 @@ export class WebRouter {
       },
       flashed(name) {
         return keptFlash(session)?.values?.[name] ?? null
+      },
+      async signOutEverywhere() {
+        if (user) await endUserSessions(ctx.db, user.id)
+        const visitor = await startSession(
+          ctx.db,
+          { userId: null, ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+          ctx.settings,
+          ctx.now(),
+        )
+        web.replaceSession(visitor)
       },
       async render(options, body, status = 200) {
         const signedIn = ctx.caller.user

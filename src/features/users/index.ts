@@ -11,7 +11,16 @@ export { isLocked, presentUserBasic, type PresentOptions } from './present.js'
 
 export { UserBasicJson } from './schemas.js'
 
-export { blockBotUser, createBotUser, createUser, ensureInternalUser, type UserAttributes } from './service.js'
+export {
+  blockBotUser,
+  createBotUser,
+  createUser,
+  ensureInternalUser,
+  updateOwnPassword,
+  updateOwnProfile,
+  type OwnProfileAttributes,
+  type UserAttributes,
+} from './service.js'
 
 /** A user by numeric id, else by username case-insensitively (GL helpers.rb find_user, as Sudo takes it). */
 export async function findUserByIdOrUsername(db: Db, value: string): Promise<User | null> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { authorizeAdmin, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
-import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused } from '../../core/errors.js'
+import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused, Unauthorized } from '../../core/errors.js'
 import { hashPassword } from '../../core/secrets.js'
 import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetPosition, type OffsetPage } from '../../db/pagination.js'
@@ -311,6 +311,75 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
   const admin = authorizeAdmin(ctx.caller)
   const user = await findUserById(ctx.db, id)
   if (!user) throw new NotFound('User')
+  const updated = await saveUserChanges(ctx, user, attributes, admin)
+  return { result: updated, creators: await creatorsOf(ctx.db, [updated]) }
+}
+
+/** The caller's own row, as it is now. */
+async function signedInUser(ctx: Context): Promise<User> {
+  const user = ctx.caller.user && (await findUserById(ctx.db, ctx.caller.user.id))
+  if (!user) throw new Unauthorized()
+  return user
+}
+
+/** What users may change on their own profile page (GL UserSettings::ProfilesController#user_params_attributes, as svc keeps them). */
+export type OwnProfileAttributes = Pick<
+  UserAttributes,
+  | 'name'
+  | 'pronouns'
+  | 'publicEmail'
+  | 'websiteUrl'
+  | 'location'
+  | 'jobTitle'
+  | 'organization'
+  | 'bio'
+  | 'linkedin'
+  | 'twitter'
+  | 'discord'
+  | 'privateProfile'
+>
+
+/** The signed-in user's own profile (GL Users::UpdateService from the profile page): the model's rules, in its messages. */
+export async function updateOwnProfile(ctx: Context, attributes: OwnProfileAttributes): Promise<User> {
+  const user = await signedInUser(ctx)
+  const own: UserAttributes = {
+    name: attributes.name,
+    pronouns: attributes.pronouns,
+    publicEmail: attributes.publicEmail,
+    websiteUrl: attributes.websiteUrl,
+    location: attributes.location,
+    jobTitle: attributes.jobTitle,
+    organization: attributes.organization,
+    bio: attributes.bio,
+    linkedin: attributes.linkedin,
+    twitter: attributes.twitter,
+    discord: attributes.discord,
+    privateProfile: attributes.privateProfile,
+  }
+  return saveUserChanges(ctx, user, own, user)
+}
+
+/**
+ * The signed-in user's new password (GL UserSettings::PasswordsController#update, after the current password was
+ * checked): Devise's presence, confirmation and length rules, in that order.
+ */
+export async function updateOwnPassword(ctx: Context, input: { password: string; passwordConfirmation: string }): Promise<User> {
+  const user = await signedInUser(ctx)
+  const rules = { minimumPasswordLength: ctx.settings.minimum_password_length }
+  const passwordErrors = userValidationErrors(
+    candidateOf({ ...user, confirmed: user.confirmed_at !== null }, input.password),
+    new Set(),
+    rules,
+  )
+  const errors: ValidationErrors = {}
+  if (input.password !== '' && input.passwordConfirmation !== input.password) errors.password_confirmation = ["doesn't match Password"]
+  Object.assign(errors, passwordErrors)
+  if (hasErrors(errors)) throw new Invalid(errors)
+  return saveUserChanges(ctx, user, { password: input.password }, user)
+}
+
+/** Validates and saves `attributes` on `user`, as `actor` (an administrator, or the user themselves). */
+async function saveUserChanges(ctx: Context, user: User, attributes: UserAttributes, actor: User): Promise<User> {
   if (attributes.email !== undefined && (await isEmailTaken(ctx.db, attributes.email.trim(), user.id))) {
     throw new Conflict('Email has already been taken')
   }
@@ -340,11 +409,11 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
   })
   if (hasErrors(errors)) throw new Invalid(errors)
   // Saving without a change leaves the record (and its updated_at) as it was.
-  if (Object.keys(columns).length === 0 && password === null) return { result: user, creators: await creatorsOf(ctx.db, [user]) }
+  if (Object.keys(columns).length === 0 && password === null) return user
   const changes: UserUpdate = { ...columns, updated_at: at }
   if (password !== null) {
     changes.password_digest = await hashPassword(password, ctx.config.passwordHashCost)
-    if (admin.id !== user.id) changes.password_expires_at = at
+    if (actor.id !== user.id) changes.password_expires_at = at
   }
   let updated: User | undefined
   try {
@@ -357,7 +426,7 @@ export async function updateUser(ctx: Context, id: number, attributes: UserAttri
     return conflictAfterRace(ctx.db, error, columns.email, columns.username, user.id)
   }
   if (!updated) throw new NotFound('User')
-  return { result: updated, creators: await creatorsOf(ctx.db, [updated]) }
+  return updated
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type PreAuthorization,
 } from '../authorization.js'
 import { formatScopes } from '../../../core/scopes.js'
-import { describeScope } from './scope-descriptions.js'
+import { describeScope } from '../../../core/scope-descriptions.js'
 
 const AUTHORIZE_PATH = '/oauth/authorize'
 

@@ -1,0 +1,11 @@
+import type { WebRouter } from '../sessions/index.js'
+import { registerPasswordPages } from './password.js'
+import { registerProfilePages } from './profile.js'
+
+export { userSettingsBreadcrumbs, userSettingsSidebar, type UserSettingsSection } from './shared.js'
+
+/** The signed-in user's settings pages: profile and password. */
+export function registerUserSettingsPages(web: WebRouter) {
+  registerProfilePages(web)
+  registerPasswordPages(web)
+}

@@ -1,0 +1,89 @@
+import type { User } from '../../core/caller.js'
+import { html, type Crumb, type Html, type Sidebar } from '../../web/html.js'
+import type { WebHandler, WebRequest } from '../sessions/index.js'
+
+// What the signed-in user's settings pages share: their sidebar (GL's "User settings"), the breadcrumbs, that only
+// a signed-in user opens them, and the fields of Rails-style forms (`user[name]`).
+
+export type UserSettingsSection = 'profile' | 'password' | 'access_tokens' | 'applications' | 'notifications'
+
+/** The pages' paths, at GitLab's URLs. */
+export const USER_SETTINGS_PATHS: Record<UserSettingsSection, string> = {
+  profile: '/-/user_settings/profile',
+  password: '/-/user_settings/password/edit',
+  access_tokens: '/-/user_settings/personal_access_tokens',
+  applications: '/-/user_settings/applications',
+  notifications: '/-/profile/notifications',
+}
+
+const SECTIONS: { section: UserSettingsSection; label: string }[] = [
+  { section: 'profile', label: 'Profile' },
+  { section: 'password', label: 'Password' },
+  { section: 'access_tokens', label: 'Access tokens' },
+  { section: 'applications', label: 'Applications' },
+  { section: 'notifications', label: 'Notifications' },
+]
+
+/** The sidebar of every user settings page, `current` marked. */
+export function userSettingsSidebar(current: UserSettingsSection | null): Sidebar {
+  return {
+    title: 'User settings',
+    href: USER_SETTINGS_PATHS.profile,
+    items: SECTIONS.map(({ section, label }) => ({ label, href: USER_SETTINGS_PATHS[section], current: section === current })),
+  }
+}
+
+/** The breadcrumbs of a user settings page: User settings, then the page. */
+export function userSettingsBreadcrumbs(...trail: Crumb[]): Crumb[] {
+  return [{ text: 'User settings', href: USER_SETTINGS_PATHS.profile }, ...trail]
+}
+
+/** A page of the signed-in user's own settings: visitors are sent to sign in (Devise's authenticate_user!). */
+export function userSettingsPage(handler: (w: WebRequest, user: User) => Promise<unknown>): WebHandler {
+  return async (w) => {
+    const user = w.ctx.caller.user
+    if (!user) return w.redirectToSignIn()
+    return handler(w, user)
+  }
+}
+
+/** The fields of a Rails-style form (`user[name]`), as they came. */
+export function formOf(w: WebRequest, model: string): Record<string, unknown> {
+  const form = w.params[model]
+  return form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {}
+}
+
+/** A field of a form when it was sent as text, else undefined. */
+export function givenText(form: Record<string, unknown>, name: string): string | undefined {
+  return typeof form[name] === 'string' ? (form[name] as string) : undefined
+}
+
+/** The text of a form field ('' when absent). */
+export function fieldText(form: Record<string, unknown>, name: string): string {
+  return givenText(form, name) ?? ''
+}
+
+/** The last value of a checkbox that follows a hidden "0" of the same name (Rails' check_box). */
+export function checkboxOf(form: Record<string, unknown>, name: string): boolean | undefined {
+  const value = form[name]
+  const last = Array.isArray(value) ? value[value.length - 1] : value
+  if (typeof last !== 'string') return undefined
+  return last === '1' || last === 'true' || last === 'on'
+}
+
+/** `aria-describedby` for an input, naming its help and its errors when there are any. */
+export function describedBy(...ids: (string | false | null | undefined)[]): Html | string {
+  const present = ids.filter((id): id is string => typeof id === 'string' && id !== '')
+  return present.length > 0 ? html`aria-describedby="${present.join(' ')}"` : ''
+}
+
+/** A date as GitLab's tables show it: "Jan 2, 2026". */
+export function shortDate(iso: string): string {
+  const date = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso)
+  return date.toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' })
+}
+
+/** A `<time>` with the date, its full time as a tooltip. */
+export function timeElement(iso: string): Html {
+  return html`<time datetime="${iso}" title="${iso}">${shortDate(iso)}</time>`
+}
