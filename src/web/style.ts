@@ -226,4 +226,7 @@ details.confirm{display:inline-block;text-align:left}details.confirm>summary{lis
 .confirm-body{margin-top:var(--space-2);padding:var(--space-2) var(--space-3);border:1px solid var(--danger);border-radius:var(--radius);background:var(--surface);max-width:24rem;white-space:normal;overflow-wrap:anywhere}.confirm-body p{margin:0 0 var(--space-2)}.confirm-body form{margin:0}
 .notification-level{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;margin:var(--space-1) 0}.notification-level select{flex:1 1 12rem;width:auto;min-width:0}
 details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0}.notification-list .title{display:block}
+.date-fields{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.date-fields>div{flex:1 1 12rem;min-width:0}
+.milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
+.status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}
 `

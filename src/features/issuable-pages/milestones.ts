@@ -1,25 +1,28 @@
 import type { MilestoneRow } from '../../db/schema.js'
-import { html, type Html } from '../../web/html.js'
+import { csrfField, html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
-import { canReadMergeRequests, canReadMilestones, canReadProjectIssues, type LoadedProject } from '../access/index.js'
+import { canAdminMilestones, canReadMergeRequests, canReadMilestones, canReadProjectIssues, type LoadedProject } from '../access/index.js'
 import { issueViewsOf, listProjectIssues } from '../issues/index.js'
 import { listProjectMergeRequests, mergeRequestViewsOf } from '../merge-requests/index.js'
-import { listMilestones } from '../milestones/index.js'
+import { listMilestones, milestoneProgress, type MilestoneProgress } from '../milestones/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { issueRow } from './issues.js'
-import { descriptionOf, iidOf, issuableListViewOf, listPager, searchForm, stateBadge, stateTabs } from './shared.js'
+import { milestoneOf, milestonePath, milestonesPath, NO_FILTERS, registerMilestoneForms } from './milestone-forms.js'
+import { descriptionOf, issuableListViewOf, listPager, searchForm, stateBadge, stateTabs } from './shared.js'
 
-// The project's milestones (GL Projects::MilestonesController#index and #show).
+// The project's milestones (GL Projects::MilestonesController#index and #show): each with its progress, the closed
+// share of its issues, and for Reporters and up the buttons that create, close, reopen, edit and delete them.
 
 const MILESTONES_PER_PAGE = 20
 /** The issues and merge requests a milestone's page lists. */
 const ITEMS_SHOWN = 50
-const NO_FILTERS = { iids: null, title: null, search: null, searchTitle: null, updatedBefore: null, updatedAfter: null }
 
+/** GL milestone_status_string: Closed, Expired (past its due date), Upcoming (before its start date) or Open. */
 function milestoneState(milestone: MilestoneRow, today: string): Html {
   if (milestone.state === 'closed') return html`<span class="badge status-closed">Closed</span>`
   if (milestone.due_date !== null && milestone.due_date < today) return html`<span class="badge status-expired">Expired</span>`
+  if (milestone.start_date !== null && milestone.start_date > today) return html`<span class="badge status-upcoming">Upcoming</span>`
   return html`<span class="badge status-opened">Open</span>`
 }
 
@@ -29,71 +32,156 @@ function dates(milestone: MilestoneRow): Html {
   &ndash; ${milestone.due_date ? html`<time datetime="${milestone.due_date}">${milestone.due_date}</time>` : 'no due date'}`
 }
 
-function milestonePath(loaded: LoadedProject, milestone: Pick<MilestoneRow, 'iid'>): string {
-  return projectPath(loaded, `/-/milestones/${milestone.iid}`)
+function plural(count: number, noun: string): string {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`
+}
+
+/** The progress bar: a <progress> element (no inline style under the CSP), with the share in words beside it. */
+export function progressBar(milestone: MilestoneRow, progress: MilestoneProgress): Html {
+  return html`<progress class="milestone-progress" max="100" value="${progress.percentComplete}" aria-label="Progress of ${milestone.title}"
+    >${progress.percentComplete}%</progress
+  >`
+}
+
+/** Close or Reopen: a PUT of the milestone's state_event, as GitLab's buttons send it. */
+export function stateButton(loaded: LoadedProject, milestone: MilestoneRow, token: string, small: boolean): Html {
+  const closing = milestone.state !== 'closed'
+  return html`<form method="post" action="${milestonePath(loaded, milestone)}" class="inline">
+    ${csrfField(token)}
+    <input type="hidden" name="_method" value="put" />
+    <input type="hidden" name="milestone[state_event]" value="${closing ? 'close' : 'activate'}" />
+    <button type="submit" class="${small ? 'small' : ''}" aria-label="${closing ? 'Close' : 'Reopen'} milestone ${milestone.title}">
+      ${closing ? 'Close milestone' : 'Reopen milestone'}
+    </button>
+  </form>`
 }
 
 async function renderMilestoneList(w: WebRequest, loaded: LoadedProject) {
-  const base = projectPath(loaded, '/-/milestones')
+  const base = milestonesPath(loaded)
   const view = issuableListViewOf(w.params, base, ['opened', 'closed', 'all'], 'opened')
   view.labels = []
   const stateFilter = (state: string) => (state === 'opened' ? 'active' : state === 'closed' ? 'closed' : null)
   const list = (state: string, page: number, perPage: number) =>
-    listMilestones(w.ctx, loaded, { ...NO_FILTERS, state: stateFilter(state), search: view.search || null, page, perPage })
+    listMilestones(w.ctx, loaded, {
+      ...NO_FILTERS,
+      state: stateFilter(state),
+      search: view.search || null,
+      page,
+      perPage,
+      order: 'due_date_asc',
+    })
   const [result, open, closed, all] = await Promise.all([
     list(view.state, view.page, MILESTONES_PER_PAGE),
     list('opened', 1, 1),
     list('closed', 1, 1),
     list('all', 1, 1),
   ])
+  const progress = await milestoneProgress(
+    w.ctx,
+    loaded,
+    result.rows.map((milestone) => milestone.id),
+  )
+  const canAdmin = canAdminMilestones(loaded.access, loaded.project)
+  const token = canAdmin ? await w.csrfToken() : ''
+  const mergeRequestsShown = canReadMergeRequests(loaded.access, loaded.project)
   const today = w.ctx.now().toISOString().slice(0, 10)
-  const body = html`<h1>Milestones</h1>
-    ${stateTabs(
-      view,
-      [
-        { state: 'opened', label: 'Open', count: open.total },
-        { state: 'closed', label: 'Closed', count: closed.total },
-        { state: 'all', label: 'All', count: all.total },
-      ],
-      'Milestone states',
-    )}
-    ${searchForm(view, 'milestone', 'Search by title or description')}
-    ${
-      result.rows.length === 0
-        ? html`<div class="empty-state no-milestones">
-            <p>${view.search ? 'No milestones match your search.' : 'There are no milestones to show.'}</p>
-            <p>Milestones group issues and merge requests toward a date; they are created through the API.</p>
+  const newButton = canAdmin ? html`<a class="button primary" href="${milestonesPath(loaded, '/new')}">New milestone</a>` : ''
+  const body =
+    all.total === 0 && !view.search
+      ? html`<h1>Milestones</h1>
+          <div class="empty-state no-milestones">
+            <p><strong>Use milestones to track issues and merge requests over a fixed period of time</strong></p>
+            <p>Organize issues and merge requests into a cohesive group, and set optional start and due dates.</p>
+            ${canAdmin ? html`<p>${newButton}</p>` : ''}
           </div>`
-        : html`<ul class="list milestone-list">
-            ${result.rows.map(
-              (milestone) => html`<li class="milestone-row" id="milestone_${milestone.iid}">
-                <div class="grow">
-                  <a class="title" href="${milestonePath(loaded, milestone)}">${milestone.title}</a>
-                  <div class="meta">%${milestone.title} · ${dates(milestone)}</div>
-                </div>
-                ${milestoneState(milestone, today)}
-              </li>`,
-            )}
-          </ul>`
-    }
-    ${listPager(view, MILESTONES_PER_PAGE, result.total, result.hasNext)}`
+      : html`<div class="header-row">
+            <h1>Milestones</h1>
+            ${canAdmin ? html`<div class="actions">${newButton}</div>` : ''}
+          </div>
+          ${stateTabs(
+            view,
+            [
+              { state: 'opened', label: 'Open', count: open.total },
+              { state: 'closed', label: 'Closed', count: closed.total },
+              { state: 'all', label: 'All', count: all.total },
+            ],
+            'Milestone states',
+          )}
+          ${searchForm(view, 'milestone', 'Search by title or description')}
+          ${
+            result.rows.length === 0
+              ? html`<div class="empty-state no-milestones">
+                  <p>${view.search ? 'No milestones match your search.' : 'There are no milestones to show.'}</p>
+                </div>`
+              : html`<ul class="list milestone-list">
+                  ${result.rows.map((milestone) => {
+                    const counts = progress.get(milestone.id)!
+                    return html`<li class="milestone-row" id="milestone_${milestone.iid}">
+                      <div class="grow">
+                        <a class="title" href="${milestonePath(loaded, milestone)}">${milestone.title}</a>
+                        <div class="meta">${dates(milestone)}</div>
+                        <div>${milestoneState(milestone, today)}</div>
+                      </div>
+                      <div class="milestone-progress-cell">
+                        ${progressBar(milestone, counts)}
+                        <div class="meta">
+                          <a href="${milestonePath(loaded, milestone)}#milestone-issues">${plural(counts.issues, 'Issue')}</a>
+                          ${
+                            mergeRequestsShown
+                              ? html` &middot;
+                                <a href="${milestonePath(loaded, milestone)}#milestone-merge-requests">${plural(counts.mergeRequests, 'Merge request')}</a>`
+                              : ''
+                          }
+                          &middot; <span class="percent-complete">${counts.percentComplete}% complete</span>
+                        </div>
+                      </div>
+                      ${canAdmin ? html`<div class="row-actions">${stateButton(loaded, milestone, token, true)}</div>` : ''}
+                    </li>`
+                  })}
+                </ul>`
+          }
+          ${listPager(view, MILESTONES_PER_PAGE, result.total, result.hasNext)}`
   return renderProjectPage(w, loaded, { title: 'Milestones', section: null, crumbs: [{ text: 'Milestones', href: base }] }, body)
+}
+
+/** Delete, confirmed in a disclosure first with GitLab's words (GitLab asks in a modal). */
+function deleteControl(loaded: LoadedProject, milestone: MilestoneRow, progress: MilestoneProgress, token: string): Html {
+  const used = progress.issues > 0 || progress.mergeRequests > 0
+  return html`<details class="menu confirm-menu">
+    <summary class="button danger-outline">Delete</summary>
+    <div class="menu-items confirm-box" role="group" aria-label="Delete milestone ${milestone.title}?">
+      <p>
+        ${
+          used
+            ? html`You&rsquo;re about to permanently delete the milestone <strong>${milestone.title}</strong> and remove it from
+                ${plural(progress.issues, 'issue')} and ${plural(progress.mergeRequests, 'merge request')}. Once deleted, it cannot be undone
+                or recovered.`
+            : html`You&rsquo;re about to permanently delete the milestone <strong>${milestone.title}</strong>. This milestone is not
+                currently used in any issues or merge requests.`
+        }
+      </p>
+      <form method="post" action="${milestonePath(loaded, milestone)}">
+        ${csrfField(token)}
+        <input type="hidden" name="_method" value="delete" />
+        <button type="submit" class="danger">Delete milestone</button>
+      </form>
+    </div>
+  </details>`
 }
 
 async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: MilestoneRow) {
   const { ctx } = w
   const issuesShown = canReadProjectIssues(loaded.access, loaded.project)
   const mergeRequestsShown = canReadMergeRequests(loaded.access, loaded.project)
-  const issueList = (state: string, perPage: number) =>
-    listProjectIssues(ctx, loaded, {
-      filters: { state, milestoneId: milestone.id },
-      orderBy: 'created_at',
-      sort: 'desc',
-      pagination: { kind: 'offset', page: 1, perPage },
-    })
-  const [issues, closedIssues, mergeRequests, description] = await Promise.all([
-    issuesShown ? issueList('all', ITEMS_SHOWN) : null,
-    issuesShown ? issueList('closed', 1) : null,
+  const [issues, mergeRequests, description, progressById] = await Promise.all([
+    issuesShown
+      ? listProjectIssues(ctx, loaded, {
+          filters: { state: 'all', milestoneId: milestone.id },
+          orderBy: 'created_at',
+          sort: 'desc',
+          pagination: { kind: 'offset', page: 1, perPage: ITEMS_SHOWN },
+        })
+      : null,
     mergeRequestsShown
       ? listProjectMergeRequests(ctx, loaded, {
           filters: { state: 'all', milestoneId: milestone.id },
@@ -104,20 +192,29 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
         })
       : null,
     descriptionOf(ctx, loaded, milestone.description),
+    milestoneProgress(ctx, loaded, [milestone.id]),
   ])
+  const progress = progressById.get(milestone.id)!
   const issuePage = issues?.kind === 'offset' ? issues.page : null
   const [issueViews, mergeRequestViews] = await Promise.all([
     issueViewsOf(ctx, issuePage?.rows ?? []),
     mergeRequestViewsOf(ctx, mergeRequests?.rows ?? []),
   ])
-  const total = issuePage?.total ?? 0
-  const closed = closedIssues?.kind === 'offset' ? (closedIssues.page.total ?? 0) : 0
-  const percent = total === 0 ? 0 : Math.floor((closed / total) * 100)
+  const canAdmin = canAdminMilestones(loaded.access, loaded.project)
+  const token = canAdmin ? await w.csrfToken() : ''
   const today = ctx.now().toISOString().slice(0, 10)
-  const listPath = projectPath(loaded, '/-/milestones')
   const body = html`<div class="issuable-header">
       ${milestoneState(milestone, today)}
       <span class="meta">Milestone %${milestone.title} · created ${timeOf(milestone.created_at)}</span>
+      ${
+        canAdmin
+          ? html`<div class="row-actions milestone-actions">
+              ${stateButton(loaded, milestone, token, false)}
+              <a class="button" href="${milestonePath(loaded, milestone, '/edit')}">Edit</a>
+              ${deleteControl(loaded, milestone, progress, token)}
+            </div>`
+          : ''
+      }
     </div>
     <h1 class="issuable-title">${milestone.title}</h1>
     <dl class="fields milestone-fields">
@@ -127,8 +224,10 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
         issuesShown
           ? html`<dt>Progress</dt>
               <dd>
-                <progress class="milestone-progress" max="100" value="${percent}" aria-label="Closed issues">${percent}%</progress>
-                <span class="progress-text">${closed} of ${total} issues closed (${percent}%)</span>
+                ${progressBar(milestone, progress)}
+                <span class="progress-text"
+                  >${progress.closedIssues} of ${progress.issues} issues closed (${progress.percentComplete}% complete)</span
+                >
               </dd>`
           : ''
       }
@@ -137,7 +236,7 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
     ${
       issuesShown
         ? html`<section aria-labelledby="milestone-issues">
-            <h2 id="milestone-issues">Issues <span class="badge count">${total}</span></h2>
+            <h2 id="milestone-issues">Issues <span class="badge count">${progress.issues}</span></h2>
             ${
               issueViews.length === 0
                 ? html`<p class="empty-state">No issues are in this milestone.</p>`
@@ -151,7 +250,7 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
     ${
       mergeRequests
         ? html`<section aria-labelledby="milestone-merge-requests">
-            <h2 id="milestone-merge-requests">Merge requests <span class="badge count">${mergeRequests.total ?? '10000+'}</span></h2>
+            <h2 id="milestone-merge-requests">Merge requests <span class="badge count">${progress.mergeRequests}</span></h2>
             ${
               mergeRequestViews.length === 0
                 ? html`<p class="empty-state">No merge requests are in this milestone.</p>`
@@ -173,7 +272,7 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
   return renderProjectPage(
     w,
     loaded,
-    { title: milestone.title, section: null, crumbs: [{ text: 'Milestones', href: listPath }, { text: milestone.title }] },
+    { title: milestone.title, section: null, crumbs: [{ text: 'Milestones', href: milestonesPath(loaded) }, { text: milestone.title }] },
     body,
   )
 }
@@ -192,12 +291,10 @@ export function registerMilestonePages(web: WebRouter) {
     web.get(
       url,
       projectPage(async (w, loaded) => {
-        const iid = iidOf(w.params.milestone_iid)
-        if (iid === null || !canReadMilestones(loaded.access, loaded.project)) return w.notFound()
-        const found = await listMilestones(w.ctx, loaded, { ...NO_FILTERS, state: null, iids: [iid], page: 1, perPage: 1 })
-        const milestone = found.rows[0]
+        const milestone = await milestoneOf(w, loaded)
         return milestone ? renderMilestone(w, loaded, milestone) : w.notFound()
       }),
     )
   }
+  registerMilestoneForms(web)
 }

@@ -282,7 +282,7 @@ describe('labels and milestones', () => {
     const page = await visit(`/${project.full_path}/-/milestones/${milestone.iid}`, reporter)
     expect(page.status).toBe(200)
     expect(page.text).toContain('<h1 class="issuable-title">v1 &lt;script&gt;')
-    expect(page.text).toContain('0 of 1 issues closed (0%)')
+    expect(page.text).toContain('0 of 1 issues closed (0% complete)')
     expect(page.text).toContain(`id="issue_${issue.iid}"`)
     expectInert(page.text)
     expect((await visit(`/${project.full_path}/-/milestones/9999`, reporter)).status).toBe(404)

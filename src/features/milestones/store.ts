@@ -37,8 +37,11 @@ function fuzzyMatch(column: 'title' | 'description', query: string): Expression<
   return sql<SqlBool>`(${sql.join(parts, sql` and `)})`
 }
 
-/** A project's milestones, newest first (GL MilestoneResponses `order_id_desc`). */
-export function selectMilestones(db: Db, projectId: number, filters: MilestoneFilters) {
+/** How a list orders milestones: newest first (the API's `order_id_desc`), or due soonest first (the pages' `due_date_asc`). */
+export type MilestoneOrder = 'id_desc' | 'due_date_asc'
+
+/** A project's milestones, newest first (GL MilestoneResponses `order_id_desc`) unless told. */
+export function selectMilestones(db: Db, projectId: number, filters: MilestoneFilters, order: MilestoneOrder = 'id_desc') {
   let query = db.selectFrom('milestones').selectAll().where('project_id', '=', projectId)
   if (filters.state) query = query.where('state', '=', filters.state)
   if (filters.iids) query = filters.iids.length > 0 ? query.where('iid', 'in', filters.iids) : query.where(sql<SqlBool>`1 = 0`)
@@ -50,6 +53,8 @@ export function selectMilestones(db: Db, projectId: number, filters: MilestoneFi
   if (filters.searchTitle !== null) query = query.where(fuzzyMatch('title', filters.searchTitle))
   if (filters.updatedBefore !== null) query = query.where('updated_at', '<', filters.updatedBefore)
   if (filters.updatedAfter !== null) query = query.where('updated_at', '>', filters.updatedAfter)
+  // GL Milestone.sort_by_attribute('due_date_asc'): dates first, soonest first, those without one last.
+  if (order === 'due_date_asc') query = query.orderBy(sql`case when due_date is null then 1 else 0 end`).orderBy('due_date', 'asc')
   return query.orderBy('id', 'desc')
 }
 
@@ -78,4 +83,26 @@ export function updateMilestoneRow(
 
 export async function deleteMilestoneRow(db: Db, milestoneId: number): Promise<void> {
   await db.deleteFrom('milestones').where('id', '=', milestoneId).execute()
+}
+
+/** Issues of these milestones by milestone and state, joined with their projects for the caller's visibility condition. */
+export function selectIssueCountsByMilestone(db: Db, milestoneIds: readonly number[]) {
+  return db
+    .selectFrom('issues')
+    .innerJoin('projects', 'projects.id', 'issues.project_id')
+    .select(['issues.milestone_id as milestone_id', 'issues.state as state'])
+    .select(sql<number>`count(*)`.as('count'))
+    .where('issues.milestone_id', 'in', milestoneIds)
+    .groupBy(['issues.milestone_id', 'issues.state'])
+}
+
+/** Merge requests of these milestones by milestone, joined with their projects for the caller's visibility condition. */
+export function selectMergeRequestCountsByMilestone(db: Db, milestoneIds: readonly number[]) {
+  return db
+    .selectFrom('merge_requests')
+    .innerJoin('projects', 'projects.id', 'merge_requests.project_id')
+    .select(['merge_requests.milestone_id as milestone_id'])
+    .select(sql<number>`count(*)`.as('count'))
+    .where('merge_requests.milestone_id', 'in', milestoneIds)
+    .groupBy('merge_requests.milestone_id')
 }
