@@ -1,7 +1,11 @@
 import type { WebRouter } from '../sessions/index.js'
 import { registerGeneralSettingsPages } from './general.js'
+import { registerMergeRequestSettingsPages } from './merge-requests.js'
+import { registerRepositorySettingsPages } from './repository.js'
 
 /** A project's settings pages (GL Projects::Settings and ProjectsController#edit), at GitLab's URLs. */
 export function registerSettingsPages(web: WebRouter) {
   registerGeneralSettingsPages(web)
+  registerRepositorySettingsPages(web)
+  registerMergeRequestSettingsPages(web)
 }
