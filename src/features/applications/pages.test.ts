@@ -304,7 +304,7 @@ describe('POST /-/user_settings/applications', () => {
     expect(res.text).toContain('value="&lt;b&gt;kept&lt;/b&gt;"')
     expect(res.text).toContain('>/relative\nhttps://ok.example/cb#frag</textarea>')
     expect(res.text).toMatch(/name="scopes\[\]" value="read_user" id="application_scopes_read_user" checked/)
-    expect(res.text).toMatch(/name="scopes\[\]" value="api" id="application_scopes_api" \/>/)
+    expect(res.text).toMatch(/name="scopes\[\]" value="api" id="application_scopes_api" aria-describedby="application_scopes_api_help" \/>/)
     expect(res.text).toMatch(/name="confidential" value="1" \/>/)
     expect(await applicationsOf(user)).toEqual([])
 
@@ -590,5 +590,37 @@ describe('authorized applications', () => {
     expect(anonymous.status).toBe(422)
     const row = await server.database.db.selectFrom('oauth_access_tokens').selectAll().where('id', '=', token.id).executeTakeFirstOrThrow()
     expect(row.revoked_at).toBeNull()
+  })
+})
+
+describe('the applications page among the user settings', () => {
+  test('has the user settings sidebar, each scope with its description, and Destroy and Revoke that ask first without script', async () => {
+    const { user, session } = await signedIn()
+    const own = await ownApplication(user, 'Mine')
+    const admin = contextFor(server, await createTestUser(server.database.db, { admin: 1 }))
+    const other = await createInstanceApplication(admin, {
+      name: 'Wiki',
+      redirectUri: 'https://wiki.example/cb',
+      scopes: 'api',
+      confidential: true,
+    })
+    await insertToken({ user, applicationId: other.application.id, scopes: 'api', createdAt: new Date().toISOString() })
+    const page = await visit('GET', LIST, { session })
+    expect(page.text).toContain('<a href="/-/user_settings/applications" aria-current="page">Applications</a>')
+    expect(page.text).toMatch(/<nav class="sidebar" aria-label="User settings">/)
+    expect(page.text).toContain(
+      '<p class="help" id="application_scopes_read_user_help">Grants read-only access to the authenticated user&#39;s profile through the /user API endpoint, which includes username, public email, and full name. Also grants access to read-only API endpoints under /users.</p>',
+    )
+    expect(page.text).toMatch(
+      new RegExp(
+        `<details class="confirm">\\s*<summary class="button danger small">Destroy</summary>\\s*<div class="confirm-body">\\s*<p>Are you sure\\?</p>\\s*<form method="post" action="${LIST}/${own.application.id}">`,
+      ),
+    )
+    expect(page.text).toMatch(
+      new RegExp(
+        `<summary class="button danger small">Revoke</summary>\\s*<div class="confirm-body">\\s*<p>Are you sure\\?</p>\\s*<form method="post" action="/oauth/authorized_applications/${other.application.id}">`,
+      ),
+    )
+    expect(page.text).not.toMatch(/ on[a-z]+="/)
   })
 })

@@ -2,9 +2,12 @@ import { parseCookie, stringifySetCookie } from 'cookie'
 import type { User } from '../../core/caller.js'
 import { Forbidden, Invalid, NotFound } from '../../core/errors.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
+import { describeScope } from '../../core/scope-descriptions.js'
+import { confirmedAction } from '../../web/confirm.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { OAUTH_SCOPES, parseScopes } from '../../core/scopes.js'
 import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
+import { userSettingsBreadcrumbs, userSettingsSidebar } from '../user-settings-pages/index.js'
 import { canRegisterApplications } from './policy.js'
 import {
   createOwnApplication,
@@ -163,25 +166,24 @@ function applicationForm(options: {
       secret. Do not enable for native-mobile, single-page, or other JavaScript applications because they cannot keep the client
       secret confidential.
     </p>
-    <fieldset>
+    <fieldset class="scopes">
       <legend>Scopes</legend>
       ${OAUTH_SCOPES.map(
         (scope) =>
-          html`<label class="scope"
-            ><input type="checkbox" name="scopes[]" value="${scope}" id="application_scopes_${scope}"${values.scopes.includes(scope) ? html` checked` : ''} />
-            ${scope}</label
-          >`,
+          html`<div class="scope-choice">
+            <input type="checkbox" name="scopes[]" value="${scope}" id="application_scopes_${scope}"${values.scopes.includes(scope) ? html` checked` : ''} aria-describedby="application_scopes_${scope}_help" />
+            <label class="inline-label" for="application_scopes_${scope}"><code>${scope}</code></label>
+            <p class="help" id="application_scopes_${scope}_help">${describeScope(scope).description}</p>
+          </div>`,
       )}
     </fieldset>
     <p><button type="submit">${options.submit}</button></p>
   </form>`
 }
 
+/** A DELETE that asks first (GitLab's `data: { confirm: 'Are you sure?' }`), without script. */
 function deleteForm(action: string, csrfToken: string, label: string): Html {
-  return html`<form class="inline" method="post" action="${action}">
-    <input type="hidden" name="_method" value="delete" />${csrfField(csrfToken)}
-    <button type="submit" onclick="return confirm('Are you sure?')">${label}</button>
-  </form>`
+  return confirmedAction({ label, question: 'Are you sure?', action, method: 'delete', csrfToken })
 }
 
 function uriList(redirectUri: string): Html[] {
@@ -291,7 +293,15 @@ async function renderIndex(
           </table>`
       }
     </section>`
-  return w.render({ title: 'Applications', flash: options.flash ?? takeNotice(w) }, body)
+  return w.render(
+    {
+      title: 'Applications',
+      flash: options.flash ?? takeNotice(w),
+      sidebar: userSettingsSidebar('applications'),
+      breadcrumbs: userSettingsBreadcrumbs({ text: 'Applications' }),
+    },
+    body,
+  )
 }
 
 /** The application's page; `secret` only right after it was made or renewed, since only its digest is kept. */
@@ -337,7 +347,15 @@ async function renderShow(w: WebRequest, application: OAuthApplicationRow, secre
       ${deleteForm(path, csrfToken, 'Destroy')}
       <a href="${LIST_PATH}">Back to applications</a>
     </p>`
-  return w.render({ title: `${application.name} · Applications`, flash: flash ?? takeNotice(w) }, body)
+  return w.render(
+    {
+      title: `${application.name} · Applications`,
+      flash: flash ?? takeNotice(w),
+      sidebar: userSettingsSidebar('applications'),
+      breadcrumbs: userSettingsBreadcrumbs({ text: 'Applications', href: LIST_PATH }, { text: application.name }),
+    },
+    body,
+  )
 }
 
 async function renderEdit(w: WebRequest, application: OAuthApplicationRow, values: FormValues, errors: Record<string, string[]> | null) {
@@ -346,7 +364,18 @@ async function renderEdit(w: WebRequest, application: OAuthApplicationRow, value
   const body = html`<h1>Edit application</h1>
     ${applicationForm({ action: path, method: 'put', csrfToken, values, errors, submit: 'Save application' })}
     <p><a href="${path}">Cancel</a></p>`
-  return w.render({ title: `Edit · ${application.name} · Applications` }, body)
+  return w.render(
+    {
+      title: `Edit · ${application.name} · Applications`,
+      sidebar: userSettingsSidebar('applications'),
+      breadcrumbs: userSettingsBreadcrumbs(
+        { text: 'Applications', href: LIST_PATH },
+        { text: application.name, href: path },
+        { text: 'Edit' },
+      ),
+    },
+    body,
+  )
 }
 
 function wantsJson(w: WebRequest): boolean {

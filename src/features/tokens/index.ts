@@ -7,16 +7,21 @@ import { findTokenForAuthentication, findTokenIdsRotatedFrom, revokeActiveTokens
 
 export {
   botTokenProblem,
+  createOwnPersonalAccessToken,
   ensureRootToken,
   findTokenOfUsers,
   issueBotToken,
   issuePersonalAccessToken,
+  listOwnActiveTokens,
   listTokensOfUsers,
+  personalTokenFormOptions,
+  revokeOwnPersonalAccessToken,
   revokeToken,
   rotateToken,
   ROOT_TOKEN_SCOPES,
   type BotTokenInput,
   type NewToken,
+  type PersonalTokenFormOptions,
 } from './service.js'
 export { presentToken } from './present.js'
 

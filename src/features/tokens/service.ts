@@ -5,6 +5,7 @@ import { digestToken, generateToken } from '../../core/secrets.js'
 import type { Settings } from '../../core/settings.js'
 import { addDays, isoDate } from '../../core/time.js'
 import { AVAILABLE_SCOPES } from '../../core/scopes.js'
+import { isTokenExpired } from '../../core/token-validity.js'
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { TokenRow } from '../../db/schema.js'
@@ -456,4 +457,86 @@ export async function findTokenOfUsers(db: Db, userIds: number[], idText: string
 /** Marks a token revoked; call it inside the transaction of the use case that revokes it. */
 export async function revokeToken(trx: Db, tokenId: number, at: string): Promise<void> {
   await revokeTokenRow(trx, tokenId, at)
+}
+
+// The signed-in user's own tokens, on their access tokens page (GL UserSettings::PersonalAccessTokensController).
+
+/** Scopes only administrators are offered (GL Gitlab::Auth::ADMIN_SCOPES). */
+const ADMIN_SCOPES: readonly string[] = ['sudo', 'admin_mode', 'read_service_ping']
+
+/** GL access tokens form: a new token's expiry date defaults to this many days from today (within the maximum). */
+const DEFAULT_FORM_LIFETIME_DAYS = 30
+
+/** What the form for a new token offers: the scopes the user may pick and the range of expiry dates. */
+export interface PersonalTokenFormOptions {
+  scopes: string[]
+  /** The date the form starts with. */
+  defaultExpiresAt: string
+  /** The earliest date the form offers: tomorrow. */
+  minExpiresAt: string
+  /** The latest date a token may expire on, or null when there is no limit. */
+  maxExpiresAt: string | null
+  /** Whether a token must expire. */
+  expiryRequired: boolean
+}
+
+/** GL Gitlab::Auth.available_scopes_for(user): administrators' scopes only for administrators. */
+export function personalTokenFormOptions(ctx: Context): PersonalTokenFormOptions {
+  const now = ctx.now()
+  const max = maxExpiryDate(ctx.settings, now)
+  const byDefault = isoDate(addDays(now, DEFAULT_FORM_LIFETIME_DAYS))
+  return {
+    scopes: AVAILABLE_SCOPES.filter((scope) => isAdmin(ctx.caller) || !ADMIN_SCOPES.includes(scope)),
+    defaultExpiresAt: max !== null && max < byDefault ? max : byDefault,
+    minExpiresAt: isoDate(addDays(now, 1)),
+    maxExpiresAt: max,
+    expiryRequired: ctx.settings.require_personal_access_token_expiry,
+  }
+}
+
+/**
+ * A token the signed-in user makes for themselves (GL PersonalAccessTokens::CreateService, current user as target):
+ * the model's validations, refused by attribute; no date gives the longest lifetime allowed.
+ */
+export async function createOwnPersonalAccessToken(
+  ctx: Context,
+  input: { name: string; scopes: string[]; description?: string; expiresAt?: string },
+): Promise<NewToken> {
+  const user = ctx.caller.user
+  if (!user) throw new Unauthorized()
+  const now = ctx.now()
+  const attributes: TokenAttributes = {
+    name: input.name,
+    scopes: input.scopes,
+    description: input.description ?? null,
+    expiresAt: input.expiresAt ?? defaultExpiry(ctx.settings, now),
+    impersonation: false,
+  }
+  const errors = validateToken(ctx.settings, now, attributes)
+  if (errors) throw new Invalid(errors)
+  return insertNewToken(ctx.db, user, now, attributes)
+}
+
+/** The signed-in user's active personal access tokens, those expiring first first (GL `sort: 'expires_asc'`). */
+export async function listOwnActiveTokens(ctx: Context): Promise<TokenRow[]> {
+  const user = ctx.caller.user
+  if (!user) throw new Unauthorized()
+  return selectTokens(ctx.db, {
+    userId: user.id,
+    impersonation: false,
+    state: 'active',
+    today: isoDate(ctx.now()),
+    order: { column: 'expires_at', direction: 'asc' },
+  }).execute()
+}
+
+/** Revokes one of the signed-in user's own active tokens; any other id is not found. Answers the revoked token. */
+export async function revokeOwnPersonalAccessToken(ctx: Context, idText: string): Promise<TokenRow> {
+  const user = ctx.caller.user
+  if (!user) throw new Unauthorized()
+  const id = tokenIdOf(idText)
+  const token = id === null ? undefined : await findUserTokenById(ctx.db, user.id, id, false)
+  if (!token || token.revoked === 1 || isTokenExpired(token.expires_at, ctx.now())) throw new NotFound('Personal access token')
+  await revokeTokenRow(ctx.db, token.id, ctx.now().toISOString())
+  return token
 }
