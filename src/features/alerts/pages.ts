@@ -24,6 +24,7 @@ import { canReadAlerts, canUpdateAlerts } from './policy.js'
 import { parsePayload, payloadEntries, SEVERITY_NAMES, STATUS_NAMES, type AlertStatusName, type AlertView } from './present.js'
 import { listAlertActivity, listAlerts, showAlert, updateAlertStatus, type AlertActivityItem } from './service.js'
 import { type LoadedProject } from '../access/index.js'
+import { errorTrackingSection, updateErrorTrackingFromForm, type ErrorTrackingRefusal } from '../error-tracking/index.js'
 
 const SETTINGS_SUFFIX = '/-/settings/operations'
 const ALERTS_SUFFIX = '/-/alert_management'
@@ -58,6 +59,7 @@ interface SettingsState {
   flash?: { kind: 'alert' | 'notice'; text: string } | null
   form?: { values: IntegrationFormValues; errors: string[] }
   test?: RefusedTest
+  errorTracking?: ErrorTrackingRefusal
 }
 
 function settingsPath(loaded: LoadedProject): string {
@@ -190,7 +192,7 @@ async function renderSettings(w: WebRequest, loaded: LoadedProject, state: Setti
   const csrfToken = await w.csrfToken()
   const manager = canAdminOperations(loaded.access)
   const integrations = manager ? await allIntegrations(w.ctx, loaded) : await testableIntegrations(w.ctx, loaded)
-  const body = html`<h1>Alerts</h1>
+  const body = html`<h1>Monitor Settings</h1>
     <p>
       Alert integrations of <a href="/${loaded.project.full_path}">${loaded.project.full_name}</a>:
       monitoring tools post alerts to an integration's webhook URL with its authorization key.
@@ -199,7 +201,8 @@ async function renderSettings(w: WebRequest, loaded: LoadedProject, state: Setti
       <h2>Current integrations</h2>
       ${integrationsTable(w, loaded, integrations, csrfToken)}
     </section>
-    ${manager ? newIntegrationForm(w, loaded, csrfToken, state.form) : ''} ${testForms(loaded, integrations, csrfToken, state.test)}`
+    ${manager ? newIntegrationForm(w, loaded, csrfToken, state.form) : ''} ${testForms(loaded, integrations, csrfToken, state.test)}
+    ${await errorTrackingSection(w, loaded, csrfToken, state.errorTracking ?? null)}`
   return renderProjectPage(
     w,
     loaded,
@@ -572,6 +575,18 @@ export function registerAlertPages(web: WebRouter, intake: AlertIntake) {
           throw error
         }
         return w.notFound()
+      }),
+    )
+    // GL OperationsController#update: the settings' nested attributes; here, error tracking's.
+    web.route(
+      'PATCH',
+      url,
+      projectPage(async (w, loaded) => {
+        if (!canAdminOperations(loaded.access)) return w.notFound()
+        const outcome = await updateErrorTrackingFromForm(w, loaded)
+        if (outcome === null) return w.notFound()
+        if (outcome === 'saved') return w.redirect(settingsPath(loaded))
+        return renderSettings(w, loaded, { errorTracking: outcome }, 422)
       }),
     )
   }

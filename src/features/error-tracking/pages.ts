@@ -7,6 +7,7 @@ import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { ERROR_STATUSES, listErrors, showError, updateError, type ErrorStatusName } from './errors.js'
 import { canReadErrors, canUpdateErrors } from './policy.js'
 import { errorPagePath, errorTitle } from './present.js'
+import { registerClientKeyPages } from './settings-page.js'
 import { culpritFrameIndex, stackTraceOf, type StackTraceEntry } from './stacktrace.js'
 import { findLatestErrorEvent } from './store.js'
 import { type LoadedProject } from '../access/index.js'
@@ -164,8 +165,12 @@ async function renderErrorDetails(w: WebRequest, loaded: LoadedProject, errorId:
   )
 }
 
-/** The project's error list and an error with its latest stack trace (GL Projects::ErrorTrackingController). */
+/**
+ * The project's error list and an error with its latest stack trace (GL Projects::ErrorTrackingController), and the
+ * client keys of the monitor settings page.
+ */
 export function registerErrorTrackingPages(web: WebRouter) {
+  registerClientKeyPages(web)
   for (const url of projectPageRoutes(LIST_SUFFIX)) {
     web.get(
       url,

@@ -12,6 +12,7 @@ import {
   hasActiveClientKey,
   insertClientKey,
   selectClientKeys,
+  updateClientKeyActive,
   upsertSettings,
 } from './store.js'
 import { type LoadedProject } from '../access/index.js'
@@ -75,6 +76,12 @@ export function trackerDsn(externalUrl: string, publicKey: string, projectId: nu
 export interface SettingsFailure {
   message: string
   status: 'error'
+}
+
+/** The project's settings, or null when it has none yet (the settings page shows them off). */
+export async function findProjectSettings(ctx: Context, loaded: LoadedProject): Promise<ErrorTrackingSettingsRow | null> {
+  authorizeAdminOperations(loaded.access)
+  return (await findSettings(ctx.db, loaded.project.id)) ?? null
 }
 
 export async function showSettings(ctx: Context, loaded: LoadedProject): Promise<ErrorTrackingSettingsRow> {
@@ -157,11 +164,35 @@ export function createClientKey(ctx: Context, loaded: LoadedProject): Promise<Er
   return insertClientKey(ctx.db, loaded.project.id, generatePublicKey(), ctx.now().toISOString())
 }
 
+/** The key of the project by the id a form or URL gave; a key of another project, or none, is `404 Not found`. */
+async function findProjectClientKey(ctx: Context, loaded: LoadedProject, keyId: string): Promise<ErrorTrackingClientKeyRow> {
+  const id = /^\d+$/.test(keyId) ? Number(keyId) : NaN
+  const key = Number.isSafeInteger(id) ? await findClientKey(ctx.db, loaded.project.id, id) : undefined
+  if (!key) throw new RecordNotFound()
+  return key
+}
+
+/**
+ * Switches a key on or off: an inactive key's DSN is refused by the collector (404, as GitLab's `active` scope does)
+ * until it is switched on again. GitLab's API has no such call; the settings page offers it.
+ */
+export async function setClientKeyActive(
+  ctx: Context,
+  loaded: LoadedProject,
+  keyId: string,
+  active: boolean,
+): Promise<ErrorTrackingClientKeyRow> {
+  authorizeAdminOperations(loaded.access)
+  const key = await findProjectClientKey(ctx, loaded, keyId)
+  const updated = await updateClientKeyActive(ctx.db, key.id, active, ctx.now().toISOString())
+  if (!updated) throw new RecordNotFound()
+  return updated
+}
+
 /** Deletes a key and answers it, as GitLab does; a key of another project, or none, is `404 Not found` (`find` raising). */
 export async function deleteClientKey(ctx: Context, loaded: LoadedProject, keyId: string): Promise<ErrorTrackingClientKeyRow> {
   authorizeAdminOperations(loaded.access)
-  const id = /^\d+$/.test(keyId) ? Number(keyId) : NaN
-  const key = Number.isSafeInteger(id) ? await findClientKey(ctx.db, loaded.project.id, id) : undefined
-  if (!key || !(await deleteClientKeyRow(ctx.db, key.id))) throw new RecordNotFound()
+  const key = await findProjectClientKey(ctx, loaded, keyId)
+  if (!(await deleteClientKeyRow(ctx.db, key.id))) throw new RecordNotFound()
   return key
 }

@@ -61,6 +61,15 @@ export function insertClientKey(db: Db, projectId: number, publicKey: string, at
     .executeTakeFirstOrThrow()
 }
 
+export function updateClientKeyActive(db: Db, keyId: number, active: boolean, at: string): Promise<ErrorTrackingClientKeyRow | undefined> {
+  return db
+    .updateTable('error_tracking_client_keys')
+    .set({ active: active ? 1 : 0, updated_at: at })
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirst()
+}
+
 export async function deleteClientKeyRow(db: Db, keyId: number): Promise<boolean> {
   const result = await db.deleteFrom('error_tracking_client_keys').where('id', '=', keyId).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
