@@ -13,3 +13,6 @@ export { listIssues } from './service.js'
 
 // Quick actions in comments: the notes feature reads them through this.
 export { readIssueNoteCommands } from './quick-actions.js'
+
+// Merging a merge request closes the issues it names with a closing keyword.
+export { closeIssueViaMergeRequest } from './closing.js'

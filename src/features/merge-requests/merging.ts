@@ -15,6 +15,7 @@ import {
   type GitIdentity as Identity,
 } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
+import { closeIssuesAfterMerge } from './closing-issues.js'
 import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
 import { deleteRef, mergeRequestHeadRef, mergeTree, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
@@ -215,6 +216,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
     return updated
   })
   await refreshRepositoryState(ctx.db, ctx.config, project)
+  await closeIssuesAfterMerge(ctx, loaded, saved)
   if (input.shouldRemoveSourceBranch ?? row.remove_source_branch === 1) await removeSourceBranch(ctx, user, saved, branches, sourceSha)
   return showMergeRequest(ctx, loaded, saved)
 }

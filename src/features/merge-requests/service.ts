@@ -24,6 +24,7 @@ import { inSameForkNetwork } from '../projects/index.js'
 import { canUpdateBranch, loadRefSubject } from '../protected-refs/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
+import { recordMentions } from './mentions.js'
 import {
   findReviewersOf,
   replaceReviewers,
@@ -309,6 +310,7 @@ export async function createMergeRequest(
     await recordCreation(trx, noteable, user.id, now)
     return saved
   })
+  await recordMentions(ctx, target, row)
   return showMergeRequest(ctx, target, row)
 }
 
@@ -421,6 +423,7 @@ export async function updateMergeRequest(
     if (reopening) await recordStateChange(trx, noteable, user.id, 'reopened', now)
     return updated
   })
+  if (saved.title !== current.title || saved.description !== current.description) await recordMentions(ctx, loaded, saved)
   return showMergeRequest(ctx, loaded, saved)
 }
 

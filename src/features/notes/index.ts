@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { deleteNoteRowsOf, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
+import { deleteNoteRowsOf, hasSystemNoteRow, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
 import { newDiscussionId } from './thread-ids.js'
 
 export { presentNote, presentNoteRow } from './present.js'
@@ -32,6 +32,14 @@ export function createSystemNote(trx: Db, noteable: Noteable, authorId: number, 
     created_at: now,
     updated_at: now,
   })
+}
+
+/**
+ * A system note written once (GL SystemNoteService.cross_reference and `cross_reference_exists?`): nothing is written
+ * when the same text is there already. Call it inside the transaction of the change.
+ */
+export async function createSystemNoteOnce(trx: Db, noteable: Noteable, authorId: number, body: string, at: Date): Promise<void> {
+  if (!(await hasSystemNoteRow(trx, noteable, body))) await createSystemNote(trx, noteable, authorId, body, at)
 }
 
 /** A system note on an alert (GL SystemNotes::AlertManagementService); call it inside the transaction of the change. */

@@ -83,3 +83,15 @@ export async function updateThreadResolution(
     .where('id', 'in', [...noteIds])
     .execute()
 }
+
+/** Whether a system note with exactly this text is on the issue or merge request. */
+export async function hasSystemNoteRow(db: Db, noteable: Noteable, body: string): Promise<boolean> {
+  const found = await db
+    .selectFrom('notes')
+    .select('id')
+    .where(noteableColumn(noteable), '=', noteable.id)
+    .where('system', '=', 1)
+    .where('body', '=', body)
+    .executeTakeFirst()
+  return found !== undefined
+}
