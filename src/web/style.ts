@@ -229,4 +229,20 @@ details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.e
 .date-fields{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.date-fields>div{flex:1 1 12rem;min-width:0}
 .milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
 .status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}
+.issuable-actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}.issuable-actions form{margin:0}
+.issue-filters{margin:var(--space-3) 0;padding:var(--space-2) var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
+.issue-filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 var(--space-3)}.issue-filters label{margin-top:var(--space-2)}
+.issue-filters .filter-search{grid-column:1/-1}.issue-filters .button-row{margin:var(--space-2) 0 0}
+.checkbox-field{display:flex;gap:var(--space-2);align-items:baseline;margin:var(--space-3) 0 0}.checkbox-field input{flex:none}
+label.checkbox-label{display:flex;gap:var(--space-2);align-items:center;font-weight:400;margin:0;overflow-wrap:anywhere;min-width:0}.checkbox-field label.checkbox-label{display:block}
+fieldset.label-choices{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.label-choices legend{font-weight:600;padding:0;margin-bottom:var(--space-1)}
+.checkbox-list{max-height:12rem;overflow:auto;border:1px solid var(--border);border-radius:var(--radius);padding:var(--space-1) var(--space-2);background:#fff}.checkbox-list label.checkbox-label{padding:2px 0}
+.markdown-preview{margin:var(--space-2) 0;padding:var(--space-2) var(--space-3);border:1px dashed var(--border);border-radius:var(--radius);background:var(--surface)}.markdown-preview h3{margin:0 0 var(--space-1);font-size:13px;color:var(--muted)}
+.new-note{margin:var(--space-4) 0 0;padding-top:var(--space-3);border-top:1px solid var(--border)}.new-note>label:first-of-type{margin-top:0}
+.comment-signed-out,.comment-locked{margin:var(--space-4) 0 0;padding:var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--subtle);text-align:center}
+details.sidebar-edit{padding:var(--space-2) 0;border-bottom:1px solid var(--border)}details.sidebar-edit>summary{list-style:none;width:100%;text-align:center}
+details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sidebar-edit[open]>summary{background:var(--subtle)}details.sidebar-edit form>label:first-of-type{margin-top:var(--space-2)}
+.incident-alert{margin:0 0 var(--space-3);padding:var(--space-2) var(--space-3);border:1px solid var(--triggered-bg);border-left:4px solid var(--triggered-fg);border-radius:var(--radius);background:var(--surface)}
+.incident-alert h2{font-size:15px;margin:0}.incident-alert dl.fields{margin:var(--space-2) 0 0}
+.issue-form{max-width:52rem}.issuable-sidebar>details.sidebar-edit{grid-column:1/-1}
 `

@@ -6,3 +6,6 @@ export const jobHandlers: JobHandler[] = [
   handle(CreateIncident, (ctx, payload) => createIncidentForAlert(ctx, payload.alertId)),
   handle(CloseIncident, (ctx, payload) => closeIncidentOfAlert(ctx, payload.alertId)),
 ]
+
+// An incident's page links the alert it was opened for.
+export { findIncidentAlert, type IncidentAlert } from './incident-alert.js'

@@ -14,6 +14,17 @@ export function selectAlertViews(db: Db, projectId: number) {
     .where('alerts.project_id', '=', projectId)
 }
 
+/** The alert an incident was opened for, if any. */
+export function findAlertOfIssue(db: Db, projectId: number, issueId: number): Promise<AlertRow | undefined> {
+  return db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('issue_id', '=', issueId)
+    .orderBy('id')
+    .executeTakeFirst()
+}
+
 /** A LIKE pattern matching `term` anywhere, with its own wildcards escaped. */
 function containing(term: string): string {
   return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`

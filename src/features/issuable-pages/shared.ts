@@ -124,6 +124,8 @@ export interface IssuableListView {
   search: string
   labels: string[]
   page: number
+  /** Other filters and the order, as query pairs the list's links keep (`milestone_title`, `sort`). */
+  extra?: [string, string][]
 }
 
 /** The state, search, labels (`label_name[]`, as GitLab's links write it) and page of a list's query. */
@@ -154,6 +156,7 @@ export function listLink(view: IssuableListView, overrides: Partial<Pick<Issuabl
   if (state !== view.defaultState) query.set('state', state)
   if (view.search) query.set('search', view.search)
   for (const label of overrides.labels ?? view.labels) query.append('label_name[]', label)
+  for (const [name, value] of view.extra ?? []) query.append(name, value)
   const page = overrides.page ?? 1
   if (page > 1) query.set('page', String(page))
   const text = query.toString()

@@ -14,6 +14,7 @@ import {
   canSetIssueMetadata,
   canUpdateIssue,
   findIssueAssigneeIds,
+  findIssue,
   findIssueByIid,
   findProjectsByIds,
   type LoadedProject,
@@ -39,7 +40,7 @@ import { findUsersByIds } from '../users/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { quickActionTargetOf, withDescriptionCommands } from './quick-actions.js'
 import { ISSUE_KEYSET_ORDERS, type IssueOrder } from './schemas.js'
-import { deleteIssueRow, insertIssue, selectIssues, updateIssueRow } from './store.js'
+import { deleteIssueRow, findIssuesByIds, insertIssue, selectIssues, updateIssueRow } from './store.js'
 
 /** An issue with everything its entity shows. */
 export interface IssueView {
@@ -102,6 +103,16 @@ export async function showIssue(ctx: Context, loaded: LoadedProject, issue: Issu
   void loaded
   const [view] = await issueViewsOf(ctx, [issue], { subscribed: true })
   return view
+}
+
+/**
+ * The project's issue with this global id as the caller may see it (a comment form names its issue so, as GitLab's
+ * `target_id`); NotFound otherwise.
+ */
+export async function findProjectIssueById(ctx: Context, loaded: LoadedProject, id: number): Promise<IssueRow> {
+  const [row] = Number.isSafeInteger(id) && id > 0 && id <= 2147483647 ? await findIssuesByIds(ctx.db, [id]) : []
+  if (!row || row.project_id !== loaded.project.id) throw new NotFound('Issue')
+  return findIssue(ctx, loaded, row.iid)
 }
 
 export interface ListIssuesInput {

@@ -51,7 +51,7 @@ export interface Interpretation {
 /** GL Gitlab::QuickActions::UsersExtractor::MAX_QUICK_ACTION_USERS. */
 const MAX_USERS = 100
 
-/** A command's argument that could not be read; its message ends "Could not apply <name> command. …". */
+/** A command's argument that could not be read; its message ends "Could not apply <name> command. ...". */
 class ParseFailure extends Error {}
 
 /** Every name the extractor looks for, aliases included. */
