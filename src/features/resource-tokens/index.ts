@@ -4,6 +4,7 @@ export {
   findTokenResource,
   listResourceTokens,
   revokeResourceToken,
+  showResourceToken,
   type ResourceToken,
   type TokenResource,
 } from './service.js'

@@ -1,4 +1,5 @@
 import type { WebRouter } from '../sessions/index.js'
+import { registerAccessTokenSettingsPages } from './access-tokens.js'
 import { registerGeneralSettingsPages } from './general.js'
 import { registerMergeRequestSettingsPages } from './merge-requests.js'
 import { registerRepositorySettingsPages } from './repository.js'
@@ -8,4 +9,5 @@ export function registerSettingsPages(web: WebRouter) {
   registerGeneralSettingsPages(web)
   registerRepositorySettingsPages(web)
   registerMergeRequestSettingsPages(web)
+  registerAccessTokenSettingsPages(web)
 }
