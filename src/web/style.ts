@@ -245,4 +245,9 @@ details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sideba
 .incident-alert{margin:0 0 var(--space-3);padding:var(--space-2) var(--space-3);border:1px solid var(--triggered-bg);border-left:4px solid var(--triggered-fg);border-radius:var(--radius);background:var(--surface)}
 .incident-alert h2{font-size:15px;margin:0}.incident-alert dl.fields{margin:var(--space-2) 0 0}
 .issue-form{max-width:52rem}.issuable-sidebar>details.sidebar-edit{grid-column:1/-1}
+.snippet-file-fields{border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-3) var(--space-3);margin:var(--space-3) 0;min-width:0;background:var(--surface)}
+.snippet-file-fields legend,.snippet-visibility legend{font-weight:600;padding:0 var(--space-1)}.snippet-visibility{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}.snippet-visibility legend{padding:0}
+textarea.code-input{font-family:var(--font-mono);font-size:13px;white-space:pre;overflow-wrap:normal;overflow-x:auto}
+.visibility-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.visibility-choice label{margin:0}.visibility-choice .help{grid-column:2;margin:0}
+.file-count{white-space:nowrap}.button-row.centered{justify-content:center}.issuable-header .snippet-actions{margin-left:auto}
 `

@@ -1,8 +1,14 @@
 import { visibilityName } from '../../core/access.js'
 import { NotFound } from '../../core/errors.js'
-import { html, type Html } from '../../web/html.js'
+import { csrfField, html, type Html } from '../../web/html.js'
 import { capitalized, timeOf } from '../../web/list-page.js'
-import type { LoadedProject } from '../access/index.js'
+import {
+  canAdminSnippet,
+  canCreatePersonalSnippet,
+  canCreateProjectSnippet,
+  canUpdateSnippet,
+  type LoadedProject,
+} from '../access/index.js'
 import { renderMarkdown } from '../markdown/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
@@ -17,6 +23,8 @@ import {
   type LoadedSnippet,
 } from '../snippets/index.js'
 import { highlightLines, languageOf } from '../../web/highlight.js'
+import { registerSnippetForms, snippetPath, visibilityDescription } from './snippet-forms.js'
+import { registerSnippetLists } from './snippet-lists.js'
 import { iidOf, userLink } from './shared.js'
 
 // A snippet's page (GL SnippetsController#show, Projects::SnippetsController#show): its title, description and files,
@@ -62,7 +70,7 @@ async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
   const { ctx } = w
   const { snippet, project } = found
   const view = await buildSnippetView(ctx, snippet)
-  const base = project === null ? `/-/snippets/${snippet.id}` : projectPath(project, `/-/snippets/${snippet.id}`)
+  const base = snippetPath(snippet, project)
   let files: Html[]
   if (view.repositoryExists && view.files.length > 0) {
     const shown = view.files.slice(0, MAX_FILES)
@@ -87,13 +95,51 @@ async function snippetBody(w: WebRequest, found: LoadedSnippet): Promise<Html> {
           ${await renderMarkdown(ctx, snippet.description, project ? { project } : {})}
         </div>`
       : ''
+  const visibility = visibilityName(snippet.visibility_level)
   return html`<div class="issuable-header">
-      <span class="badge visibility-badge">${capitalized(visibilityName(snippet.visibility_level))}</span>
+      <span class="badge visibility-badge" title="${visibilityDescription(visibility, project !== null)}">${capitalized(visibility)}</span>
       <span class="meta">Snippet $${snippet.id} created ${timeOf(snippet.created_at)} by ${userLink(view.author)}</span>
+      ${await snippetActions(w, found)}
     </div>
     <h1 class="issuable-title">${snippet.title}</h1>
     ${description} ${files}
     ${view.files.length > MAX_FILES ? html`<p class="muted">Only the first ${MAX_FILES} files are shown.</p>` : ''}`
+}
+
+/** GL snippet_header's actions: Edit, Delete (after a confirmation) and New snippet, each for those who may. */
+async function snippetActions(w: WebRequest, found: LoadedSnippet): Promise<Html> {
+  const { caller } = w.ctx
+  const { snippet, project } = found
+  const mayEdit = canUpdateSnippet(caller, snippet, project)
+  const mayDelete = canAdminSnippet(caller, snippet, project)
+  const newPath = project
+    ? caller.user && canCreateProjectSnippet(project)
+      ? projectPath(project, '/-/snippets/new')
+      : null
+    : canCreatePersonalSnippet(caller)
+      ? '/-/snippets/new'
+      : null
+  if (!mayEdit && !mayDelete && !newPath) return html``
+  const token = mayDelete ? await w.csrfToken() : ''
+  return html`<div class="row-actions snippet-actions">
+    ${mayEdit ? html`<a class="button" href="${snippetPath(snippet, project, '/edit')}">Edit</a>` : ''}
+    ${
+      mayDelete
+        ? html`<details class="menu confirm-menu">
+            <summary class="button danger-outline">Delete</summary>
+            <div class="menu-items confirm-box" role="group" aria-label="Delete snippet?">
+              <p>Are you sure you want to delete <strong>${snippet.title}</strong>?</p>
+              <form method="post" action="${snippetPath(snippet, project)}">
+                ${csrfField(token)}
+                <input type="hidden" name="_method" value="delete" />
+                <button type="submit" class="danger">Delete snippet</button>
+              </form>
+            </div>
+          </details>`
+        : ''
+    }
+    ${newPath ? html`<a class="button" href="${newPath}">New snippet</a>` : ''}
+  </div>`
 }
 
 async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
@@ -142,6 +188,8 @@ async function projectSnippet(w: WebRequest, loaded: LoadedProject): Promise<Loa
 }
 
 export function registerSnippetPages(web: WebRouter) {
+  registerSnippetLists(web)
+  registerSnippetForms(web)
   web.get('/-/snippets/:snippet_id', renderPersonalSnippet)
   for (const url of projectPageRoutes('/-/snippets/:snippet_id')) web.get(url, projectPage(renderProjectSnippet))
   for (const suffix of ['/raw', '/raw/:ref/*']) {

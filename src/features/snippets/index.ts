@@ -30,4 +30,16 @@ export const jobHandlers: JobHandler[] = [
 
 // The snippet pages read snippets and their files as the API does.
 export { buildSnippetView, createSnippet, findProjectSnippet, readSnippetContent, readSnippetFile } from './service.js'
+// The snippet lists and forms list, change and delete through the API's services.
+export {
+  buildSnippetViews,
+  deleteSnippet,
+  listProjectSnippets,
+  listSnippets,
+  updateSnippet,
+  type SnippetListScope,
+  type UpdateSnippetInput,
+} from './service.js'
+export type { SnippetView } from './present.js'
+export type { SnippetFileAction } from './schemas.js'
 export { sendSnippetContent, sendSnippetFile } from './raw.js'

@@ -12,6 +12,7 @@ import {
   canReadProjectSnippets,
   canReadSnippet,
   canUpdateSnippet,
+  explorableSnippetsCondition,
   findProjectsByIds,
   type LoadedProject,
   visiblePersonalSnippets,
@@ -159,9 +160,12 @@ export interface SnippetListFilters {
   createdAfter?: string
   createdBefore?: string
   repositoryStorage?: string
+  /** Only snippets of this visibility (GL SnippetsFinder `scope`: are_private, are_internal, are_public). */
+  visibility?: VisibilityName
 }
 
-export type SnippetListScope = 'authored' | 'public' | 'all'
+/** The API's lists, and `explore` for the explore page (GL SnippetsFinder `explore: true`). */
+export type SnippetListScope = 'authored' | 'public' | 'all' | 'explore'
 
 /**
  * GL lib/api/snippets.rb lists: the caller's own snippets (personal and in projects they may read), public personal
@@ -181,6 +185,8 @@ export async function listSnippets(
       .where((eb) => eb.or([eb('snippets.project_id', 'is', null), visibleProjectSnippets(ctx, eb)]))
   } else if (scope === 'public') {
     query = query.where('snippets.project_id', 'is', null).where('snippets.visibility_level', '=', Visibility.PUBLIC)
+  } else if (scope === 'explore') {
+    query = query.where((eb) => explorableSnippetsCondition(ctx, eb))
   } else {
     query = query.where((eb) => eb.or([visiblePersonalSnippets(ctx, eb), visibleProjectSnippets(ctx, eb)]))
     if (filters.repositoryStorage !== undefined && isAdmin(ctx.caller)) {
@@ -189,6 +195,7 @@ export async function listSnippets(
   }
   if (filters.createdAfter !== undefined) query = query.where('snippets.created_at', '>=', filters.createdAfter)
   if (filters.createdBefore !== undefined) query = query.where('snippets.created_at', '<=', filters.createdBefore)
+  if (filters.visibility !== undefined) query = query.where('snippets.visibility_level', '=', visibilityLevel(filters.visibility))
   // Public snippets are `fresh` (newest created first); SnippetsFinder sorts by `id_desc`.
   if (scope === 'public') query = query.orderBy('snippets.created_at', 'desc')
   query = query.orderBy('snippets.id', 'desc')
@@ -200,9 +207,11 @@ export async function listProjectSnippets(
   ctx: Context,
   project: LoadedProject,
   window: { page: number; perPage: number },
+  filters: Pick<SnippetListFilters, 'visibility'> = {},
 ): Promise<OffsetPage<SnippetRow>> {
   authorizeProjectSnippets(project)
   let query = ctx.db.selectFrom('snippets').selectAll('snippets').where('snippets.project_id', '=', project.project.id)
+  if (filters.visibility !== undefined) query = query.where('snippets.visibility_level', '=', visibilityLevel(filters.visibility))
   query = query.where((eb) => visibleSnippetsInProjectCondition(ctx, eb, project.access)).orderBy('snippets.id', 'desc')
   return fetchOffsetPage(ctx.db, query, window.page, window.perPage)
 }

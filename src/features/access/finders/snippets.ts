@@ -40,6 +40,16 @@ export function visiblePersonalSnippets(ctx: Context, eb: Eb): Expression<SqlBoo
   return eb.and([personal, eb.or(seen)])
 }
 
+/**
+ * GL SnippetsFinder `explore` (Snippet.public_to_user, personal snippets only): every one for admins, else public
+ * ones, and internal ones too for those signed in and not external; never another's private snippet.
+ */
+export function explorableSnippetsCondition(ctx: Context, eb: Eb): Expression<SqlBool> {
+  const personal = eb('snippets.project_id', 'is', null)
+  if (isAdmin(ctx.caller)) return personal
+  return eb.and([personal, eb('snippets.visibility_level', '>=', lowestVisibleLevel(ctx.caller))])
+}
+
 /** The project snippets the caller sees: in projects whose snippets they may read, all for members, else by visibility. */
 export function visibleProjectSnippets(ctx: Context, eb: Eb): Expression<SqlBool> {
   const inReadableProject = eb('snippets.project_id', 'in', projectsWithReadableSnippets(ctx))
