@@ -14,5 +14,8 @@ export { listIssues } from './service.js'
 // Quick actions in comments: the notes feature reads them through this.
 export { readIssueNoteCommands } from './quick-actions.js'
 
+// Merging a merge request closes the issues it names with a closing keyword.
+export { closeIssueViaMergeRequest } from './closing.js'
+
 // The issue pages act through the API's own use cases.
 export { createIssue, findProjectIssueById, updateIssue, type IssueInput } from './service.js'
