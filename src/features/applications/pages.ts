@@ -5,9 +5,9 @@ import type { OAuthApplicationRow } from '../../db/schema.js'
 import { describeScope } from '../../core/scope-descriptions.js'
 import { confirmedAction } from '../../web/confirm.js'
 import { csrfField, html, type Html } from '../../web/html.js'
+import { userSettingsBreadcrumbs, userSettingsSidebar } from '../../web/user-settings-sidebar.js'
 import { OAUTH_SCOPES, parseScopes } from '../../core/scopes.js'
 import type { WebHandler, WebRequest, WebRouter } from '../sessions/index.js'
-import { userSettingsBreadcrumbs, userSettingsSidebar } from '../user-settings-pages/index.js'
 import { canRegisterApplications } from './policy.js'
 import {
   createOwnApplication,

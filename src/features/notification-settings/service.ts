@@ -14,6 +14,7 @@ import {
 } from './schemas.js'
 import {
   findNotificationSetting,
+  findNotificationSettingsOf,
   findUserEmails,
   insertNotificationSettingIfMissing,
   updateNotificationSettingRow,
@@ -167,6 +168,26 @@ export async function getSourceNotificationSetting(ctx: Context, kind: 'group' |
   const source = await sourceOf(ctx, kind, id)
   const row = await findNotificationSetting(ctx.db, user.id, source)
   return settingOf(ctx, source, row?.level ?? SOURCE_DEFAULT, row?.events ?? '{}')
+}
+
+/**
+ * The user's settings for groups or projects the caller has already found (a page's list), by id: the stored
+ * setting, else level global, as User#notification_settings_for would give; one query for the whole list.
+ */
+export async function listSourceNotificationSettings(
+  ctx: Context,
+  kind: 'group' | 'project',
+  ids: readonly number[],
+): Promise<Map<number, NotificationSetting>> {
+  const user = currentUser(ctx)
+  const type = kind === 'group' ? 'Namespace' : 'Project'
+  const rows = new Map((await findNotificationSettingsOf(ctx.db, user.id, type, ids)).map((row) => [row.source_id, row]))
+  return new Map(
+    ids.map((id) => {
+      const row = rows.get(id)
+      return [id, settingOf(ctx, { type, id }, row?.level ?? SOURCE_DEFAULT, row?.events ?? '{}')]
+    }),
+  )
 }
 
 /** PUT on a group or project: saves the setting (even with nothing to change, as GitLab's update saves a new record). */

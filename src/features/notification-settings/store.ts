@@ -13,6 +13,18 @@ export function findNotificationSetting(db: Db, userId: number, source: Notifica
   return query.executeTakeFirst()
 }
 
+/** The user's rows for some sources of one type. */
+export function findNotificationSettingsOf(db: Db, userId: number, type: 'Namespace' | 'Project', sourceIds: readonly number[]) {
+  if (sourceIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('notification_settings')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('source_type', '=', type)
+    .where('source_id', 'in', sourceIds)
+    .execute()
+}
+
 /** Inserts the row unless one exists for the user and source (the unique index decides, so racing requests make one). */
 export async function insertNotificationSettingIfMissing(db: Db, userId: number, source: NotificationSource, level: number, now: string) {
   await db

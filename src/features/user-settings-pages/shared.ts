@@ -1,42 +1,16 @@
 import type { User } from '../../core/caller.js'
-import { html, type Crumb, type Html, type Sidebar } from '../../web/html.js'
+import { html, type Html } from '../../web/html.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 
-// What the signed-in user's settings pages share: their sidebar (GL's "User settings"), the breadcrumbs, that only
-// a signed-in user opens them, and the fields of Rails-style forms (`user[name]`).
+// What the signed-in user's settings pages share: their sidebar and breadcrumbs (src/web/user-settings-sidebar.ts, which
+// the applications page shows too), that only a signed-in user opens them, and the fields of Rails-style forms.
 
-export type UserSettingsSection = 'profile' | 'password' | 'access_tokens' | 'applications' | 'notifications'
-
-/** The pages' paths, at GitLab's URLs. */
-export const USER_SETTINGS_PATHS: Record<UserSettingsSection, string> = {
-  profile: '/-/user_settings/profile',
-  password: '/-/user_settings/password/edit',
-  access_tokens: '/-/user_settings/personal_access_tokens',
-  applications: '/-/user_settings/applications',
-  notifications: '/-/profile/notifications',
-}
-
-const SECTIONS: { section: UserSettingsSection; label: string }[] = [
-  { section: 'profile', label: 'Profile' },
-  { section: 'password', label: 'Password' },
-  { section: 'access_tokens', label: 'Access tokens' },
-  { section: 'applications', label: 'Applications' },
-  { section: 'notifications', label: 'Notifications' },
-]
-
-/** The sidebar of every user settings page, `current` marked. */
-export function userSettingsSidebar(current: UserSettingsSection | null): Sidebar {
-  return {
-    title: 'User settings',
-    href: USER_SETTINGS_PATHS.profile,
-    items: SECTIONS.map(({ section, label }) => ({ label, href: USER_SETTINGS_PATHS[section], current: section === current })),
-  }
-}
-
-/** The breadcrumbs of a user settings page: User settings, then the page. */
-export function userSettingsBreadcrumbs(...trail: Crumb[]): Crumb[] {
-  return [{ text: 'User settings', href: USER_SETTINGS_PATHS.profile }, ...trail]
-}
+export {
+  USER_SETTINGS_PATHS,
+  userSettingsBreadcrumbs,
+  userSettingsSidebar,
+  type UserSettingsSection,
+} from '../../web/user-settings-sidebar.js'
 
 /** A page of the signed-in user's own settings: visitors are sent to sign in (Devise's authenticate_user!). */
 export function userSettingsPage(handler: (w: WebRequest, user: User) => Promise<unknown>): WebHandler {
