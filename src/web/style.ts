@@ -207,6 +207,8 @@ ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px
 .frame-context .context-line{display:block;width:max-content;min-width:100%}.frame-context .context-line.current{background:#fef6e1;font-weight:600}
 .frame.culprit{border-color:#e9be74}.frame.culprit .frame-location{background:#fdf1dd;border-radius:var(--radius) var(--radius) 0 0}.culprit-badge{background:var(--acknowledged-bg);color:var(--acknowledged-fg)}
 .integrations .integration-actions{white-space:nowrap}.integrations .integration-actions form+form{margin-left:var(--space-1)}.integrations .integration-url{display:inline-block;min-width:14rem}
+.client-keys{list-style:none;margin:var(--space-2) 0;padding:0;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}.client-key{padding:var(--space-2) var(--space-3);border-top:1px solid var(--border);min-width:0}.client-key:first-child{border-top:0}
+.client-key-header{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.client-key-header .row-actions{margin-left:auto}.client-key-public{overflow-wrap:anywhere;min-width:0}.client-key label{margin:var(--space-1) 0 2px}
 .row-actions{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.row-actions form{margin:0}
 .label-name{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.label-name .label-badge{margin:0}.label-group{font-size:13px}
 .prioritized-badge{background:var(--closed-bg);color:var(--closed-fg)}.label-section h2{font-size:16px}.label-links{margin-top:var(--space-1)}

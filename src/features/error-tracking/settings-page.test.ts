@@ -144,12 +144,12 @@ describe('the error tracking section of the monitor settings', () => {
     expect(section).toMatch(/id="error-tracking-enabled"[^>]*checked\s*\/>/)
     expect(section).toContain('<label for="error-tracking-dsn">Paste this Data Source Name (DSN) into your Sentry SDK.</label>')
     expect(section).toContain(
-      `<input type="text" id="error-tracking-dsn" value="${key.tracker_dsn}" readonly aria-label="Data Source Name (DSN)" />
+      `<input type="text" id="error-tracking-dsn" value="${key.tracker_dsn}" readonly />
     <button type="button" data-copy="error-tracking-dsn">Copy</button>`,
     )
-    expect(section).toContain(`<tr class="client-key" id="client_key_${key.id}">`)
+    expect(section).toContain(`<li class="client-key" id="client_key_${key.id}">`)
     expect(section).toContain(`<code class="client-key-public">${key.public_key}</code>`)
-    expect(section).toContain('<td class="client-key-status">Active</td>')
+    expect(section).toContain('<span class="badge client-key-status status-opened">Active</span>')
 
     // The DSN as copied from the page, given to the real SDK.
     const dsn = dsnOnPage(page.text)
@@ -214,9 +214,8 @@ describe('the error tracking section of the monitor settings', () => {
     expect(page.text).toContain(notice('The client key was created.'))
     const [key] = await apiKeys(project, maintainer.token)
     expect(key.active).toBe(true)
-    expect(page.text).toContain(
-      `<input type="text" id="client_key_dsn_${key.id}" value="${key.tracker_dsn}" readonly aria-label="DSN of client key ${key.public_key}" />`,
-    )
+    expect(page.text).toContain(`<label for="client_key_dsn_${key.id}" class="help">DSN</label>`)
+    expect(page.text).toContain(`<input type="text" id="client_key_dsn_${key.id}" value="${key.tracker_dsn}" readonly />`)
     expect(page.text).toContain(`<button type="button" data-copy="client_key_dsn_${key.id}">Copy</button>`)
 
     const deactivated = await submit(maintainer.session, `${keysOf(project)}/${key.id}`, [
@@ -226,7 +225,7 @@ describe('the error tracking section of the monitor settings', () => {
     expect(deactivated.status).toBe(302)
     page = await visit('GET', settingsOf(project), maintainer.session)
     expect(page.text).toContain(notice('The client key is inactive.'))
-    expect(page.text).toContain('<td class="client-key-status">Inactive</td>')
+    expect(page.text).toContain('<span class="badge client-key-status">Inactive</span>')
     expect((await apiKeys(project, maintainer.token))[0].active).toBe(false)
     expect(page.text).toMatch(
       /<button type="submit" class="small" aria-label="Activate client key svcet_[0-9a-f]{32}">\s*Activate\s*<\/button>/,

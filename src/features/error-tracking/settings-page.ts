@@ -52,10 +52,10 @@ function dsnOf(w: WebRequest, key: ErrorTrackingClientKeyRow): string {
   return trackerDsn(w.ctx.config.externalUrl, key.public_key, key.project_id)
 }
 
-/** A read-only field holding `value`, with a button copying it. */
-function copyField(id: string, value: string, label: string): Html {
+/** A read-only field holding `value` (labelled by a label for `id`), with a button copying it. */
+function copyField(id: string, value: string): Html {
   return html`<div class="copy-field">
-    <input type="text" id="${id}" value="${value}" readonly aria-label="${label}" />
+    <input type="text" id="${id}" value="${value}" readonly />
     <button type="button" data-copy="${id}">Copy</button>
   </div>`
 }
@@ -133,33 +133,24 @@ function keyActions(loaded: LoadedProject, token: string, key: ErrorTrackingClie
   </div>`
 }
 
-function clientKeysTable(w: WebRequest, loaded: LoadedProject, token: string, keys: ErrorTrackingClientKeyRow[], total: number): Html {
+function clientKeysList(w: WebRequest, loaded: LoadedProject, token: string, keys: ErrorTrackingClientKeyRow[], total: number): Html {
   const list =
     keys.length === 0
       ? html`<p class="muted no-client-keys">No client keys yet: create one, or save error tracking active with the GitLab backend.</p>`
-      : html`<div class="table-box">
-          <table class="settings-table client-keys">
-            <thead>
-              <tr>
-                <th>Public key</th>
-                <th>DSN</th>
-                <th>Status</th>
-                <th><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${keys.map(
-                (key) => html`<tr class="client-key" id="client_key_${key.id}">
-                  <td><code class="client-key-public">${key.public_key}</code></td>
-                  <td class="client-key-dsn">${copyField(`client_key_dsn_${key.id}`, dsnOf(w, key), `DSN of client key ${key.public_key}`)}</td>
-                  <td class="client-key-status">${keyStatus(key)}</td>
-                  <td class="actions">${keyActions(loaded, token, key)}</td>
-                </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
-        ${total > keys.length ? html`<p class="help">The first ${keys.length} of ${total} keys are shown.</p>` : ''}`
+      : html`<ul class="client-keys">
+            ${keys.map(
+              (key) => html`<li class="client-key" id="client_key_${key.id}">
+                <div class="client-key-header">
+                  <code class="client-key-public">${key.public_key}</code>
+                  <span class="badge client-key-status${key.active === 1 ? ' status-opened' : ''}">${keyStatus(key)}</span>
+                  ${keyActions(loaded, token, key)}
+                </div>
+                <label for="client_key_dsn_${key.id}" class="help">DSN</label>
+                ${copyField(`client_key_dsn_${key.id}`, dsnOf(w, key))}
+              </li>`,
+            )}
+          </ul>
+          ${total > keys.length ? html`<p class="help">The first ${keys.length} of ${total} keys are shown.</p>` : ''}`
   return html`<h3>Client keys</h3>
     <p class="help">An SDK authenticates with the public key in its DSN. An inactive or deleted key's DSN is refused.</p>
     ${list}
@@ -196,10 +187,10 @@ export async function errorTrackingSection(
       ${
         dsnKey
           ? html`<label for="error-tracking-dsn">Paste this Data Source Name (DSN) into your Sentry SDK.</label>
-            ${copyField('error-tracking-dsn', dsnOf(w, dsnKey), 'Data Source Name (DSN)')}`
+            ${copyField('error-tracking-dsn', dsnOf(w, dsnKey))}`
           : ''
       }
-      ${clientKeysTable(w, loaded, token, keys.rows, total)}
+      ${clientKeysList(w, loaded, token, keys.rows, total)}
     </div>
   </section>`
 }
