@@ -1,6 +1,7 @@
 import type { WebRouter } from '../sessions/index.js'
 import { registerAccessTokenSettingsPages } from './access-tokens.js'
 import { registerGeneralSettingsPages } from './general.js'
+import { registerMemberPages } from './members.js'
 import { registerMergeRequestSettingsPages } from './merge-requests.js'
 import { registerRepositorySettingsPages } from './repository.js'
 
@@ -10,4 +11,5 @@ export function registerSettingsPages(web: WebRouter) {
   registerRepositorySettingsPages(web)
   registerMergeRequestSettingsPages(web)
   registerAccessTokenSettingsPages(web)
+  registerMemberPages(web)
 }
