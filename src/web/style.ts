@@ -246,7 +246,7 @@ details.sidebar-edit{padding:var(--space-2) 0;border-bottom:1px solid var(--bord
 details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sidebar-edit[open]>summary{background:var(--subtle)}details.sidebar-edit form>label:first-of-type{margin-top:var(--space-2)}
 .incident-alert{margin:0 0 var(--space-3);padding:var(--space-2) var(--space-3);border:1px solid var(--triggered-bg);border-left:4px solid var(--triggered-fg);border-radius:var(--radius);background:var(--surface)}
 .incident-alert h2{font-size:15px;margin:0}.incident-alert dl.fields{margin:var(--space-2) 0 0}
-.issue-form{max-width:52rem}.issuable-sidebar>details.sidebar-edit{grid-column:1/-1}
+.issue-form{max-width:52rem}.issuable-sidebar>details.sidebar-edit{grid-column:1/-1}fieldset.label-choices .checkbox-field{margin-top:0}
 .snippet-file-fields{border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-3) var(--space-3);margin:var(--space-3) 0;min-width:0;background:var(--surface)}
 .snippet-file-fields legend,.snippet-visibility legend{font-weight:600;padding:0 var(--space-1)}.snippet-visibility{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}.snippet-visibility legend{padding:0}
 textarea.code-input{font-family:var(--font-mono);font-size:13px;white-space:pre;overflow-wrap:normal;overflow-x:auto}

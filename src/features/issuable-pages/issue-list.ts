@@ -18,18 +18,18 @@ const ISSUE_STATES = ['opened', 'closed', 'all'] as const
 
 /** GitLab's sort names (the issue list's `urlSortParams`) and the API order each stands for. */
 const SORTS: { name: string; label: string; orderBy: ListIssuesInput['orderBy']; sort: 'asc' | 'desc' }[] = [
-  { name: 'created_date', label: 'Created date, newest first', orderBy: 'created_at', sort: 'desc' },
-  { name: 'created_asc', label: 'Created date, oldest first', orderBy: 'created_at', sort: 'asc' },
-  { name: 'updated_desc', label: 'Updated date, newest first', orderBy: 'updated_at', sort: 'desc' },
-  { name: 'updated_asc', label: 'Updated date, oldest first', orderBy: 'updated_at', sort: 'asc' },
+  { name: 'created_date', label: 'Created date', orderBy: 'created_at', sort: 'desc' },
+  { name: 'created_asc', label: 'Created date, oldest', orderBy: 'created_at', sort: 'asc' },
+  { name: 'updated_desc', label: 'Updated date', orderBy: 'updated_at', sort: 'desc' },
+  { name: 'updated_asc', label: 'Updated date, oldest', orderBy: 'updated_at', sort: 'asc' },
   { name: 'priority', label: 'Priority', orderBy: 'priority', sort: 'asc' },
   { name: 'label_priority', label: 'Label priority', orderBy: 'label_priority', sort: 'asc' },
-  { name: 'milestone', label: 'Milestone due date, soonest first', orderBy: 'milestone_due', sort: 'asc' },
-  { name: 'milestone_due_desc', label: 'Milestone due date, latest first', orderBy: 'milestone_due', sort: 'desc' },
-  { name: 'due_date', label: 'Due date, soonest first', orderBy: 'due_date', sort: 'asc' },
-  { name: 'due_date_desc', label: 'Due date, latest first', orderBy: 'due_date', sort: 'desc' },
+  { name: 'milestone', label: 'Milestone due date', orderBy: 'milestone_due', sort: 'asc' },
+  { name: 'milestone_due_desc', label: 'Milestone due date, latest', orderBy: 'milestone_due', sort: 'desc' },
+  { name: 'due_date', label: 'Due date', orderBy: 'due_date', sort: 'asc' },
+  { name: 'due_date_desc', label: 'Due date, latest', orderBy: 'due_date', sort: 'desc' },
   { name: 'popularity', label: 'Popularity', orderBy: 'popularity', sort: 'desc' },
-  { name: 'title_asc', label: 'Title, A to Z', orderBy: 'title', sort: 'asc' },
+  { name: 'title_asc', label: 'Title', orderBy: 'title', sort: 'asc' },
   { name: 'title_desc', label: 'Title, Z to A', orderBy: 'title', sort: 'desc' },
 ]
 const DEFAULT_SORT = 'created_date'

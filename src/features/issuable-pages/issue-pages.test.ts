@@ -104,7 +104,7 @@ describe('the issue list', () => {
     expect(res.text).toContain('<select id="filter_label_name" name="label_name[]" multiple size="3">')
     expect(res.text).toContain('<option value="docs" >docs</option>')
     expect(res.text).toContain('<option value="v1.0" >v1.0</option>')
-    expect(res.text).toContain('<option value="created_date" selected>Created date, newest first</option>')
+    expect(res.text).toContain('<option value="created_date" selected>Created date</option>')
     const anonymous = await visit(`${base()}/-/issues`)
     expect(anonymous.status).toBe(200)
     expect(anonymous.text).not.toContain('New issue')
