@@ -78,6 +78,7 @@ import { registerOverviewPages } from './features/overview-pages/index.js'
 import { registerRepositoryPages } from './features/repository-pages/index.js'
 import { registerMergeRequestPages } from './features/merge-request-pages/index.js'
 import { registerIssuablePages } from './features/issuable-pages/index.js'
+import { registerAdminPages } from './features/admin-pages/index.js'
 import { registerUserSettingsPages } from './features/user-settings-pages/index.js'
 import { registerSettingsPages } from './features/settings-pages/index.js'
 import { registerBranchRoutes } from './features/branches/routes.js'
@@ -325,6 +326,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRepositoryPages(web)
   registerMergeRequestPages(web)
   registerIssuablePages(web)
+  registerAdminPages(web, { settings })
   registerSettingsPages(web)
   registerSessionPages(web)
   registerApplicationRoutes(api)

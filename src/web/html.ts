@@ -86,6 +86,10 @@ export interface PageOptions {
   signedInAs?: string | null
   /** CSRF token for the header's sign-out form. */
   csrfToken?: string
+  /** An administrator browses as the signed-in user: a banner and the user menu offer to stop. */
+  impersonating?: boolean
+  /** The signed-in user is an administrator: the user menu links the admin area. */
+  adminArea?: boolean
   /** A message shown above the content: an alert, or a notice on success. */
   flash?: { kind: 'alert' | 'notice'; text: string } | null
   sidebar?: Sidebar | null
@@ -106,6 +110,15 @@ function navList(items: NavItem[]): Html {
   </ul>`
 }
 
+/** The form that ends an impersonation and gives the administrator their own session back. */
+function stopImpersonatingForm(options: PageOptions, className: string): Html {
+  return html`<form method="post" action="/admin/impersonation" class="${className}">
+    <input type="hidden" name="_method" value="delete" />
+    <input type="hidden" name="authenticity_token" value="${options.csrfToken ?? ''}" />
+    <button type="submit">Stop impersonating</button>
+  </form>`
+}
+
 function topBar(options: PageOptions): Html {
   const user = options.signedInAs
   const account = user
@@ -120,12 +133,14 @@ function topBar(options: PageOptions): Html {
         <details class="menu user-menu">
           <summary aria-label="Your account"><span class="who">${user}</span></summary>
           <ul class="menu-items">
-            <li class="menu-header">Signed in as <strong>@${user}</strong></li>
+            <li class="menu-header">${options.impersonating ? 'Impersonating' : 'Signed in as'} <strong>@${user}</strong></li>
+            ${options.impersonating ? html`<li>${stopImpersonatingForm(options, 'stop-impersonating')}</li>` : ''}
             <li><a href="/${user}">Your profile</a></li>
             <li><a href="/-/user_settings/profile">Edit profile</a></li>
             <li><a href="/-/user_settings/personal_access_tokens">Access tokens</a></li>
             <li><a href="/-/user_settings/applications">Applications</a></li>
             <li><a href="/-/profile/notifications">Notifications</a></li>
+            ${options.adminArea ? html`<li><a href="/admin">Admin area</a></li>` : ''}
             <li>
               <form method="post" action="/users/sign_out">
                 <input type="hidden" name="_method" value="delete" />
@@ -136,7 +151,14 @@ function topBar(options: PageOptions): Html {
           </ul>
         </details>`
     : html`<a class="who" href="/users/sign_in">Sign in</a>`
-  return html`<header class="topbar">
+  const banner =
+    user && options.impersonating
+      ? html`<div class="impersonation-banner" role="status">
+          <span>You are impersonating <strong>@${user}</strong>: pages show what they see, and what you do is done as them.</span>
+          ${stopImpersonatingForm(options, 'stop-impersonating')}
+        </div>`
+      : ''
+  return html`${banner}<header class="topbar">
     <a class="brand" href="/">svc</a>
     <form class="search" role="search" method="get" action="/search">
       <input type="search" name="search" aria-label="Search projects, groups and users" placeholder="Search projects, groups and users" />

@@ -65,7 +65,7 @@ export interface NewSession {
 /** A new session, for a visitor (`userId` null) or for someone who just signed in. */
 export async function startSession(
   db: Db,
-  input: { userId: number | null; returnTo?: string | null; ip: string; userAgent: string | null },
+  input: { userId: number | null; impersonatorId?: number | null; returnTo?: string | null; ip: string; userAgent: string | null },
   settings: Settings,
   now: Date,
 ): Promise<NewSession> {
@@ -74,6 +74,7 @@ export async function startSession(
   const session = await insertSession(db, {
     session_digest: digestToken(cookieValue),
     user_id: input.userId,
+    impersonator_id: input.impersonatorId ?? null,
     csrf_secret: csrf.secretSync(),
     return_to: input.returnTo ?? null,
     ip: input.ip,

@@ -9,6 +9,7 @@ import { mergedParams, type PlainRouteDeps } from '../../http/route.js'
 import { ASSETS, CONTENT_SECURITY_POLICY, page, html, type Html, type PageOptions } from '../../web/html.js'
 import {
   csrfTokenOf,
+  endSession,
   endUserSessions,
   findRequestSession,
   isValidCsrfToken,
@@ -42,6 +43,13 @@ export interface WebRequest {
   replaceSession(next: { session: Session; cookieValue: string }, options?: { persistent?: boolean }): void
   /** Ends the cookie. */
   clearSession(): void
+  /** The administrator browsing as the signed-in user (GitLab's impersonation), by id; null otherwise. */
+  readonly impersonatorId: number | null
+  /**
+   * Signs this browser in as `userId` in a new session that replaces this one, cookie and all; `impersonatorId` names
+   * the administrator who browses as them, null for the user's own session.
+   */
+  switchUser(userId: number, impersonatorId: number | null): Promise<void>
   /** A CSRF token for a form on this page (starts a session when needed). */
   csrfToken(): Promise<string>
   /**
@@ -54,7 +62,11 @@ export interface WebRequest {
   /** Signs the user out of every session they have, this one included; the rest of the request has a visitor's session. */
   signOutEverywhere(): Promise<void>
   /** Sends a page in the common layout, with the signed-in user in its header. */
-  render(options: Omit<PageOptions, 'signedInAs' | 'csrfToken'>, body: Html, status?: number): Promise<FastifyReply>
+  render(
+    options: Omit<PageOptions, 'signedInAs' | 'csrfToken' | 'impersonating' | 'adminArea'>,
+    body: Html,
+    status?: number,
+  ): Promise<FastifyReply>
   /** A 302 (or `status`) to a path of this instance or an absolute URL. */
   redirect(location: string, status?: 301 | 302): FastifyReply
   /** Devise's authenticate_user!: a 302 to sign in, coming back to this page afterwards when it was a page view. */
@@ -312,6 +324,19 @@ export class WebRouter {
         session = null
         reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, '', { ...cookieOptions(ctx), expires: new Date(0) }))
       },
+      get impersonatorId() {
+        return user && session ? session.impersonator_id : null
+      },
+      async switchUser(userId, impersonatorId) {
+        const next = await startSession(
+          ctx.db,
+          { userId, impersonatorId, ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+          ctx.settings,
+          ctx.now(),
+        )
+        if (session) await endSession(ctx.db, session)
+        web.replaceSession(next)
+      },
       async csrfToken() {
         return csrfTokenOf(await web.ensureSession())
       },
@@ -338,7 +363,11 @@ export class WebRouter {
         const kept = keptFlash(session)
         if (kept && session) await setFlash(ctx.db, session, null)
         const flash = options.flash ?? kept
-        const text = page({ ...options, flash, signedInAs: signedIn?.username ?? null, csrfToken }, body)
+        const impersonating = signedIn !== null && session?.impersonator_id != null
+        const text = page(
+          { ...options, flash, signedInAs: signedIn?.username ?? null, csrfToken, impersonating, adminArea: signedIn?.admin === 1 },
+          body,
+        )
         return reply
           .code(status)
           .type('text/html; charset=utf-8')

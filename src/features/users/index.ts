@@ -11,6 +11,11 @@ export { isLocked, presentUserBasic, type PresentOptions } from './present.js'
 
 export { UserBasicJson } from './schemas.js'
 
+// The admin area's pages act through the API's own services.
+export { activateUser, blockUser, deactivateUser, unblockUser, updateUser } from './service.js'
+export { ADMIN_USER_FILTERS, findUserForAdmin, listUsersForAdmin, type AdminUserFilter } from './admin.js'
+export { canStopImpersonating, impersonationRefusal } from './impersonation.js'
+
 export {
   blockBotUser,
   createBotUser,
