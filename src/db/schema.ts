@@ -492,6 +492,8 @@ export interface NotesTable {
   system: Generated<Flag>
   internal: Generated<Flag>
   updated_by_id: number | null
+  created_at: Timestamp
+  updated_at: Timestamp
   /** null for a comment or system note, 'DiscussionNote' in a thread, 'DiffNote' on a diff line (GL notes.type). */
   type: string | null
   /** The thread the note belongs to (40 hex digits); null for a note alone. */
@@ -502,8 +504,6 @@ export interface NotesTable {
   line_code: string | null
   resolved_at: Timestamp | null
   resolved_by_id: number | null
-  created_at: Timestamp
-  updated_at: Timestamp
 }
 
 /** A contribution event; the target is named by type and id and may no longer exist. */

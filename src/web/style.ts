@@ -209,29 +209,28 @@ ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px
 .integrations .integration-actions{white-space:nowrap}.integrations .integration-actions form+form{margin-left:var(--space-1)}.integrations .integration-url{display:inline-block;min-width:14rem}
 .client-keys{list-style:none;margin:var(--space-2) 0;padding:0;border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}.client-key{padding:var(--space-2) var(--space-3);border-top:1px solid var(--border);min-width:0}.client-key:first-child{border-top:0}
 .client-key-header{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.client-key-header .row-actions{margin-left:auto}.client-key-public{overflow-wrap:anywhere;min-width:0}.client-key label{margin:var(--space-1) 0 2px}
-fieldset.settings-choice,fieldset.scopes,.custom-events fieldset{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.settings-choice legend,fieldset.scopes legend{font-weight:600;padding:0}
-.scope-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.scope-choice label{margin:0}.scope-choice .help{grid-column:2;margin:0}
-.access-tokens-box{position:relative}.created-token{border-color:var(--resolved-fg)}.created-token>header{background:#ecf4ee}.access-tokens td:last-child{text-align:right}.access-tokens .token-name{overflow-wrap:anywhere}
-details.confirm{display:inline-block;text-align:left}details.confirm>summary{list-style:none}details.confirm>summary::-webkit-details-marker{display:none}
-.confirm-body{margin-top:var(--space-2);padding:var(--space-2) var(--space-3);border:1px solid var(--danger);border-radius:var(--radius);background:var(--surface);max-width:24rem;white-space:normal;overflow-wrap:anywhere}.confirm-body p{margin:0 0 var(--space-2)}.confirm-body form{margin:0}
-.notification-level{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;margin:var(--space-1) 0}.notification-level select{flex:1 1 12rem;width:auto;min-width:0}
-details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0}.notification-list .title{display:block}
 .row-actions{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.row-actions form{margin:0}
 .label-name{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.label-name .label-badge{margin:0}.label-group{font-size:13px}
 .prioritized-badge{background:var(--closed-bg);color:var(--closed-fg)}.label-section h2{font-size:16px}.label-links{margin-top:var(--space-1)}
 button.danger-outline,.button.danger-outline{color:var(--danger);border-color:var(--danger);background:#fff}
-details.confirm-menu[open]{flex-basis:100%}details.confirm-menu>summary.button{padding:6px var(--space-3)}details.confirm-menu>summary.button.small{padding:2px var(--space-2)}details.confirm-menu>summary.button:hover,details.confirm-menu[open]>summary.button{background:var(--removed-bg)}
+details.confirm-menu[open]{flex-basis:100%}details.confirm-menu>summary.button{padding:2px var(--space-2)}details.confirm-menu>summary.button:hover,details.confirm-menu[open]>summary.button{background:var(--removed-bg)}
 details.confirm-menu .confirm-box{position:static;margin-top:var(--space-1);padding:var(--space-2) var(--space-3);box-shadow:none;border-color:var(--danger);max-width:32rem}
 .confirm-box p{margin:0 0 var(--space-2);overflow-wrap:anywhere}.confirm-box form{margin:0}
-details.confirm-menu .confirm-box button.danger,details.confirm-menu .confirm-box button.danger:hover{display:inline-block;width:auto;padding:6px var(--space-3);background:var(--danger);border:1px solid var(--danger);color:#fff}
 .suggested-colors{border:0;padding:0;margin:var(--space-2) 0 0;min-width:0}.suggested-colors legend{font-weight:600;padding:0}.suggested-colors .inline-label{margin:var(--space-1) 0}
 .swatches{display:flex;flex-wrap:wrap;gap:var(--space-1)}.swatch{position:relative;margin:0;cursor:pointer;line-height:0}
 .swatch input{position:absolute;opacity:0;width:1px;height:1px;margin:0}.swatch svg{border:2px solid transparent;border-radius:6px}
 .swatch input:checked+svg{border-color:var(--text)}.swatch input:focus-visible+svg{outline:2px solid var(--primary);outline-offset:1px}
 input.color-input{max-width:14rem;font-family:var(--font-mono)}
+fieldset.settings-choice,fieldset.scopes,.custom-events fieldset{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.settings-choice legend,fieldset.scopes legend{font-weight:600;padding:0}
+.scope-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.scope-choice label{margin:0}.scope-choice .help{grid-column:2;margin:0}
+.created-token{border-color:var(--resolved-fg)}.created-token>header{background:#ecf4ee}.access-tokens td:last-child{text-align:right}.access-tokens .token-name{overflow-wrap:anywhere}
+details.confirm{display:inline-block;text-align:left}details.confirm>summary{list-style:none}details.confirm>summary::-webkit-details-marker{display:none}
+.confirm-body{margin-top:var(--space-2);padding:var(--space-2) var(--space-3);border:1px solid var(--danger);border-radius:var(--radius);background:var(--surface);max-width:24rem;white-space:normal;overflow-wrap:anywhere}.confirm-body p{margin:0 0 var(--space-2)}.confirm-body form{margin:0}
+.notification-level{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;margin:var(--space-1) 0}.notification-level select{flex:1 1 12rem;width:auto;min-width:0}
+details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0}.notification-list .title{display:block}
 .date-fields{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.date-fields>div{flex:1 1 12rem;min-width:0}
 .milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
-.status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}.milestone-fields .progress-text{display:block}
+.status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}
 .issuable-actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}.issuable-actions form{margin:0}
 .issue-filters{margin:var(--space-3) 0;padding:var(--space-2) var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
 .issue-filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 var(--space-3)}.issue-filters label{margin-top:var(--space-2)}
@@ -248,6 +247,11 @@ details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sideba
 .incident-alert{margin:0 0 var(--space-3);padding:var(--space-2) var(--space-3);border:1px solid var(--triggered-bg);border-left:4px solid var(--triggered-fg);border-radius:var(--radius);background:var(--surface)}
 .incident-alert h2{font-size:15px;margin:0}.incident-alert dl.fields{margin:var(--space-2) 0 0}
 .issue-form{max-width:52rem}.issuable-sidebar>details.sidebar-edit{grid-column:1/-1}fieldset.label-choices .checkbox-field{margin-top:0}
+.snippet-file-fields{border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-3) var(--space-3);margin:var(--space-3) 0;min-width:0;background:var(--surface)}
+.snippet-file-fields legend,.snippet-visibility legend{font-weight:600;padding:0 var(--space-1)}.snippet-visibility{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}.snippet-visibility legend{padding:0}
+textarea.code-input{font-family:var(--font-mono);font-size:13px;white-space:pre;overflow-wrap:normal;overflow-x:auto}
+.visibility-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.visibility-choice label{margin:0}.visibility-choice .help{grid-column:2;margin:0}
+.file-count{white-space:nowrap}.button-row.centered{justify-content:center}.issuable-header .snippet-actions{margin-left:auto}
 .impersonation-banner{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center;justify-content:center;padding:var(--space-2) var(--space-3);background:#fdf1dd;color:#8f4700;border-bottom:1px solid #e9be74;overflow-wrap:anywhere}.impersonation-banner form{margin:0}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:var(--space-3);margin:var(--space-3) 0}.stat{display:flex;flex-direction:column;padding:var(--space-3);margin:0;color:var(--text)}
 .stat:hover{text-decoration:none;background:var(--subtle)}.stat-count{font-size:24px;font-weight:700;font-variant-numeric:tabular-nums}.stat-label{color:var(--muted)}
@@ -255,10 +259,4 @@ details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sideba
 .user-summary{display:flex;gap:var(--space-2);align-items:center;min-width:14rem}.user-summary .grow{min-width:0;overflow-wrap:anywhere}.user-summary .title{font-weight:600}.user-summary .meta{color:var(--muted);font-size:13px}
 .admin-user-header{margin:var(--space-2) 0 var(--space-3)}.impersonation-refused{margin:0}
 .failed-jobs>li{align-items:flex-start}.job-error{margin:var(--space-1) 0 0;max-height:12rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
-.snippet-file-fields{border:1px solid var(--border);border-radius:var(--radius);padding:0 var(--space-3) var(--space-3);margin:var(--space-3) 0;min-width:0;background:var(--surface)}
-.snippet-file-fields legend,.snippet-visibility legend{font-weight:600;padding:0 var(--space-1)}.snippet-visibility{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}.snippet-visibility legend{padding:0}
-textarea.code-input{font-family:var(--font-mono);font-size:13px;white-space:pre;overflow-wrap:normal;overflow-x:auto}
-.visibility-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.visibility-choice label{margin:0}.visibility-choice .help{grid-column:2;margin:0}
-.header-row+.empty-state{margin-top:var(--space-3)}details.add-file{margin:var(--space-3) 0}details.add-file>summary{list-style:none}details.add-file>summary::-webkit-details-marker{display:none}details.add-file[open]>summary{display:none}
-.file-count{white-space:nowrap}.button-row.centered{justify-content:center}.issuable-header .snippet-actions{margin-left:auto}
 `
