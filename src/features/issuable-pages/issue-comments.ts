@@ -40,13 +40,12 @@ export function commentForm(
     return html`<p class="comment-signed-out muted">Please <a href="${SIGN_IN_PATH}">sign in</a> to reply</p>`
   }
   if (!options.mayComment) {
-    return html`<p class="comment-locked muted">
-      ${
-        issue.discussion_locked === 1
-          ? 'The discussion in this issue is locked. Only project members can comment.'
-          : 'You cannot comment on this issue.'
-      }
-    </p>`
+    // GitLab's words for an archived project and a locked discussion.
+    const reason =
+      loaded.project.archived === 1
+        ? 'This project is archived and cannot be commented on.'
+        : 'The discussion in this issue is locked. Only project members can comment.'
+    return html`<p class="comment-locked muted">${reason}</p>`
   }
   const state = options.state
   const stateButton = issue.state === 'closed' ? { value: 'reopen', label: 'Reopen issue' } : { value: 'close', label: 'Close issue' }

@@ -290,6 +290,22 @@ describe('commenting', () => {
     expect(await notesNow()).toEqual([{ body: 'For the team', system: false, internal: true }])
   })
 
+  test('a locked discussion takes comments from members only, saying so to others', async () => {
+    await server.database.db.updateTable('issues').set({ discussion_locked: 1 }).where('id', '=', issue.id).execute()
+    const page = await visit(issuePath(), sessions.outsider)
+    expect(page.text).toContain(
+      '<p class="comment-locked muted">The discussion in this issue is locked. Only project members can comment.</p>',
+    )
+    expect(page.text).not.toContain('note[note]')
+    const refused = await submit(sessions.outsider, notesPath(), [
+      ['note[note]', 'Let me in'],
+      ['button', 'comment'],
+    ])
+    expect(refused.status).toBe(404)
+    expect((await visit(issuePath(), sessions.guest)).text).toContain('<textarea id="note_note"')
+    expect(await notesNow()).toEqual([])
+  })
+
   test('a form without its token is refused', async () => {
     const res = await submit(
       sessions.developer,
