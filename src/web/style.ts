@@ -213,9 +213,10 @@ ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px
 .label-name{display:flex;flex-wrap:wrap;gap:var(--space-1) var(--space-2);align-items:center}.label-name .label-badge{margin:0}.label-group{font-size:13px}
 .prioritized-badge{background:var(--closed-bg);color:var(--closed-fg)}.label-section h2{font-size:16px}.label-links{margin-top:var(--space-1)}
 button.danger-outline,.button.danger-outline{color:var(--danger);border-color:var(--danger);background:#fff}
-details.confirm-menu[open]{flex-basis:100%}details.confirm-menu>summary.button{padding:2px var(--space-2)}details.confirm-menu>summary.button:hover,details.confirm-menu[open]>summary.button{background:var(--removed-bg)}
+details.confirm-menu[open]{flex-basis:100%}details.confirm-menu>summary.button{padding:6px var(--space-3)}details.confirm-menu>summary.button.small{padding:2px var(--space-2)}details.confirm-menu>summary.button:hover,details.confirm-menu[open]>summary.button{background:var(--removed-bg)}
 details.confirm-menu .confirm-box{position:static;margin-top:var(--space-1);padding:var(--space-2) var(--space-3);box-shadow:none;border-color:var(--danger);max-width:32rem}
 .confirm-box p{margin:0 0 var(--space-2);overflow-wrap:anywhere}.confirm-box form{margin:0}
+details.confirm-menu .confirm-box button.danger,details.confirm-menu .confirm-box button.danger:hover{display:inline-block;width:auto;padding:6px var(--space-3);background:var(--danger);border:1px solid var(--danger);color:#fff}
 .suggested-colors{border:0;padding:0;margin:var(--space-2) 0 0;min-width:0}.suggested-colors legend{font-weight:600;padding:0}.suggested-colors .inline-label{margin:var(--space-1) 0}
 .swatches{display:flex;flex-wrap:wrap;gap:var(--space-1)}.swatch{position:relative;margin:0;cursor:pointer;line-height:0}
 .swatch input{position:absolute;opacity:0;width:1px;height:1px;margin:0}.swatch svg{border:2px solid transparent;border-radius:6px}
@@ -230,7 +231,7 @@ details.confirm{display:inline-block;text-align:left}details.confirm>summary{lis
 details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0}.notification-list .title{display:block}
 .date-fields{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.date-fields>div{flex:1 1 12rem;min-width:0}
 .milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
-.status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}
+.status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}.milestone-fields .progress-text{display:block}
 .issuable-actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}.issuable-actions form{margin:0}
 .issue-filters{margin:var(--space-3) 0;padding:var(--space-2) var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
 .issue-filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 var(--space-3)}.issue-filters label{margin-top:var(--space-2)}
@@ -251,6 +252,7 @@ details.sidebar-edit>summary::-webkit-details-marker{display:none}details.sideba
 .snippet-file-fields legend,.snippet-visibility legend{font-weight:600;padding:0 var(--space-1)}.snippet-visibility{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}.snippet-visibility legend{padding:0}
 textarea.code-input{font-family:var(--font-mono);font-size:13px;white-space:pre;overflow-wrap:normal;overflow-x:auto}
 .visibility-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.visibility-choice label{margin:0}.visibility-choice .help{grid-column:2;margin:0}
+.header-row+.empty-state{margin-top:var(--space-3)}details.add-file{margin:var(--space-3) 0}details.add-file>summary{list-style:none}details.add-file>summary::-webkit-details-marker{display:none}details.add-file[open]>summary{display:none}
 .file-count{white-space:nowrap}.button-row.centered{justify-content:center}.issuable-header .snippet-actions{margin-left:auto}
 .impersonation-banner{display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center;justify-content:center;padding:var(--space-2) var(--space-3);background:#fdf1dd;color:#8f4700;border-bottom:1px solid #e9be74;overflow-wrap:anywhere}.impersonation-banner form{margin:0}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:var(--space-3);margin:var(--space-3) 0}.stat{display:flex;flex-direction:column;padding:var(--space-3);margin:0;color:var(--text)}

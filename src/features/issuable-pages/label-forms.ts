@@ -146,7 +146,7 @@ async function labelForm(w: WebRequest, loaded: LoadedProject, labelId: number |
     loaded,
     {
       title,
-      section: null,
+      section: 'labels',
       crumbs: [{ text: 'Labels', href: labelsPath(loaded) }, { text: editing ? 'Edit' : 'New' }],
       status: refusal ? 422 : 200,
     },

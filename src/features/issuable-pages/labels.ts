@@ -98,7 +98,6 @@ function labelRow(context: RowContext, view: LabelView, prioritized: boolean): H
     <div class="row-actions label-actions">
       ${context.canAdmin ? priorityActions(context, label, prioritized) : ''}
       ${context.canAdmin && isProjectLabel ? html`<a class="button small" href="${labelsPath(loaded, `/${label.id}/edit`)}" aria-label="Edit label ${label.title}">Edit</a>` : ''}
-      ${context.canAdmin && isProjectLabel ? deleteControl(context, label) : ''}
       ${
         context.signedIn
           ? html`<form method="post" action="${labelsPath(loaded, `/${label.id}/toggle_subscription`)}" class="inline">
@@ -109,6 +108,7 @@ function labelRow(context: RowContext, view: LabelView, prioritized: boolean): H
             </form>`
           : ''
       }
+      ${context.canAdmin && isProjectLabel ? deleteControl(context, label) : ''}
     </div>
   </li>`
 }
@@ -148,7 +148,7 @@ async function renderLabels(w: WebRequest, loaded: LoadedProject) {
   const firstPage = page === 1
   const body = html`<div class="header-row">
       <h1>Labels</h1>
-      ${canAdmin ? html`<div class="actions"><a class="button primary" href="${labelsPath(loaded, '/new')}">New label</a></div>` : ''}
+      ${canAdmin && !(nothing && !search) ? html`<div class="actions"><a class="button primary" href="${labelsPath(loaded, '/new')}">New label</a></div>` : ''}
     </div>
     ${
       nothing && !search
@@ -205,7 +205,7 @@ async function renderLabels(w: WebRequest, loaded: LoadedProject) {
             </section>`
             }`
     }`
-  return renderProjectPage(w, loaded, { title: 'Labels', section: null, crumbs: [{ text: 'Labels', href: base }] }, body)
+  return renderProjectPage(w, loaded, { title: 'Labels', section: 'labels', crumbs: [{ text: 'Labels', href: base }] }, body)
 }
 
 export function registerLabelPages(web: WebRouter) {

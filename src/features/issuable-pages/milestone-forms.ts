@@ -105,7 +105,7 @@ async function milestoneForm(
     loaded,
     {
       title: milestone ? `Edit ${milestone.title}` : 'New milestone',
-      section: null,
+      section: 'milestones',
       crumbs: [
         { text: 'Milestones', href: milestonesPath(loaded) },
         ...(milestone ? [{ text: milestone.title, href: milestonePath(loaded, milestone) }, { text: 'Edit' }] : [{ text: 'New' }]),

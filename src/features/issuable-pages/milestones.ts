@@ -141,7 +141,7 @@ async function renderMilestoneList(w: WebRequest, loaded: LoadedProject) {
                 </ul>`
           }
           ${listPager(view, MILESTONES_PER_PAGE, result.total, result.hasNext)}`
-  return renderProjectPage(w, loaded, { title: 'Milestones', section: null, crumbs: [{ text: 'Milestones', href: base }] }, body)
+  return renderProjectPage(w, loaded, { title: 'Milestones', section: 'milestones', crumbs: [{ text: 'Milestones', href: base }] }, body)
 }
 
 /** Delete, confirmed in a disclosure first with GitLab's words (GitLab asks in a modal). */
@@ -272,7 +272,11 @@ async function renderMilestone(w: WebRequest, loaded: LoadedProject, milestone: 
   return renderProjectPage(
     w,
     loaded,
-    { title: milestone.title, section: null, crumbs: [{ text: 'Milestones', href: milestonesPath(loaded) }, { text: milestone.title }] },
+    {
+      title: milestone.title,
+      section: 'milestones',
+      crumbs: [{ text: 'Milestones', href: milestonesPath(loaded) }, { text: milestone.title }],
+    },
     body,
   )
 }

@@ -141,8 +141,9 @@ function fileFields(file: FileValues, index: number, refusal: Refusal | null, re
   const id = `files_${index}`
   const isNew = file.previousPath === ''
   const described = (field: string) => (refusal?.byField[`${id}_${field}`] ? html`aria-describedby="${id}_${field}_error"` : '')
-  return html`<fieldset class="snippet-file-fields">
-    <legend>${isNew && index > 0 ? 'Another file (optional: left empty, it is not added)' : `File ${index + 1}`}</legend>
+  const extra = isNew && index > 0
+  const fields = html`<fieldset class="snippet-file-fields">
+    <legend>${extra ? 'New file' : `File ${index + 1}`}</legend>
     ${isNew ? '' : html`<input type="hidden" name="files[${index}][previous_path]" value="${file.previousPath}" />`}
     <label for="${id}_file_path">File name</label>
     <input
@@ -165,6 +166,13 @@ function fileFields(file: FileValues, index: number, refusal: Refusal | null, re
         : ''
     }
   </fieldset>`
+  // GitLab's "Add another file" button, without JavaScript: the new file's fields, folded until opened; left empty, it adds nothing.
+  return extra
+    ? html`<details class="add-file" ${file.filePath !== '' || file.content !== '' ? html`open` : ''}>
+        <summary class="button">Add another file</summary>
+        ${fields}
+      </details>`
+    : fields
 }
 
 /** The snippet form; `found` null for a new project snippet. A refused one comes back with its values and messages. */
@@ -201,7 +209,7 @@ async function snippetForm(
       <label for="snippet_description">Description (optional)</label>
       <textarea id="snippet_description" name="snippet[description]" rows="3">${values.description}</textarea>
       ${files.map((file, index) => fileFields(file, index, refusal, existing.length > 1))}
-      <p class="help">A snippet keeps up to ${MAX_SNIPPET_FILES} files; save to add another one after this.</p>
+      <p class="help">A snippet keeps up to ${MAX_SNIPPET_FILES} files.</p>
       ${visibilityField(values.visibility, project)}
       <div class="button-row">
         <button type="submit" class="primary">${found ? 'Save changes' : 'Create snippet'}</button>
@@ -215,7 +223,7 @@ async function snippetForm(
       project,
       {
         title: found ? `Edit ${found.snippet.title}` : 'New snippet',
-        section: null,
+        section: 'snippets',
         crumbs: [
           { text: 'Snippets', href: projectPath(project, '/-/snippets') },
           ...(found ? [{ text: `$${found.snippet.id}`, href: snippetPath(found.snippet, project) }, { text: 'Edit' }] : [{ text: 'New' }]),

@@ -124,7 +124,7 @@ async function listBody(
   const nothing = views.length === 0 && page === 1 && (counted.length === 0 || counted[0].total === 0)
   return html`<div class="header-row">
       <h1>${options.heading}</h1>
-      ${options.newPath ? html`<div class="actions"><a class="button primary" href="${options.newPath}">New snippet</a></div>` : ''}
+      ${options.newPath && !nothing ? html`<div class="actions"><a class="button primary" href="${options.newPath}">New snippet</a></div>` : ''}
     </div>
     ${
       nothing
@@ -183,7 +183,7 @@ async function projectSnippets(w: WebRequest, loaded: LoadedProject) {
     onDashboard: false,
     list: (visibility, page, perPage) => listProjectSnippets(w.ctx, loaded, { page, perPage }, { visibility }),
   })
-  return renderProjectPage(w, loaded, { title: 'Snippets', section: null, crumbs: [{ text: 'Snippets' }] }, body)
+  return renderProjectPage(w, loaded, { title: 'Snippets', section: 'snippets', crumbs: [{ text: 'Snippets' }] }, body)
 }
 
 export function registerSnippetLists(web: WebRouter) {

@@ -165,7 +165,7 @@ describe('editing and deleting a snippet', () => {
     expect(form.status).toBe(200)
     expect(form.text).toContain('<input type="hidden" name="_method" value="put" />')
     expect(form.text).toContain('<input type="hidden" name="files[0][previous_path]" value="a.md" />')
-    expect(form.text).toContain('>Another file (optional: left empty, it is not added)</legend>')
+    expect(form.text).toContain('<summary class="button">Add another file</summary>')
     const res = await submit(reporter, snippetsOf(`/${snippet.id}`), [
       ['_method', 'put'],
       ['snippet[title]', 'Renamed notes'],

@@ -150,7 +150,7 @@ async function renderProjectSnippet(w: WebRequest, loaded: LoadedProject) {
     loaded,
     {
       title: found.snippet.title,
-      section: null,
+      section: 'snippets',
       crumbs: [{ text: 'Snippets', href: projectPath(loaded, '/-/snippets') }, { text: `$${found.snippet.id}` }],
     },
     body,

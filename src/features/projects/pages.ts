@@ -3,7 +3,16 @@ import { PROJECT_PAGE, type WebHandler, type WebRequest } from '../sessions/inde
 import { findMovedProjectLocation } from './web-redirects.js'
 import { AccessLevel } from '../../core/access.js'
 import type { Crumb, Html, NavItem, PageOptions, Sidebar } from '../../web/html.js'
-import { canAdminProject, canProject, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
+import {
+  canAdminProject,
+  canProject,
+  canReadCode,
+  canReadMilestones,
+  canReadProjectSnippets,
+  findProject,
+  isFeatureAvailable,
+  type LoadedProject,
+} from '../access/index.js'
 import { canReadMembers } from '../members/index.js'
 
 /** The route of a project page: `/<namespace>/<project><suffix>` at any namespace depth. */
@@ -52,6 +61,9 @@ export type ProjectSection =
   | 'compare'
   | 'issues'
   | 'merge_requests'
+  | 'milestones'
+  | 'labels'
+  | 'snippets'
   | 'members'
   | 'alerts'
   | 'errors'
@@ -90,6 +102,12 @@ export function projectSidebar(loaded: LoadedProject, current: ProjectSection | 
   }
   if (isFeatureAvailable(access, project, 'issues')) items.push(item('issues', 'Issues', '/-/issues'))
   if (isFeatureAvailable(access, project, 'merge_requests')) items.push(item('merge_requests', 'Merge requests', '/-/merge_requests'))
+  if (canReadMilestones(access, project)) items.push(item('milestones', 'Milestones', '/-/milestones'))
+  // GL `check_issuables_available!`: labels go with issues or merge requests.
+  if (isFeatureAvailable(access, project, 'issues') || isFeatureAvailable(access, project, 'merge_requests')) {
+    items.push(item('labels', 'Labels', '/-/labels'))
+  }
+  if (canReadProjectSnippets(loaded)) items.push(item('snippets', 'Snippets', '/-/snippets'))
   if (access.caller.user && access.level >= AccessLevel.DEVELOPER) {
     items.push(item('alerts', 'Alerts', '/-/alert_management'), item('errors', 'Error tracking', '/-/error_tracking'))
   }
