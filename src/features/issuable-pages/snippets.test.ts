@@ -290,9 +290,14 @@ describe('editing and deleting a snippet', () => {
 describe('the snippet lists', () => {
   test('/dashboard/snippets lists only your own, by visibility, with counts', async () => {
     const author = await person(20, project)
-    await apiSnippet(
+    const evil = await apiSnippet(
       author,
-      { title: `Mine public ${EVIL}`, visibility: 'public', files: [{ file_path: `f${EVIL}.js`, content: EVIL }] },
+      {
+        title: `Mine public ${EVIL}`,
+        description: `About ${EVIL}`,
+        visibility: 'public',
+        files: [{ file_path: `f${EVIL}.js`, content: EVIL }],
+      },
       null,
     )
     await apiSnippet(author, { title: 'Mine private', visibility: 'private', files: [{ file_path: 'p.txt', content: 'p' }] }, null)
@@ -307,6 +312,13 @@ describe('the snippet lists', () => {
     expect(all.text).toMatch(/aria-current="page"\s*>All <span class="badge count">3<\/span>/)
     expect(all.text).toMatch(/>Private <span class="badge count">1<\/span>/)
     expectInert(all.text)
+    // Its title, description, file name and content stay inert on its page and in its edit form.
+    for (const path of [`/-/snippets/${evil.id}`, `/-/snippets/${evil.id}/edit`]) {
+      const shown = await page(path, author)
+      expect(shown.status, path).toBe(200)
+      expect(shown.text).toContain(ESCAPED_EVIL)
+      expectInert(shown.text)
+    }
     const privateOnly = await page('/dashboard/snippets?scope=are_private', author)
     expect(privateOnly.text).toContain('Mine private')
     expect(privateOnly.text).not.toContain('Mine public')
