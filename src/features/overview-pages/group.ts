@@ -1,39 +1,14 @@
-import type { Sidebar } from '../../web/html.js'
+import { Forbidden } from '../../core/errors.js'
 import { html } from '../../web/html.js'
 import { findGroup, type LoadedGroup } from '../access/index.js'
 import { renderMarkdown } from '../markdown/index.js'
 import { canReadMembers, listMembers } from '../members/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { ROLE_NAMES } from '../settings-pages/index.js'
+import { groupCrumbs, groupSidebar } from './group-frame.js'
+import { canEditGroup, deleteGroupFromForm, editGroupPage, transferGroupFromForm, updateGroupFromForm } from './group-settings.js'
 import { groupsOf, projectsOf } from './lists.js'
 import { avatar, groupList, projectList, visibilityBadge } from './parts.js'
-
-const ROLE_NAMES: Record<number, string> = {
-  5: 'Minimal Access',
-  10: 'Guest',
-  15: 'Planner',
-  20: 'Reporter',
-  30: 'Developer',
-  40: 'Maintainer',
-  50: 'Owner',
-}
-
-function groupSidebar(loaded: LoadedGroup, current: 'overview' | 'members'): Sidebar {
-  const base = `/groups/${loaded.group.full_path}`
-  return {
-    title: loaded.group.name,
-    href: base,
-    items: [
-      { label: 'Group overview', href: base, current: current === 'overview' },
-      { label: 'Members', href: `${base}/-/group_members`, current: current === 'members' },
-    ],
-  }
-}
-
-function groupCrumbs(loaded: LoadedGroup) {
-  const names = loaded.group.full_name.split(' / ')
-  const paths = loaded.group.full_path.split('/')
-  return paths.map((_, index) => ({ text: names[index] ?? paths[index], href: `/groups/${paths.slice(0, index + 1).join('/')}` }))
-}
 
 /** GET /groups/<path>: the group, its subgroups and projects (GL groups/show). */
 async function showGroup(w: WebRequest, loaded: LoadedGroup) {
@@ -93,13 +68,44 @@ async function showMembers(w: WebRequest, loaded: LoadedGroup) {
   )
 }
 
+/** The group a `/groups/<path>[/-/<page>]` URL names (404 when the caller may not see it), and the page. */
+async function groupOfUrl(w: WebRequest): Promise<{ loaded: LoadedGroup; page: string | undefined }> {
+  const rest = String((w.request.params as Record<string, string>)['*'] ?? '')
+  const [fullPath, page] = rest.split('/-/')
+  return { loaded: await findGroup(w.ctx, fullPath), page }
+}
+
+/** A write to a group: the 404 page for those who may not administer it, and for a refusal a service raises for a role. */
+async function asAdministrator(w: WebRequest, loaded: LoadedGroup, action: () => Promise<unknown>): Promise<unknown> {
+  if (!canEditGroup(loaded)) return w.notFound()
+  try {
+    return await action()
+  } catch (error) {
+    if (error instanceof Forbidden) return w.notFound()
+    throw error
+  }
+}
+
 export function registerGroupPages(web: WebRouter) {
   web.get('/groups/*', async (w) => {
-    const rest = String((w.request.params as Record<string, string>)['*'] ?? '')
-    const [fullPath, page] = rest.split('/-/')
-    const loaded = await findGroup(w.ctx, fullPath)
+    const { loaded, page } = await groupOfUrl(w)
     if (page === undefined) return showGroup(w, loaded)
     if (page === 'group_members') return showMembers(w, loaded)
+    if (page === 'edit') return canEditGroup(loaded) ? editGroupPage(w, loaded) : w.notFound()
+    return w.notFound()
+  })
+  // GL GroupsController#update (PATCH or PUT /groups/<path>) and #transfer (PUT /groups/<path>/-/transfer).
+  const update = (transfer: boolean) => async (w: WebRequest) => {
+    const { loaded, page } = await groupOfUrl(w)
+    if (page === undefined) return asAdministrator(w, loaded, () => updateGroupFromForm(w, loaded))
+    if (page === 'transfer' && transfer) return asAdministrator(w, loaded, () => transferGroupFromForm(w, loaded))
+    return w.notFound()
+  }
+  web.route('PATCH', '/groups/*', update(false))
+  web.put('/groups/*', update(true))
+  web.delete('/groups/*', async (w) => {
+    const { loaded, page } = await groupOfUrl(w)
+    if (page === undefined) return asAdministrator(w, loaded, () => deleteGroupFromForm(w, loaded))
     return w.notFound()
   })
 }

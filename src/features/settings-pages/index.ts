@@ -13,3 +13,6 @@ export function registerSettingsPages(web: WebRouter) {
   registerAccessTokenSettingsPages(web)
   registerMemberPages(web)
 }
+
+// The settings pages' form parts, for the group settings pages to look and read forms the same way.
+export { choice, formOf, givenText, ROLE_NAMES, settingsSection } from './shared.js'
