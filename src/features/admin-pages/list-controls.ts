@@ -60,10 +60,13 @@ export function listTabsAndSearch(view: AdminListView, tabs: { label: string; va
     </form>`
 }
 
-/** Previous and next links; the total when it was counted. */
+/** Previous and next links; the total when it was counted. `noun` is plural ("users"). */
 export function listPager(view: AdminListView, page: { total: number | null; hasNext: boolean; perPage: number }, noun: string): Html {
   const pages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage))
-  if (view.page === 1 && !page.hasNext) return html`<p class="muted list-total">${page.total ?? 0} ${noun}</p>`
+  if (view.page === 1 && !page.hasNext) {
+    const total = page.total ?? 0
+    return html`<p class="muted list-total">${total} ${total === 1 ? noun.replace(/s$/, '') : noun}</p>`
+  }
   return html`<nav class="pagination" aria-label="Pages">
     ${view.page > 1 ? html`<a rel="prev" href="${linkTo(view, { page: view.page - 1 })}">Prev</a>` : ''}
     <span class="page-info">Page ${view.page}${pages === null ? '' : ` of ${pages}`}${page.total === null ? '' : ` (${page.total} ${noun})`}</span>

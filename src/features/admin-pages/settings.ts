@@ -328,7 +328,7 @@ async function renderSettingsPage(w: WebRequest, page: SettingsPage, refused: Re
       <div class="body">
         <p class="help">${section.description}</p>
         ${mine ? errorList(mine.refusal.messages) : ''}
-        <form method="post" action="/admin/application_settings" class="settings-form">
+        <form method="post" action="/admin/application_settings#${section.id}" class="settings-form">
           ${csrf}<input type="hidden" name="_method" value="put" /><input type="hidden" name="page" value="${page}" />
           <input type="hidden" name="section" value="${section.id}" />
           ${section.fields.map((field) => fieldMarkup(field, values, mine?.refusal ?? null, storages))}

@@ -87,7 +87,7 @@ async function showUserList(w: WebRequest) {
                       </div>
                     </div>
                   </td>
-                  <td>${timeOf(user.created_at)}</td>
+                  <td><time datetime="${user.created_at}">${user.created_at.slice(0, 10)}</time></td>
                   <td>${user.last_activity_on ?? html`<span class="none">Never</span>`}</td>
                 </tr>`,
               )}
