@@ -199,7 +199,7 @@ fieldset.choices{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fields
 .choice{display:grid;grid-template-columns:auto 1fr;gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.choice label{margin:0}.choice .help{grid-column:2;margin:0}
 .prefixed-field{display:flex;flex-wrap:wrap;min-width:0}.prefixed-field .prefix{padding:6px var(--space-2);background:var(--subtle);border:1px solid #89888d;border-right:0;border-radius:var(--radius) 0 0 var(--radius);color:var(--muted);overflow-wrap:anywhere;min-width:0}
 .prefixed-field input{flex:1 1 10rem;width:auto;min-width:0;border-radius:0 var(--radius) var(--radius) 0}
-.settings-table td .button-row,.settings-table td form{margin:0}.settings-table td.actions{text-align:right;white-space:nowrap}.settings-table select{width:auto;max-width:100%}
+.settings-table{position:relative}.settings-table code.ref-name{white-space:nowrap}.edit-project input[readonly]{background:var(--subtle)}.settings-table td .button-row,.settings-table td form{margin:0}.settings-table td.actions{text-align:right;white-space:nowrap}.settings-table select{width:auto;max-width:100%}
 .new-token{border:1px solid var(--resolved-fg);background:#ecf4ee;border-radius:var(--radius);padding:var(--space-3);margin:0 0 var(--space-3)}.new-token h2{margin-top:0}
 ol.stack-trace{list-style:none;margin:0;padding:0}.stack-trace .frame{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);margin:0 0 var(--space-2);min-width:0}
 .frame-location{padding:var(--space-2) var(--space-3);overflow-wrap:anywhere}.frame-file{font-family:var(--font-mono);font-size:13px;font-weight:600}

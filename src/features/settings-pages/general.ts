@@ -271,8 +271,7 @@ function transferSection(loaded: LoadedProject, token: string, targets: Namespac
 
 function deleteSection(loaded: LoadedProject, token: string, refused: Refused | null): Html {
   const refusal = refused?.section === 'delete' ? refused.refusal : null
-  return html`<h3>Delete project</h3>
-    <p class="help">
+  return html`<p class="help">
       <strong>Deleting the project will delete its repository and all related resources including issues, merge requests, etc.</strong>
     </p>
     <p class="help"><strong>Deleted projects cannot be restored!</strong></p>
