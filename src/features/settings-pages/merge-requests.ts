@@ -181,7 +181,7 @@ async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: Me
       )}
       <div class="button-row"><button type="submit" class="primary">Save changes</button></div>
     </form>`
-  const body: Html = html`<h1>Merge requests</h1>
+  const body: Html = html`<h1>Merge request settings</h1>
     ${settingsSection('js-merge-request-settings', 'Merge requests', 'Choose the settings for merge requests in this project.', form)}`
   return renderProjectPage(
     w,
