@@ -221,14 +221,14 @@ details.confirm-menu .confirm-box button.danger,details.confirm-menu .confirm-bo
 .swatches{display:flex;flex-wrap:wrap;gap:var(--space-1)}.swatch{position:relative;margin:0;cursor:pointer;line-height:0}
 .swatch input{position:absolute;opacity:0;width:1px;height:1px;margin:0}.swatch svg{border:2px solid transparent;border-radius:6px}
 .swatch input:checked+svg{border-color:var(--text)}.swatch input:focus-visible+svg{outline:2px solid var(--primary);outline-offset:1px}
-input.color-input{max-width:14rem;font-family:var(--font-mono)}.swatch rect,.label-dot circle{stroke:rgba(0,0,0,.2);stroke-width:1}
+input.color-input{max-width:14rem;font-family:var(--font-mono)}
 fieldset.settings-choice,fieldset.scopes,.custom-events fieldset{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.settings-choice legend,fieldset.scopes legend{font-weight:600;padding:0}
 .scope-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.scope-choice label{margin:0}.scope-choice .help{grid-column:2;margin:0}
-.created-token{border-color:var(--resolved-fg)}.created-token>header{background:#ecf4ee}.access-tokens td:last-child{text-align:right}.access-tokens .token-name{overflow-wrap:anywhere}
+.access-tokens-box{position:relative}.created-token{border-color:var(--resolved-fg)}.created-token>header{background:#ecf4ee}.access-tokens td:last-child{text-align:right}.access-tokens .token-name{overflow-wrap:anywhere}
 details.confirm{display:inline-block;text-align:left}details.confirm>summary{list-style:none}details.confirm>summary::-webkit-details-marker{display:none}
 .confirm-body{margin-top:var(--space-2);padding:var(--space-2) var(--space-3);border:1px solid var(--danger);border-radius:var(--radius);background:var(--surface);max-width:24rem;white-space:normal;overflow-wrap:anywhere}.confirm-body p{margin:0 0 var(--space-2)}.confirm-body form{margin:0}
 .notification-level{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;margin:var(--space-1) 0}.notification-level select{flex:1 1 12rem;width:auto;min-width:0}
-details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0}.notification-list .title{display:block}
+details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.event-list{columns:2 14rem;margin:var(--space-2) 0}.event-list li{break-inside:avoid;padding:2px 0;display:flex;gap:var(--space-2);align-items:baseline}.event-list label{margin:0}table.access-tokens{min-width:40rem}.notification-list .title{display:block}
 .date-fields{display:flex;flex-wrap:wrap;gap:0 var(--space-3)}.date-fields>div{flex:1 1 12rem;min-width:0}
 .milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
 .status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}.milestone-fields .progress-text{display:block}

@@ -155,13 +155,13 @@ function applicationForm(options: {
     <input type="text" id="application_name" name="name" value="${values.name}" required maxlength="255" />
     <label for="application_redirect_uri">Redirect URI</label>
     <textarea id="application_redirect_uri" name="redirect_uri" rows="3" required>${values.redirectUri}</textarea>
-    <p>Use one line per URI</p>
+    <p class="help">Use one line per URI</p>
     <label class="scope">
       <input type="hidden" name="confidential" value="0" />
       <input type="checkbox" id="application_confidential" name="confidential" value="1"${values.confidential ? html` checked` : ''} />
       Confidential
     </label>
-    <p>
+    <p class="help">
       Enable only for confidential applications exclusively used by a trusted backend server that can securely store the client
       secret. Do not enable for native-mobile, single-page, or other JavaScript applications because they cannot keep the client
       secret confidential.
@@ -177,7 +177,7 @@ function applicationForm(options: {
           </div>`,
       )}
     </fieldset>
-    <p><button type="submit">${options.submit}</button></p>
+    <div class="button-row"><button type="submit" class="primary">${options.submit}</button></div>
   </form>`
 }
 

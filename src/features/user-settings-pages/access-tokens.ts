@@ -141,7 +141,7 @@ function activeTokens(rows: TokenRow[], token: string): Html {
   const table =
     rows.length === 0
       ? html`<p class="empty">This user has no active personal access tokens.</p>`
-      : html`<div class="table-box">
+      : html`<div class="table-box access-tokens-box">
           <table class="access-tokens">
             <thead>
               <tr>
@@ -196,7 +196,7 @@ async function renderIndex(w: WebRequest, values: TokenValues | null, refusal: R
       access tokens to authenticate against Git over HTTP. They are the only accepted password when you have Two-Factor Authentication
       (2FA) enabled.
     </p>
-    ${created ? newTokenBox(created) : ''} ${tokenForm(token, options, shown, refusal)} ${activeTokens(rows, token)}`
+    ${created ? newTokenBox(created) : ''} ${activeTokens(rows, token)} ${tokenForm(token, options, shown, refusal)}`
   return w.render(
     {
       title: 'Personal access tokens',

@@ -118,6 +118,7 @@ function levelFields(row: Row, label?: Html): Html {
           })}
         </ul>
       </fieldset>
+      <button type="submit" class="small">Save</button>
     </details>`
 }
 

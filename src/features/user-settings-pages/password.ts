@@ -33,7 +33,7 @@ async function renderEdit(w: WebRequest, refusal: Refusal | null) {
   const minimum = w.ctx.settings.minimum_password_length
   const errorOf = (attribute: string, id: string) => refusal?.byField[attribute] && `${id}_error`
   const body = html`<h1>Password</h1>
-    <p class="help">Change your password or recover your current one.</p>
+    <p class="help">Change your password.</p>
     ${refusal ? errorList(refusal.messages) : ''}
     <form method="post" action="${PATH}" class="update-password" accept-charset="UTF-8">
       ${csrfField(token)}<input type="hidden" name="_method" value="put" />
