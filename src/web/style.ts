@@ -221,7 +221,7 @@ details.confirm-menu .confirm-box button.danger,details.confirm-menu .confirm-bo
 .swatches{display:flex;flex-wrap:wrap;gap:var(--space-1)}.swatch{position:relative;margin:0;cursor:pointer;line-height:0}
 .swatch input{position:absolute;opacity:0;width:1px;height:1px;margin:0}.swatch svg{border:2px solid transparent;border-radius:6px}
 .swatch input:checked+svg{border-color:var(--text)}.swatch input:focus-visible+svg{outline:2px solid var(--primary);outline-offset:1px}
-input.color-input{max-width:14rem;font-family:var(--font-mono)}
+input.color-input{max-width:14rem;font-family:var(--font-mono)}.swatch rect,.label-dot circle{stroke:rgba(0,0,0,.2);stroke-width:1}
 fieldset.settings-choice,fieldset.scopes,.custom-events fieldset{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.settings-choice legend,fieldset.scopes legend{font-weight:600;padding:0}
 .scope-choice{display:grid;grid-template-columns:auto minmax(0,1fr);gap:0 var(--space-2);align-items:baseline;margin:var(--space-2) 0}.scope-choice label{margin:0}.scope-choice .help{grid-column:2;margin:0}
 .access-tokens-box{position:relative}.created-token{border-color:var(--resolved-fg)}.created-token>header{background:#ecf4ee}.access-tokens td:last-child{text-align:right}.access-tokens .token-name{overflow-wrap:anywhere}
