@@ -99,7 +99,9 @@ describe('groups and users', () => {
     expect(res.text).toContain('<a class="title" href="/cartography/globe">Cartography / Globe</a>')
     const members = await request('GET', '/groups/cartography/-/group_members', as(strangerSession))
     expect(members.status).toBe(200)
-    expect(members.text).toMatch(/<td><a href="\/olivia">Olivia<\/a> <span class="muted">@olivia<\/span><\/td>\s*<td>Owner<\/td>/)
+    expect(members.text).toMatch(
+      /<td><a href="\/olivia">Olivia<\/a> <span class="muted">@olivia<\/span>\s*<\/td>\s*<td>Direct member<\/td>\s*<td>Owner<\/td>/,
+    )
     // One segment that names a group goes to the group's page.
     const short = await request('GET', '/cartography', as(strangerSession))
     expect(short.status).toBe(302)

@@ -15,4 +15,15 @@ export function registerSettingsPages(web: WebRouter) {
 }
 
 // The settings pages' form parts, for the group settings pages to look and read forms the same way.
-export { choice, formOf, givenText, ROLE_NAMES, settingsSection } from './shared.js'
+export { choice, formOf, givenText, settingsSection } from './shared.js'
+// The members page's table, invitation form and actions, which a group's members page shares.
+export {
+  changeMemberFromForm,
+  inviteForm,
+  inviteMemberFromForm,
+  listedMembers,
+  membersTable,
+  removeMemberFromForm,
+  type MembersView,
+  type Refused as RefusedMemberForm,
+} from './members.js'

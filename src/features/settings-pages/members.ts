@@ -39,22 +39,52 @@ interface InviteValues {
 }
 
 /** A refused form: the invitation, or one member's row, with what was typed. */
-type Refused =
+export type Refused =
   | { form: 'invite'; values: InviteValues; refusal: Refusal }
   | { form: 'member'; memberId: number; values: { accessLevel: string; expiresAt: string }; refusal: Refusal }
+
+/**
+ * A members page: whose members it lists (a project's or a group's), where its forms go and how they name their fields,
+ * so that a project's and a group's members pages share one table and one invitation form.
+ */
+export interface MembersView {
+  source: MemberSource
+  /** The page's path: invitations post to it, a membership's changes go to `<path>/<membership id>`. */
+  path: string
+  /** The forms' model, as GitLab names it: `project_member` or `group_member`. */
+  model: string
+  /** The roles a membership of the source may have, lowest first. */
+  roles: readonly number[]
+  /** Whether the page may change or remove this membership (besides the caller's own rights). */
+  isChangeable(member: MemberView): boolean
+  /** Where a membership comes from: the source itself, or the group it is inherited from. */
+  origin(member: MemberView, groups: Map<number, NamespaceRow>): Html
+}
 
 function sourceOf(loaded: LoadedProject): MemberSource {
   return { kind: 'project', ...loaded }
 }
 
+function projectMembersView(loaded: LoadedProject): MembersView {
+  return {
+    source: sourceOf(loaded),
+    path: settingsPath(loaded, 'members'),
+    model: 'project_member',
+    roles: PROJECT_ROLES,
+    isChangeable: (member) => member.row.project_id === loaded.project.id,
+    origin: (member, groups) => sourceText(loaded, member, groups),
+  }
+}
+
 /** The roles the caller may give: Owner only for those who may manage Owners (GL Members::BaseService). */
-function assignableRoles(source: MemberSource): number[] {
-  return PROJECT_ROLES.filter((level) => level !== AccessLevel.OWNER || canManageOwners(source))
+function assignableRoles(view: MembersView): number[] {
+  return view.roles.filter((level) => level !== AccessLevel.OWNER || canManageOwners(view.source))
 }
 
 /** Whether the caller may change or remove this membership (GL ProjectMemberPolicy): direct, not the namespace holder's. */
-function isManageable(source: MemberSource, member: MemberView): boolean {
-  if (source.kind !== 'project' || member.row.project_id !== source.project.id) return false
+function isManageable(view: MembersView, member: MemberView): boolean {
+  const { source } = view
+  if (!view.isChangeable(member)) return false
   if (!canManageMembers(source) || isPersonalNamespaceHolder(source, member.user.id)) return false
   return member.row.access_level !== AccessLevel.OWNER || canManageOwners(source)
 }
@@ -65,17 +95,17 @@ function roleOptions(levels: number[], selected: string): Html {
   )}`
 }
 
-function inviteForm(w: WebRequest, loaded: LoadedProject, token: string, refused: Refused | null): Html {
-  const source = sourceOf(loaded)
+/** The invitation form; `intro` says what the user is invited to. */
+export function inviteForm(w: WebRequest, view: MembersView, intro: Html, token: string, refused: Refused | null): Html {
   const refusal = refused?.form === 'invite' ? refused.refusal : null
   const values = refused?.form === 'invite' ? refused.values : { username: '', accessLevel: String(AccessLevel.GUEST), expiresAt: '' }
   const errorId = (field: string, id: string) => (refusal?.byField[field] ? ` ${id}_error` : '')
   return settingsSection(
     'invite-members',
     'Invite members',
-    html`You're inviting members to the <strong>${loaded.project.name}</strong> project.`,
+    intro,
     html`${refusal ? errorList(refusal.messages) : ''}
-      <form method="post" action="${settingsPath(loaded, 'members')}" class="invite-member">
+      <form method="post" action="${view.path}" class="invite-member">
         ${csrfField(token)}
         <div class="field-row">
           <div class="field grow">
@@ -83,7 +113,7 @@ function inviteForm(w: WebRequest, loaded: LoadedProject, token: string, refused
             <input
               type="text"
               id="invite_username"
-              name="project_member[username]"
+              name="${view.model}[username]"
               value="${values.username}"
               autocomplete="off"
               required
@@ -94,8 +124,8 @@ function inviteForm(w: WebRequest, loaded: LoadedProject, token: string, refused
           </div>
           <div class="field">
             <label for="invite_access_level">Select a role</label>
-            <select id="invite_access_level" name="project_member[access_level]" ${refusal?.byField.access_level ? html`aria-describedby="invite_access_level_error"` : ''}>
-              ${roleOptions(assignableRoles(source), values.accessLevel)}
+            <select id="invite_access_level" name="${view.model}[access_level]" ${refusal?.byField.access_level ? html`aria-describedby="invite_access_level_error"` : ''}>
+              ${roleOptions(assignableRoles(view), values.accessLevel)}
             </select>
             ${fieldError(refusal, 'access_level', 'invite_access_level')}
           </div>
@@ -104,7 +134,7 @@ function inviteForm(w: WebRequest, loaded: LoadedProject, token: string, refused
             <input
               type="date"
               id="invite_expires_at"
-              name="project_member[expires_at]"
+              name="${view.model}[expires_at]"
               value="${values.expiresAt}"
               min="${isoDate(w.ctx.now())}"
               ${refusal?.byField.expires_at ? html`aria-describedby="invite_expires_at_error"` : ''}
@@ -123,22 +153,15 @@ function sourceText(loaded: LoadedProject, member: MemberView, groups: Map<numbe
   return group ? html`Inherited from <a href="/groups/${group.full_path}">${group.full_path}</a>` : html`Inherited`
 }
 
-function memberRow(
-  loaded: LoadedProject,
-  token: string,
-  member: MemberView,
-  groups: Map<number, NamespaceRow>,
-  refused: Refused | null,
-): Html {
-  const source = sourceOf(loaded)
+function memberRow(view: MembersView, token: string, member: MemberView, groups: Map<number, NamespaceRow>, refused: Refused | null): Html {
   const { user, row } = member
   const who = html`<a href="/${user.username}">${user.name}</a> <span class="muted">@${user.username}</span>
     ${user.bot === 1 ? html`<span class="badge">Bot</span>` : ''}
-    ${user.id === loaded.access.caller.user?.id ? html`<span class="badge">It's you</span>` : ''}`
-  if (!isManageable(source, member)) {
+    ${user.id === view.source.access.caller.user?.id ? html`<span class="badge">It's you</span>` : ''}`
+  if (!isManageable(view, member)) {
     return html`<tr id="member_${row.id}">
       <td>${who}</td>
-      <td>${sourceText(loaded, member, groups)}</td>
+      <td>${view.origin(member, groups)}</td>
       <td>${ROLE_NAMES[member.accessLevel] ?? member.accessLevel}</td>
       <td>${row.expires_at ? html`<time datetime="${row.expires_at}">${row.expires_at}</time>` : html`<span class="muted">No expiration set</span>`}</td>
       <td></td>
@@ -147,20 +170,20 @@ function memberRow(
   const formId = `member_form_${row.id}`
   const mine = refused?.form === 'member' && refused.memberId === row.id ? refused : null
   const values = mine?.values ?? { accessLevel: String(row.access_level), expiresAt: row.expires_at ?? '' }
-  const action = `${settingsPath(loaded, 'members')}/${row.id}`
+  const action = `${view.path}/${row.id}`
   return html`<tr id="member_${row.id}">
     <td>${who}</td>
-    <td>${sourceText(loaded, member, groups)}</td>
+    <td>${view.origin(member, groups)}</td>
     <td>
       <label class="visually-hidden" for="${formId}_access_level">Role of ${user.username}</label>
-      <select id="${formId}_access_level" name="project_member[access_level]" form="${formId}">
-        ${roleOptions(assignableRoles(source), values.accessLevel)}
+      <select id="${formId}_access_level" name="${view.model}[access_level]" form="${formId}">
+        ${roleOptions(assignableRoles(view), values.accessLevel)}
       </select>
       ${fieldError(mine?.refusal ?? null, 'access_level', `${formId}_access_level`)}
     </td>
     <td>
       <label class="visually-hidden" for="${formId}_expires_at">Access expiration date of ${user.username}</label>
-      <input type="date" id="${formId}_expires_at" name="project_member[expires_at]" value="${values.expiresAt}" form="${formId}" />
+      <input type="date" id="${formId}_expires_at" name="${view.model}[expires_at]" value="${values.expiresAt}" form="${formId}" />
       ${fieldError(mine?.refusal ?? null, 'expires_at', `${formId}_expires_at`)}
       ${mine && Object.keys(mine.refusal.byField).length === 0 ? html`<p class="field-error">${mine.refusal.messages.join(', ')}</p>` : ''}
     </td>
@@ -186,18 +209,22 @@ async function groupsOf(w: WebRequest, members: MemberView[]): Promise<Map<numbe
   return new Map(rows.filter((row): row is NamespaceRow => row !== undefined).map((row) => [row.id, row]))
 }
 
-/** GET /-/project_members; with `refused`, the refused form with what was typed. */
-async function membersPage(w: WebRequest, loaded: LoadedProject, refused: Refused | null = null) {
-  const source = sourceOf(loaded)
-  if (!canReadMembers(source)) return w.notFound()
-  const { views } = await listAllMembers(w.ctx, source, { showSeatInfo: false, page: 1, perPage: MEMBERS_LISTED })
-  const token = await w.csrfToken()
-  const groups = await groupsOf(w, views)
-  const manages = canManageMembers(source)
-  const body = html`<h1>Project members</h1>
-    ${manages ? inviteForm(w, loaded, token, refused) : ''}
-    <section aria-labelledby="members-heading">
-      <h2 id="members-heading">Members (${views.length})</h2>
+/** The members the page lists: direct and inherited, up to MEMBERS_LISTED. */
+export async function listedMembers(w: WebRequest, view: MembersView): Promise<MemberView[]> {
+  return (await listAllMembers(w.ctx, view.source, { showSeatInfo: false, page: 1, perPage: MEMBERS_LISTED })).views
+}
+
+/** The members table: each member's role and expiry, and for those the caller may manage, the forms to change or remove them. */
+export async function membersTable(
+  w: WebRequest,
+  view: MembersView,
+  members: MemberView[],
+  token: string,
+  refused: Refused | null,
+): Promise<Html> {
+  const groups = await groupsOf(w, members)
+  return html`<section aria-labelledby="members-heading">
+      <h2 id="members-heading">Members (${members.length})</h2>
       <div class="table-box">
         <table class="settings-table members">
           <thead>
@@ -210,11 +237,23 @@ async function membersPage(w: WebRequest, loaded: LoadedProject, refused: Refuse
             </tr>
           </thead>
           <tbody>
-            ${views.map((member) => memberRow(loaded, token, member, groups, refused))}
+            ${members.map((member) => memberRow(view, token, member, groups, refused))}
           </tbody>
         </table>
       </div>
     </section>`
+}
+
+/** GET /-/project_members; with `refused`, the refused form with what was typed. */
+async function membersPage(w: WebRequest, loaded: LoadedProject, refused: Refused | null = null) {
+  const view = projectMembersView(loaded)
+  if (!canReadMembers(view.source)) return w.notFound()
+  const members = await listedMembers(w, view)
+  const token = await w.csrfToken()
+  const intro = html`You're inviting members to the <strong>${loaded.project.name}</strong> project.`
+  const body = html`<h1>Project members</h1>
+    ${canManageMembers(view.source) ? inviteForm(w, view, intro, token, refused) : ''}
+    ${await membersTable(w, view, members, token, refused)}`
   return renderProjectPage(
     w,
     loaded,
@@ -236,17 +275,20 @@ function expiryOf(text: string): string | null {
   return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : null
 }
 
-/** POST /-/project_members: an existing user, by username, with a role and an optional expiry. */
-async function inviteMember(w: WebRequest, loaded: LoadedProject) {
-  const form = formOf(w, 'project_member')
+/** Shows the members page again with a refused form (and what was typed). */
+export type RefusedPage = (refused: Refused) => Promise<unknown>
+
+/** POST /-/project_members or /-/group_members: an existing user, by username, with a role and an optional expiry. */
+export async function inviteMemberFromForm(w: WebRequest, view: MembersView, page: RefusedPage) {
+  const form = formOf(w, view.model)
   const values: InviteValues = {
     username: (givenText(form, 'username') ?? '').trim().replace(/^@/, ''),
     accessLevel: givenText(form, 'access_level') ?? '',
     expiresAt: givenText(form, 'expires_at') ?? '',
   }
-  const refuse = (refusal: Refusal) => membersPage(w, loaded, { form: 'invite', values, refusal })
+  const refuse = (refusal: Refusal) => page({ form: 'invite', values, refusal })
   const level = integerOf(values.accessLevel)
-  if (level === null || !PROJECT_ROLES.includes(level)) {
+  if (level === null || !view.roles.includes(level)) {
     return refuse({
       messages: ['Access level is not included in the list'],
       byField: { access_level: ['Access level is not included in the list'] },
@@ -256,9 +298,9 @@ async function inviteMember(w: WebRequest, loaded: LoadedProject) {
   if (values.username === '' || values.username.includes(','))
     return refuse({ messages: ['User Not Found'], byField: { user: ['User Not Found'] } })
   try {
-    await addMember(w.ctx, sourceOf(loaded), { username: values.username, accessLevel: level, expiresAt: expiryOf(values.expiresAt) })
+    await addMember(w.ctx, view.source, { username: values.username, accessLevel: level, expiresAt: expiryOf(values.expiresAt) })
     await w.flash('notice', 'Users were successfully added.')
-    return w.redirect(settingsPath(loaded, 'members'))
+    return w.redirect(view.path)
   } catch (error) {
     // The members API's 404 "User Not Found" names the user asked for, not this page.
     if (error instanceof NotFound && !(error instanceof RecordNotFound))
@@ -272,21 +314,21 @@ async function inviteMember(w: WebRequest, loaded: LoadedProject) {
 }
 
 /** The member a path's `:id` names (a membership id, as GitLab's routes use), among those listed. */
-async function findListedMember(w: WebRequest, loaded: LoadedProject): Promise<MemberView | null> {
-  const id = integerOf(String(w.params.id ?? ''))
-  const { views } = await listAllMembers(w.ctx, sourceOf(loaded), { showSeatInfo: false, page: 1, perPage: MEMBERS_LISTED })
-  return views.find((member) => member.row.id === id && member.row.project_id === loaded.project.id) ?? null
+async function findListedMember(w: WebRequest, view: MembersView, membershipId: string): Promise<MemberView | null> {
+  const id = integerOf(membershipId)
+  const members = await listedMembers(w, view)
+  return members.find((member) => member.row.id === id && view.isChangeable(member)) ?? null
 }
 
-/** PUT /-/project_members/:id: a direct member's role and expiry (GL MembershipActions#update). */
-async function changeMember(w: WebRequest, loaded: LoadedProject) {
-  const member = await findListedMember(w, loaded)
+/** PUT /-/project_members/:id or /-/group_members/:id: a direct member's role and expiry (GL MembershipActions#update). */
+export async function changeMemberFromForm(w: WebRequest, view: MembersView, membershipId: string, page: RefusedPage) {
+  const member = await findListedMember(w, view, membershipId)
   if (!member) return w.notFound()
-  const form = formOf(w, 'project_member')
+  const form = formOf(w, view.model)
   const values = { accessLevel: givenText(form, 'access_level') ?? '', expiresAt: givenText(form, 'expires_at') ?? '' }
-  const refuse = (refusal: Refusal) => membersPage(w, loaded, { form: 'member', memberId: member.row.id, values, refusal })
+  const refuse = (refusal: Refusal) => page({ form: 'member', memberId: member.row.id, values, refusal })
   const level = integerOf(values.accessLevel)
-  if (level === null || !PROJECT_ROLES.includes(level)) {
+  if (level === null || !view.roles.includes(level)) {
     return refuse({
       messages: ['Access level is not included in the list'],
       byField: { access_level: ['Access level is not included in the list'] },
@@ -294,7 +336,7 @@ async function changeMember(w: WebRequest, loaded: LoadedProject) {
   }
   const expiresAt = expiryOf(values.expiresAt)
   try {
-    await updateMember(w.ctx, sourceOf(loaded), member.user.id, { accessLevel: level, expiresAt })
+    await updateMember(w.ctx, view.source, member.user.id, { accessLevel: level, expiresAt })
   } catch (error) {
     if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden))
       return refuse(refusalOf(error, ATTRIBUTES))
@@ -306,16 +348,31 @@ async function changeMember(w: WebRequest, loaded: LoadedProject) {
     'notice',
     roleChanged || expiresAt === member.row.expires_at ? 'Role updated successfully.' : 'Expiration date updated successfully.',
   )
-  return w.redirect(settingsPath(loaded, 'members'))
+  return w.redirect(view.path)
 }
 
-/** DELETE /-/project_members/:id (GL MembershipActions#destroy). */
-async function removeListedMember(w: WebRequest, loaded: LoadedProject) {
-  const member = await findListedMember(w, loaded)
+/** DELETE /-/project_members/:id or /-/group_members/:id (GL MembershipActions#destroy). */
+export async function removeMemberFromForm(w: WebRequest, view: MembersView, membershipId: string) {
+  const member = await findListedMember(w, view, membershipId)
   if (!member) return w.notFound()
-  await removeMember(w.ctx, sourceOf(loaded), member.user.id, { skipSubresources: true, unmodifiedSince: null })
-  await w.flash('notice', 'User was successfully removed from project.')
-  return w.redirect(settingsPath(loaded, 'members'))
+  await removeMember(w.ctx, view.source, member.user.id, { skipSubresources: true, unmodifiedSince: null })
+  await w.flash('notice', `User was successfully removed from ${view.source.kind}.`)
+  return w.redirect(view.path)
+}
+
+/** POST /-/project_members. */
+function inviteMember(w: WebRequest, loaded: LoadedProject) {
+  return inviteMemberFromForm(w, projectMembersView(loaded), (refused) => membersPage(w, loaded, refused))
+}
+
+/** PUT /-/project_members/:id. */
+function changeMember(w: WebRequest, loaded: LoadedProject) {
+  return changeMemberFromForm(w, projectMembersView(loaded), String(w.params.id ?? ''), (refused) => membersPage(w, loaded, refused))
+}
+
+/** DELETE /-/project_members/:id. */
+function removeListedMember(w: WebRequest, loaded: LoadedProject) {
+  return removeMemberFromForm(w, projectMembersView(loaded), String(w.params.id ?? ''))
 }
 
 export function registerMemberPages(web: WebRouter) {
