@@ -1,20 +1,25 @@
 import { NotFound } from '../../core/errors.js'
 import type { MergeRequestDiffRow, MergeRequestRow } from '../../db/schema.js'
-import { html, type Html } from '../../web/html.js'
+import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf, timeOf } from '../../web/list-page.js'
-import { canReadMergeRequests, findMergeRequest, findProjectsByIds, type LoadedProject } from '../access/index.js'
+import {
+  canCreateMergeRequest,
+  canReadMergeRequests,
+  canUpdateMergeRequest,
+  findMergeRequest,
+  findProjectsByIds,
+  type LoadedProject,
+} from '../access/index.js'
 import { commitTitle, shortCommitId } from '../commits/index.js'
-import { diffSection, diffViewModeOf } from '../diff-view/index.js'
+import { diffSection, diffViewModeOf, type DiffLineRef, type LineExtras } from '../diff-view/index.js'
 import {
   avatar,
   descriptionOf,
-  discussionOf,
   iidOf,
   issuableListViewOf,
   labelBadge,
   labelIssuesPath,
   listPager,
-  loadDiscussion,
   metadataFields,
   searchForm,
   stateBadge,
@@ -28,29 +33,22 @@ import {
   listMergeRequestVersions,
   listProjectMergeRequests,
   mergeRequestViewsOf,
+  showMergePanel,
   type ListMergeRequestsInput,
   type MergeRequestView,
 } from '../merge-requests/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
+import type { FileDiff } from '../repositories/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { mergeWidget } from './merge-widget.js'
+import { encodeRef, mergeRequestPath, mergeRequestsPath } from './paths.js'
+import { activitySection, diffsPath, lineNoteForm, loadThreads, threadHtml, threadsByLine, type NoteFormState } from './threads.js'
 
-// The merge request list and a merge request's review pages: overview with its discussion, commits, and changes
-// (GL Projects::MergeRequestsController#index, #show, #commits, #diffs).
+// The merge request list and a merge request's review pages: overview with its merge widget and discussion, commits,
+// and changes with threads under their lines (GL Projects::MergeRequestsController#index, #show, #commits, #diffs).
 
 const MERGE_REQUESTS_PER_PAGE = 20
 const MERGE_REQUEST_STATES = ['opened', 'merged', 'closed', 'all'] as const
-
-function mergeRequestsPath(loaded: LoadedProject): string {
-  return projectPath(loaded, '/-/merge_requests')
-}
-
-function mergeRequestPath(loaded: LoadedProject, iid: number, tab = ''): string {
-  return projectPath(loaded, `/-/merge_requests/${iid}${tab}`)
-}
-
-function encodeRef(ref: string): string {
-  return ref.split('/').map(encodeURIComponent).join('/')
-}
 
 // ---------------------------------------------------------------- the list
 
@@ -107,13 +105,21 @@ async function renderList(w: WebRequest, loaded: LoadedProject) {
   ]
   const filtered = view.search !== '' || view.labels.length > 0
   const stateWords: Record<string, string> = { opened: 'open ', merged: 'merged ', closed: 'closed ', all: '' }
-  const body = html`<h1>Merge requests</h1>
+  const mayCreate = w.ctx.caller.user !== null && canCreateMergeRequest(loaded.access, loaded.project)
+  const body = html`<div class="header-row">
+      <h1>Merge requests</h1>
+      ${mayCreate ? html`<div class="actions"><a class="button primary" href="${mergeRequestsPath(loaded, '/new')}">New merge request</a></div>` : ''}
+    </div>
     ${stateTabs(view, tabs, 'Merge request states')} ${searchForm(view, 'merge_request', 'Search or filter results…')}
     ${
       views.length === 0
         ? html`<div class="empty-state no-merge-requests">
             <p>${filtered ? 'No merge requests match your search or filter.' : `There are no ${stateWords[view.state]}merge requests.`}</p>
-            <p>Merge requests propose changes from one branch to another: push a branch, then open one through the API.</p>
+            <p>
+              Merge requests propose changes from one branch to another${
+                mayCreate ? html`: <a href="${mergeRequestsPath(loaded, '/new')}">create one</a> from a branch you pushed.` : '.'
+              }
+            </p>
           </div>`
         : html`<ul class="list issuable-list">
             ${views.map((mergeRequestView) => mergeRequestRow(loaded, mergeRequestView))}
@@ -139,21 +145,53 @@ interface Loaded {
   sourcePath: string | null
 }
 
-async function loadMergeRequest(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow): Promise<Loaded> {
+/** What a refused form on the page brings back: the form, what was typed and why. */
+export interface PageState {
+  note?: NoteFormState
+  status?: number
+}
+
+async function loadMergeRequest(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow, view?: MergeRequestView): Promise<Loaded> {
   const sourceId = row.source_project_id ?? row.project_id
-  const [[view], versions, sourceProjects] = await Promise.all([
-    mergeRequestViewsOf(w.ctx, [row]),
+  const [views, versions, sourceProjects] = await Promise.all([
+    view ? [view] : mergeRequestViewsOf(w.ctx, [row]),
     listMergeRequestVersions(w.ctx, loaded, row),
     sourceId === row.project_id ? [] : findProjectsByIds(w.ctx.db, [sourceId]),
   ])
-  return { view, version: versions[0] ?? null, sourcePath: sourceProjects[0]?.full_path ?? null }
+  return { view: views[0], version: versions[0] ?? null, sourcePath: sourceProjects[0]?.full_path ?? null }
 }
 
 function branchLink(projectFullPath: string, branch: string, prefix: string | null): Html {
   return html`<a class="ref-name" href="/${projectFullPath}/-/tree/${encodeRef(branch)}"><code>${prefix ? `${prefix}:` : ''}${branch}</code></a>`
 }
 
-function header(loaded: LoadedProject, data: Loaded, tab: Tab, counts: { commits?: number }): Html {
+/** Edit, and Close or Reopen, for those who may update the merge request (GL `update_merge_request`). */
+async function headerActions(w: WebRequest, loaded: LoadedProject, view: MergeRequestView): Promise<Html> {
+  const mr = view.mergeRequest
+  const mayUpdate =
+    w.ctx.caller.user !== null &&
+    canUpdateMergeRequest(
+      loaded.access,
+      loaded.project,
+      mr,
+      view.assignees.map((user) => user.id),
+    )
+  if (!mayUpdate) return html``
+  const token = await w.csrfToken()
+  const stateForm = (event: 'close' | 'reopen', label: string) =>
+    html`<form method="post" action="${mergeRequestPath(loaded, mr.iid)}" class="inline">
+      ${csrfField(token)}<input type="hidden" name="_method" value="put" />
+      <input type="hidden" name="merge_request[state_event]" value="${event}" />
+      <button type="submit">${label}</button>
+    </form>`
+  return html`<div class="mr-actions">
+    ${mr.state !== 'merged' ? html`<a class="button" href="${mergeRequestPath(loaded, mr.iid, '/edit')}">Edit</a>` : ''}
+    ${mr.state === 'opened' || mr.state === 'locked' ? stateForm('close', 'Close merge request') : ''}
+    ${mr.state === 'closed' ? stateForm('reopen', 'Reopen merge request') : ''}
+  </div>`
+}
+
+async function header(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, counts: { commits?: number }): Promise<Html> {
   const { view, version } = data
   const { mergeRequest: mr } = view
   const source = branchLink(data.sourcePath ?? loaded.project.full_path, mr.source_branch, data.sourcePath)
@@ -169,7 +207,7 @@ function header(loaded: LoadedProject, data: Loaded, tab: Tab, counts: { commits
   return html`<div class="issuable-header">
       ${stateBadge(mr.state)} ${mr.draft === 1 ? html`<span class="badge draft-badge">Draft</span>` : ''}
       ${mr.discussion_locked === 1 ? html`<span class="badge locked-badge">Discussion locked</span>` : ''}
-      <span class="meta">Merge request !${mr.iid}</span>
+      <span class="meta">Merge request !${mr.iid}</span> ${await headerActions(w, loaded, view)}
     </div>
     <h1 class="issuable-title">${mr.title}</h1>
     <p class="merge-request-branches">${stateLine}</p>
@@ -179,7 +217,7 @@ function header(loaded: LoadedProject, data: Loaded, tab: Tab, counts: { commits
     </nav>`
 }
 
-function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, body: Html) {
+function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, body: Html, status = 200) {
   const mr = data.view.mergeRequest
   const titles: Record<Tab, string> = { overview: '', commits: 'Commits · ', diffs: 'Changes · ' }
   return renderProjectPage(
@@ -188,6 +226,7 @@ function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, bo
     {
       title: `${titles[tab]}${mr.title} (!${mr.iid})`,
       section: 'merge_requests',
+      status,
       crumbs: [
         { text: 'Merge requests', href: mergeRequestsPath(loaded) },
         { text: `!${mr.iid}`, href: mergeRequestPath(loaded, mr.iid) },
@@ -197,38 +236,33 @@ function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, bo
   )
 }
 
-async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow) {
-  const [data, description, discussion] = await Promise.all([
-    loadMergeRequest(w, loaded, row),
+/** The overview: description, the merge widget, the activity with a comment form, and the sidebar. */
+export async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow, state: PageState = {}) {
+  const [panel, description, threads] = await Promise.all([
+    showMergePanel(w.ctx, loaded, row),
     descriptionOf(w.ctx, loaded, row.description),
-    loadDiscussion(w.ctx, loaded, 'MergeRequest', row.iid),
+    loadThreads(w.ctx, loaded, row),
   ])
-  const notes = await discussionOf(w.ctx, loaded, discussion)
-  const { view } = data
-  const body = html`${header(loaded, data, 'overview', {})}
+  const data = await loadMergeRequest(w, loaded, row, panel.view)
+  const csrfToken = w.ctx.caller.user ? await w.csrfToken() : null
+  const body = html`${await header(w, loaded, data, 'overview', {})}
     <div class="issuable-layout">
       <div class="issuable-main">
-        ${description}
-        ${
-          row.state === 'merged' && row.merge_commit_sha
-            ? html`<p class="merge-status">
-                Merged as
-                <a href="${projectPath(loaded, `/-/commit/${row.merge_commit_sha}`)}"><code>${shortCommitId(row.merge_commit_sha)}</code></a>
-              </p>`
-            : ''
-        }
-        ${notes}
+        ${description} ${mergeWidget(loaded, row, panel, csrfToken)}
+        ${activitySection(threads, loaded, row, {
+          csrfToken: csrfToken ?? '',
+          state: state.note ?? null,
+          latestHead: data.version?.head_commit_sha ?? null,
+        })}
       </div>
-      <aside class="issuable-sidebar" aria-label="Merge request details">
-        ${metadataFields(loaded, view)}
-      </aside>
+      <aside class="issuable-sidebar" aria-label="Merge request details">${metadataFields(loaded, panel.view)}</aside>
     </div>`
-  return render(w, loaded, data, 'overview', body)
+  return render(w, loaded, data, 'overview', body, state.status)
 }
 
 async function renderCommits(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow) {
   const [data, commits] = await Promise.all([loadMergeRequest(w, loaded, row), listMergeRequestCommits(w.ctx, loaded, row)])
-  const body = html`${header(loaded, data, 'commits', { commits: commits.length })}
+  const body = html`${await header(w, loaded, data, 'commits', { commits: commits.length })}
     ${
       commits.length === 0
         ? html`<div class="empty-state no-commits"><p>There are no commits yet: push to the source branch to add some.</p></div>`
@@ -249,22 +283,57 @@ async function renderCommits(w: WebRequest, loaded: LoadedProject, row: MergeReq
   return render(w, loaded, data, 'commits', body)
 }
 
-async function renderDiffs(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow) {
-  const [data, diff] = await Promise.all([loadMergeRequest(w, loaded, row), listMergeRequestDiffs(w.ctx, loaded, row)])
-  const head = data.version?.head_commit_sha ?? null
+/**
+ * The changes: each line has a "+" link (for those who may comment) that opens this page with a form under the line
+ * (`?line_code=`); the threads on the latest version's lines show under them.
+ */
+export async function renderDiffs(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow, state: PageState = {}) {
+  const [data, diff, threads] = await Promise.all([
+    loadMergeRequest(w, loaded, row),
+    listMergeRequestDiffs(w.ctx, loaded, row),
+    loadThreads(w.ctx, loaded, row),
+  ])
+  const { version } = data
+  const head = version?.head_commit_sha ?? null
+  const mode = diffViewModeOf(textOf(w.params.view))
+  const csrfToken = w.ctx.caller.user ? await w.csrfToken() : ''
+  const byLine = threadsByLine(threads, version)
+  const openLine = state.note?.form.startsWith('line:') ? state.note.form.slice('line:'.length) : textOf(w.params.line_code)
+  const lineExtras = (file: FileDiff, line: DiffLineRef, copy: 'main' | 'phone'): LineExtras => {
+    const idSuffix = copy === 'phone' ? '_phone' : ''
+    const lineThreads = byLine.get(line.lineCode) ?? []
+    const showForm = threads.mayComment && version !== null && openLine === line.lineCode
+    const below = html`${lineThreads.map((discussion) =>
+      threadHtml(threads, loaded, row, discussion, {
+        csrfToken,
+        state: state.note ?? null,
+        returnTo: { tab: 'diffs', view: mode },
+        context: null,
+        idSuffix,
+      }),
+    )}${showForm ? lineNoteForm(loaded, row, version, file, line, { csrfToken, state: state.note ?? null, view: mode, idSuffix }) : ''}`
+    return {
+      commentHref:
+        threads.mayComment && version !== null
+          ? `${diffsPath(loaded, row, mode, `line_code=${line.lineCode}`)}#line_form_${line.lineCode}`
+          : null,
+      below: below.text.trim() === '' ? null : below,
+    }
+  }
   const changes = await diffSection(diff, {
-    mode: diffViewModeOf(textOf(w.params.view)),
+    mode,
     pageUrl: mergeRequestPath(loaded, row.iid, '/diffs'),
     blobUrlOf: (file) => (head && !file.deletedFile ? projectPath(loaded, `/-/blob/${head}/${encodeRef(file.newPath)}`) : null),
     overflowHint: html`Plain diff:
       <a href="/api/v4/projects/${loaded.project.id}/merge_requests/${row.iid}/raw_diffs">raw_diffs</a>.`,
     emptyText: 'No changes between the source and target branches.',
+    lineExtras,
   })
-  return render(w, loaded, data, 'diffs', html`${header(loaded, data, 'diffs', {})} ${changes}`)
+  return render(w, loaded, data, 'diffs', html`${await header(w, loaded, data, 'diffs', {})} ${changes}`, state.status)
 }
 
 /** The merge request of the path as the caller may see it (GL `read_merge_request`). */
-async function findMergeRequestOfPage(w: WebRequest, loaded: LoadedProject): Promise<MergeRequestRow> {
+export async function findMergeRequestOfPage(w: WebRequest, loaded: LoadedProject): Promise<MergeRequestRow> {
   const iid = iidOf(w.params.merge_request_iid)
   if (iid === null) throw new NotFound('Merge Request')
   return findMergeRequest(w.ctx, loaded, iid)

@@ -5,3 +5,10 @@ export { recordVersionsAfterPush } from './refresh.js'
 export { listMergeRequestCommits, listMergeRequestDiffs, listMergeRequestVersions } from './review.js'
 export { listProjectMergeRequests, mergeRequestViewsOf, type ListMergeRequestsInput, type MergeRequestView } from './service.js'
 export { listMergeRequests } from './service.js'
+
+// The merge request pages act through the API's own use cases: create, edit, close and reopen, merge, threads.
+export { createMergeRequest, isDraftTitle, showMergeRequest, updateMergeRequest, type MergeRequestInput } from './service.js'
+export { mergeMergeRequest, showMergePanel, type MergeInput, type MergePanel } from './merging.js'
+export { requiresFastForward, squashesOnMerge } from './mergeability.js'
+export { diffNoteThread, type DiffPositionInput } from './discussions.js'
+export { closingIssuesOf } from './closing-issues.js'

@@ -3,6 +3,7 @@ import type { MergeRequestDiffRow, MergeRequestRow, ProjectRow } from '../../db/
 import { git, projectRepositoryDirectory, readBranchHead, repositoryExists } from '../repositories/index.js'
 import { fetchSourceInto, mergeRequestHeadRef, readBranchFacts, readRef, type BranchFacts } from './repository.js'
 import { findProjectsByIds } from '../access/index.js'
+import { hasUnresolvedThreads } from '../notes/index.js'
 import { diffRefsOf, reconcileVersion, type DiffRefs } from './versions.js'
 
 /** A merge request's branches as its repositories have them. */
@@ -97,15 +98,31 @@ export function requiresFastForward(project: ProjectRow): boolean {
   return project.merge_method === 'ff' || project.merge_method === 'rebase_merge'
 }
 
+/** What the checks read besides the repository. */
+export interface MergeChecksInput {
+  /** Whether every thread that can be resolved is (GL MergeRequest#mergeable_discussions_state?). */
+  discussionsResolved: boolean
+}
+
+const NOTHING_UNRESOLVED: MergeChecksInput = { discussionsResolved: true }
+
 /**
  * GL DetailedMergeStatusService with the checks svc has, in GitLab's order (MergeRequest.mergeable_state_checks, then
- * mergeable_git_state_checks): not_open, draft_status, commits_status, ci_must_pass, conflict, need_rebase; else mergeable.
+ * mergeable_git_state_checks): not_open, draft_status, commits_status, discussions_not_resolved, ci_must_pass,
+ * conflict, need_rebase; else mergeable.
  */
-export function detailedMergeStatusOf(row: MergeRequestRow, project: ProjectRow, branches: LoadedBranches): string {
+export function detailedMergeStatusOf(
+  row: MergeRequestRow,
+  project: ProjectRow,
+  branches: LoadedBranches,
+  checks: MergeChecksInput = NOTHING_UNRESOLVED,
+): string {
   if (row.state !== 'opened') return 'not_open'
   if (row.draft === 1) return 'draft_status'
   const { facts } = branches
   if (!hasMergeableCommits(facts) || branches.sourceProject === null) return 'commits_status'
+  // GL CheckDiscussionsStatusService: only when the project asks for every thread to be resolved.
+  if (project.only_allow_merge_if_all_discussions_are_resolved === 1 && !checks.discussionsResolved) return 'discussions_not_resolved'
   // Without pipelines, a project that requires a successful one can merge nothing (GL CheckCiStatusService).
   if (project.only_allow_merge_if_pipeline_succeeds === 1) return 'ci_must_pass'
   if (facts.conflicts) return 'conflict'
@@ -121,7 +138,12 @@ function mergeStatusOf(row: MergeRequestRow, branches: LoadedBranches): string {
 }
 
 /** The entity's repository fields; without a repository nothing has been checked. */
-export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branches: LoadedBranches | null): MergeabilityView {
+export function mergeabilityOf(
+  row: MergeRequestRow,
+  project: ProjectRow,
+  branches: LoadedBranches | null,
+  checks: MergeChecksInput = NOTHING_UNRESOLVED,
+): MergeabilityView {
   if (branches === null) {
     const merged = row.state === 'merged'
     return {
@@ -144,7 +166,7 @@ export function mergeabilityOf(row: MergeRequestRow, project: ProjectRow, branch
   return {
     sha: facts.sourceSha,
     mergeStatus,
-    detailedMergeStatus: detailedMergeStatusOf(row, project, branches),
+    detailedMergeStatus: detailedMergeStatusOf(row, project, branches, checks),
     hasConflicts: mergeStatus === 'cannot_be_merged',
     diffRefs,
     changesCount: branches.version?.real_size ?? null,
@@ -190,4 +212,18 @@ export async function headShasOf(
     if (sha !== undefined) shas.set(row.id, sha)
   }
   return shas
+}
+
+/** The checks' input read from the database: the merge request's unresolved threads. */
+export async function mergeChecksInputOf(ctx: Context, row: MergeRequestRow, project: ProjectRow): Promise<MergeChecksInput> {
+  if (project.only_allow_merge_if_all_discussions_are_resolved !== 1) return NOTHING_UNRESOLVED
+  return { discussionsResolved: !(await hasUnresolvedThreads(ctx.db, row.id)) }
+}
+
+/** How many commits the target branch has that the source lacks (GL MergeRequest#diverged_commits_count); 0 when unknown. */
+export async function commitsBehindOf(branches: LoadedBranches | null): Promise<number> {
+  const facts = branches?.facts
+  if (!branches || !facts || facts.targetSha === null || facts.sourceSha === null || facts.baseSha === null) return 0
+  const out = await git(['rev-list', '--count', `${facts.baseSha}..${facts.targetSha}`], { gitDir: branches.targetDir })
+  return Number(out.trim()) || 0
 }

@@ -16,7 +16,14 @@ import {
 } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { closeIssuesAfterMerge } from './closing-issues.js'
-import { detailedMergeStatusOf, loadBranches, squashesOnMerge, type LoadedBranches } from './mergeability.js'
+import {
+  commitsBehindOf,
+  detailedMergeStatusOf,
+  loadBranches,
+  mergeChecksInputOf,
+  squashesOnMerge,
+  type LoadedBranches,
+} from './mergeability.js'
 import { deleteRef, mergeRequestHeadRef, mergeTree, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
 import { updateMergeRequestRow } from './store.js'
@@ -176,7 +183,8 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   const now = ctx.now()
   // GL `merge_request.update(squash: params[:squash]) if params[:squash]`: kept even when the merge then fails.
   const row = input.squash && found.squash !== 1 ? await updateMergeRequestRow(ctx.db, found.id, { squash: 1 }) : found
-  if (branches === null || detailedMergeStatusOf(row, project, branches) !== 'mergeable') {
+  const checks = await mergeChecksInputOf(ctx, row, project)
+  if (branches === null || detailedMergeStatusOf(row, project, branches, checks) !== 'mergeable') {
     if (input.autoMerge) throw new Unprocessable(CANNOT_MERGE)
     throw new ActionNotAllowed()
   }
@@ -244,4 +252,46 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
     }),
   )
   await refreshRepositoryState(ctx.db, ctx.config, source)
+}
+
+/** What the merge request page's merge panel shows and offers the caller. */
+export interface MergePanel {
+  view: MergeRequestView
+  /** GL MergeRequest#diverged_commits_count. */
+  commitsBehind: number
+  /** The messages the merge would write unless edited (GL default_merge_commit_message, default_squash_commit_message). */
+  mergeMessage: string
+  squashMessage: string
+  /** GL MergeRequest#can_remove_source_branch?(current_user). */
+  mayRemoveSourceBranch: boolean
+  /** Whether the branches are there (GL MergeRequest#source_branch_exists?, #target_branch_exists?); null once closed or merged. */
+  sourceBranchExists: boolean | null
+  targetBranchExists: boolean | null
+}
+
+/** The merge request as the merge panel shows it to the caller, its repository read once. */
+export async function showMergePanel(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<MergePanel> {
+  const branches = row.state === 'opened' ? await loadBranches(ctx, row, loaded.project) : null
+  const view = await showMergeRequest(ctx, loaded, row, branches)
+  const user = ctx.caller.user
+  const [author = view.author] = await findUsersByIds(ctx.db, [row.author_id])
+  const values = user ? templateValues(row, loaded.project, user, author, ctx.config.externalUrl) : null
+  return {
+    view,
+    commitsBehind: await commitsBehindOf(branches),
+    mergeMessage: values ? defaultMergeCommitMessage(row, loaded.project, values) : '',
+    squashMessage: values ? defaultSquashCommitMessage(row, loaded.project, values) : '',
+    mayRemoveSourceBranch: user !== null && branches !== null && (await mayRemoveSourceBranch(ctx, row, branches)),
+    sourceBranchExists:
+      branches === null ? null : branches.sourceDir !== null && (await readBranchHead(branches.sourceDir, row.source_branch)) !== null,
+    targetBranchExists: branches === null ? null : branches.facts.targetSha !== null,
+  }
+}
+
+/** GL MergeRequest#can_remove_source_branch?: the caller may push to the source project, and the branch is neither protected nor its default. */
+async function mayRemoveSourceBranch(ctx: Context, row: MergeRequestRow, branches: LoadedBranches): Promise<boolean> {
+  const source = branches.sourceProject
+  if (!source || source.default_branch === row.source_branch || branches.facts.sourceSha === null) return false
+  const loadedSource = await withAccess(ctx, source)
+  return canPushCode(loadedSource.access, source) && !isBranchProtected(await loadRefSubject(ctx, loadedSource), row.source_branch)
 }

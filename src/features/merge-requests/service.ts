@@ -23,7 +23,7 @@ import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
 import { canUpdateBranch, loadRefSubject } from '../protected-refs/index.js'
 import { findUsersByIds } from '../users/index.js'
-import { headShasOf, loadBranches, mergeabilityOf, type MergeabilityView } from './mergeability.js'
+import { headShasOf, loadBranches, mergeabilityOf, mergeChecksInputOf, type LoadedBranches, type MergeabilityView } from './mergeability.js'
 import { recordMentions } from './mentions.js'
 import {
   findReviewersOf,
@@ -122,7 +122,12 @@ export async function canBeMergedBy(ctx: Context, loaded: LoadedProject, row: Me
 }
 
 /** The single-merge-request view: the list view plus subscription, first contribution and the caller's `can_merge`. */
-export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<MergeRequestView> {
+export async function showMergeRequest(
+  ctx: Context,
+  loaded: LoadedProject,
+  row: MergeRequestRow,
+  loadedBranches?: LoadedBranches | null,
+): Promise<MergeRequestView> {
   const [view] = await mergeRequestViewsOf(ctx, [row])
   const user = ctx.caller.user
   const participant =
@@ -139,7 +144,11 @@ export async function showMergeRequest(ctx: Context, loaded: LoadedProject, row:
     canMerge: await canBeMergedBy(ctx, loaded, row),
     buildsAvailable: isFeatureAvailable(loaded.access, loaded.project, 'builds'),
   }
-  view.mergeability = mergeabilityOf(row, loaded.project, await loadBranches(ctx, row, loaded.project))
+  const [branches, checks] = await Promise.all([
+    loadedBranches !== undefined ? loadedBranches : loadBranches(ctx, row, loaded.project),
+    mergeChecksInputOf(ctx, row, loaded.project),
+  ])
+  view.mergeability = mergeabilityOf(row, loaded.project, branches, checks)
   return view
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
-import { deleteNoteRowsOf, hasSystemNoteRow, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
+import { deleteNoteRowsOf, hasSystemNoteRow, hasUnresolvedThreadRows, insertNote, insertNotes, selectAlertNoteRows } from './store.js'
 import { newDiscussionId } from './thread-ids.js'
 
 export { presentNote, presentNoteRow } from './present.js'
@@ -40,6 +40,11 @@ export function createSystemNote(trx: Db, noteable: Noteable, authorId: number, 
  */
 export async function createSystemNoteOnce(trx: Db, noteable: Noteable, authorId: number, body: string, at: Date): Promise<void> {
   if (!(await hasSystemNoteRow(trx, noteable, body))) await createSystemNote(trx, noteable, authorId, body, at)
+}
+
+/** Whether a merge request has a thread left to resolve (GL MergeRequest#mergeable_discussions_state?). */
+export function hasUnresolvedThreads(db: Db, mergeRequestId: number): Promise<boolean> {
+  return hasUnresolvedThreadRows(db, mergeRequestId)
 }
 
 /** A system note on an alert (GL SystemNotes::AlertManagementService); call it inside the transaction of the change. */

@@ -95,3 +95,16 @@ export async function hasSystemNoteRow(db: Db, noteable: Noteable, body: string)
     .executeTakeFirst()
   return found !== undefined
 }
+
+/** Whether a merge request has a note that can be resolved and is not (GL `unresolved_notes`). */
+export async function hasUnresolvedThreadRows(db: Db, mergeRequestId: number): Promise<boolean> {
+  const found = await db
+    .selectFrom('notes')
+    .select('id')
+    .where('merge_request_id', '=', mergeRequestId)
+    .where('system', '=', 0)
+    .where('type', 'in', ['DiffNote', 'DiscussionNote'])
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst()
+  return found !== undefined
+}
