@@ -1,4 +1,3 @@
-import { parseCookie, stringifySetCookie } from 'cookie'
 import type { User } from '../../core/caller.js'
 import { Forbidden, Invalid, NotFound } from '../../core/errors.js'
 import type { OAuthApplicationRow } from '../../db/schema.js'
@@ -30,14 +29,13 @@ function applicationPath(id: number): string {
   return `${LIST_PATH}/${id}`
 }
 
-/** Flash notices survive the redirect as a short-lived cookie naming one of these fixed texts (DK/GL doorkeeper.en.yml flash). */
+/** The notices shown after a redirect (DK/GL doorkeeper.en.yml flash). */
 const NOTICES = {
   updated: 'The application was updated successfully.',
   deleted: 'The application was deleted successfully.',
   revoked: 'The application was revoked access.',
 } as const
 type NoticeCode = keyof typeof NOTICES
-const FLASH_COOKIE = '_svc_flash'
 const CREATED_NOTICE = 'The application was created successfully.'
 const RENEWED_NOTICE = 'Application secret was successfully updated.'
 
@@ -46,21 +44,9 @@ const ATTRIBUTE_NAMES: Record<string, string> = { name: 'Name', redirect_uri: 'R
 
 type Flash = { kind: 'alert' | 'notice'; text: string } | null
 
-function cookieOptions(w: WebRequest) {
-  return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: w.ctx.config.externalUrl.startsWith('https:') }
-}
-
-function redirectWithNotice(w: WebRequest, location: string, code: NoticeCode) {
-  w.reply.header('set-cookie', stringifySetCookie(FLASH_COOKIE, code, { ...cookieOptions(w), maxAge: 60 }))
+async function redirectWithNotice(w: WebRequest, location: string, code: NoticeCode) {
+  await w.flash('notice', NOTICES[code])
   return w.redirect(location)
-}
-
-/** The notice left by the previous request, shown once. */
-function takeNotice(w: WebRequest): Flash {
-  const code = parseCookie(w.request.headers.cookie ?? '')[FLASH_COOKIE]
-  if (code === undefined) return null
-  w.reply.header('set-cookie', stringifySetCookie(FLASH_COOKIE, '', { ...cookieOptions(w), expires: new Date(0) }))
-  return Object.hasOwn(NOTICES, code) ? { kind: 'notice', text: NOTICES[code as NoticeCode] } : null
 }
 
 /** Signed-in users only; another user's application is a 404 page; a refused change returns to the list (GL redirects away). */
@@ -296,7 +282,7 @@ async function renderIndex(
   return w.render(
     {
       title: 'Applications',
-      flash: options.flash ?? takeNotice(w),
+      flash: options.flash,
       sidebar: userSettingsSidebar('applications'),
       breadcrumbs: userSettingsBreadcrumbs({ text: 'Applications' }),
     },
@@ -350,7 +336,7 @@ async function renderShow(w: WebRequest, application: OAuthApplicationRow, secre
   return w.render(
     {
       title: `${application.name} · Applications`,
-      flash: flash ?? takeNotice(w),
+      flash,
       sidebar: userSettingsSidebar('applications'),
       breadcrumbs: userSettingsBreadcrumbs({ text: 'Applications', href: LIST_PATH }, { text: application.name }),
     },
