@@ -271,20 +271,21 @@ label.mr-checkbox-label{display:flex;gap:var(--space-2);align-items:center;font-
 .mr-project-name{margin:var(--space-1) 0 0;color:var(--muted);overflow-wrap:anywhere}.mr-compare-line{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center;overflow-wrap:anywhere}
 .mr-widget>header h2{font-size:15px;margin:0;font-weight:400}.mr-widget.blocked{border-left:4px solid var(--danger)}.mr-widget.ready{border-left:4px solid var(--resolved-fg)}
 .mr-widget.merged{border-left:4px solid var(--merged-fg)}.mr-widget.closed{border-left:4px solid var(--closed-fg)}.mr-widget .merge-status,.mr-widget .body>p{margin:var(--space-1) 0}
-.mr-checks li{padding:2px 0}.mr-check-state{min-width:6.5rem;text-align:center}.mr-check.passed .mr-check-state{background:var(--resolved-bg);color:var(--resolved-fg)}
+.mr-checks li{padding:2px 0;display:flex;gap:var(--space-2);align-items:baseline}.mr-check-state{flex:none;min-width:6.5rem;text-align:center}.mr-check.passed .mr-check-state{background:var(--resolved-bg);color:var(--resolved-fg)}
 .mr-check.failed .mr-check-state{background:var(--triggered-bg);color:var(--triggered-fg)}.mr-check.failed{font-weight:600}
 .mr-merge-form{margin-top:var(--space-3);padding-top:var(--space-2);border-top:1px solid var(--border)}.mr-commit-messages{margin:var(--space-2) 0}.mr-commit-messages>summary{cursor:pointer;color:var(--link)}
 .mr-commit-messages textarea{font-family:var(--font-mono);font-size:13px}
 .discussion li.thread-note{display:block}.mr-thread{border:1px solid var(--border);border-radius:var(--radius);background:var(--surface);padding:0 var(--space-3) var(--space-2)}
 .mr-thread.resolved{background:var(--subtle)}.mr-thread-context{padding:var(--space-2) 0;border-bottom:1px solid var(--border);color:var(--muted);overflow-wrap:anywhere}
 .mr-thread ol.notes{list-style:none;margin:0;padding:0}.mr-thread li.note{display:flex;gap:var(--space-2);margin:var(--space-2) 0}
-.mr-thread-actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}.mr-thread-actions form{margin:0}
-details.mr-reply{flex-basis:100%}details.mr-reply>summary{list-style:none;display:inline-block}details.mr-reply>summary::-webkit-details-marker{display:none}
+.mr-thread-actions{display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:flex-start}.mr-thread-actions form{margin:0}.mr-thread-actions>form.inline{order:-1}
+details.mr-reply{flex:1 1 12rem;min-width:0}details.mr-reply>summary{list-style:none;display:inline-block}details.mr-reply>summary::-webkit-details-marker{display:none}
 .mr-note-form label{margin-top:var(--space-2)}.mr-new-note{margin:var(--space-4) 0 0;padding-top:var(--space-3);border-top:1px solid var(--border)}
 .mr-comment-signed-out{margin:var(--space-4) 0 0;padding:var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--subtle);text-align:center}
 .diff td.line{position:relative}.add-diff-note{position:absolute;left:-2px;top:1px;width:18px;height:18px;line-height:16px;text-align:center;border-radius:50%;
 background:var(--primary);color:#fff;font-weight:700;opacity:0;z-index:1}.add-diff-note:hover{text-decoration:none;color:#fff}
 .diff tr:hover .add-diff-note,.add-diff-note:focus{opacity:1}@media (hover:none){.add-diff-note{opacity:.6}}
 .diff tr.diff-notes-row>td.diff-notes-cell{white-space:normal;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;line-height:1.5;padding:var(--space-2);background:var(--page);border-top:1px solid var(--border);border-bottom:1px solid var(--border)}
+.code.diff{container-type:inline-size}.diff-notes-cell>div{position:sticky;left:var(--space-2);max-width:calc(100cqw - var(--space-4))}
 .diff-notes-cell .mr-thread+.mr-thread,.diff-notes-cell .mr-thread+.mr-line-form{margin-top:var(--space-2)}.diff-notes-cell .note-text{white-space:normal}
 `

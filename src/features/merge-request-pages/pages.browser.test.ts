@@ -7,7 +7,9 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 
 /**
  * The review pages in a real browser, without JavaScript, as a Developer: the project's merge requests, one merge
- * request, its commits, its changes inline and side by side, then an issue it names; each page fits a phone.
+ * request, its commits, its changes inline and side by side, then an issue it names; then a new merge request from a
+ * branch (its diff seen before creating it), a thread on a diff line, the merge, and the issue it closed. Each page
+ * fits a phone.
  */
 
 let server: TestServer
@@ -17,6 +19,8 @@ let developer: Person
 let project: Record<string, any>
 let mergeRequestIid: number
 let issueIid: number
+let taxIssueIid: number
+let conflictingIid: number
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await client(server.url + '/api/v4')(method, path, { token: owner.token, body })
@@ -88,6 +92,46 @@ beforeAll(async () => {
   })
   mergeRequestIid = mr.iid
   await api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/notes`, { body: 'Looks good; can we add a test?' })
+  taxIssueIid = (await api('POST', `/projects/${project.id}/issues`, { title: 'Totals lack tax' })).iid
+  await api('POST', commits, {
+    branch: 'feature/tax',
+    start_branch: 'main',
+    commit_message: `Add tax to invoice totals\n\nThe rate comes from the customer's country. Closes #${taxIssueIid}`,
+    actions: [
+      {
+        action: 'create',
+        file_path: 'src/tax.ts',
+        content: 'export function withTax(total: number, rate: number) {\n  return total * (1 + rate)\n}\n',
+      },
+    ],
+  })
+  // A merge request whose branch conflicts with main, for the merge widget's explanation.
+  await api('POST', commits, {
+    branch: 'main',
+    commit_message: 'Add the settings',
+    actions: [{ action: 'create', file_path: 'settings.txt', content: 'currency = EUR\n' }],
+  })
+  await api('POST', commits, {
+    branch: 'feature/currency',
+    start_branch: 'main',
+    commit_message: 'Bill in dollars',
+    actions: [{ action: 'update', file_path: 'settings.txt', content: 'currency = USD\n' }],
+  })
+  await api('POST', commits, {
+    branch: 'main',
+    commit_message: 'Bill in pounds',
+    actions: [{ action: 'update', file_path: 'settings.txt', content: 'currency = GBP\n' }],
+  })
+  conflictingIid = (
+    await api('POST', `/projects/${project.id}/merge_requests`, {
+      source_branch: 'feature/currency',
+      target_branch: 'main',
+      title: 'Bill in dollars',
+    })
+  ).iid
+  // Developers may merge into main here, as a project's Maintainer can allow.
+  await api('DELETE', `/projects/${project.id}/protected_branches/main`)
+  await api('POST', `/projects/${project.id}/protected_branches`, { name: 'main', push_access_level: 40, merge_access_level: 30 })
   await api('POST', `/projects/${project.id}/issues/${issue.iid}/notes`, { body: `Fixed by !${mr.iid}.` })
   browser = await launchBrowser()
 })
@@ -105,7 +149,7 @@ describe('the merge request pages in a browser', () => {
       const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, list)
       try {
         expect(await page.textContent('h1')).toBe('Merge requests')
-        expect(await page.locator('.state-tabs [aria-current=page]').textContent()).toMatch(/Open\s+1/)
+        expect(await page.locator('.state-tabs [aria-current=page]').textContent()).toMatch(/Open\s+2/)
         await lookAt(page, 'mr-list')
 
         await page.click(`#merge_request_${mergeRequestIid} a.title`)
@@ -145,6 +189,76 @@ describe('the merge request pages in a browser', () => {
         expect(new URL(page.url()).searchParams.getAll('label_name[]')).toEqual(['bug'])
         expect(await page.locator('.issue-row').count()).toBe(1)
         await lookAt(page, 'mr-issue-list')
+      } finally {
+        await page.context().close()
+      }
+    },
+  )
+
+  test(
+    'a Developer creates a merge request from a branch, seeing its diff first, comments on a diff line, merges it and sees the issue closed',
+    { timeout: BROWSER_WALK_MS },
+    async () => {
+      const list = `/${project.path_with_namespace}/-/merge_requests`
+      const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, list)
+      try {
+        await page.click('a.button:has-text("New merge request")')
+        expect(new URL(page.url()).pathname).toBe(`${list}/new`)
+        await page.selectOption('#merge_request_source_branch', 'feature/tax')
+        expect(await page.inputValue('#merge_request_target_branch')).toBe('main')
+        await lookAt(page, 'mr-new-branches')
+        await page.click('button:has-text("Compare branches and continue")')
+        expect(await page.inputValue('#merge_request_title')).toBe('Add tax to invoice totals')
+        expect(await page.inputValue('#merge_request_description')).toBe(
+          `The rate comes from the customer's country. Closes #${taxIssueIid}`,
+        )
+        expect(await page.locator('.mr-new-changes details.diff-file').count()).toBe(1)
+        expect(await page.textContent('.mr-new-changes .file-path')).toBe('src/tax.ts')
+        expect(await page.locator('.mr-new-commits .commit-row').count()).toBe(1)
+        await page.check('.mr-checkbox-label:has-text("billing") input')
+        await lookAt(page, 'mr-new-form')
+        await page.click('button:has-text("Create merge request")')
+        expect(await page.textContent('h1')).toBe('Add tax to invoice totals')
+        expect(await page.locator('.issuable-sidebar .label-badge').count()).toBe(1)
+        const iid = Number(/\/merge_requests\/(\d+)$/.exec(new URL(page.url()).pathname)![1])
+        await lookAt(page, 'mr-created')
+
+        await page.click('.mr-actions a:has-text("Edit")')
+        expect(await page.inputValue('#merge_request_title')).toBe('Add tax to invoice totals')
+        await page.fill('#merge_request_title', 'Add tax to invoice totals, per country')
+        await lookAt(page, 'mr-edit')
+        await page.click('button:has-text("Save changes")')
+        expect(await page.textContent('h1')).toBe('Add tax to invoice totals, per country')
+
+        await page.click('.merge-request-tabs a:has-text("Changes")')
+        await page.click('a.add-diff-note[aria-label="Add a comment to line 2"]')
+        expect(new URL(page.url()).searchParams.get('line_code')).toMatch(/^[0-9a-f]{40}_\d+_2$/)
+        await page.fill('.mr-line-form textarea', 'Should the rate be **rounded**?')
+        await lookAt(page, 'mr-diff-note-form')
+        await page.click('.mr-line-form button:has-text("Start a thread")')
+        expect(await page.locator('.diff-notes-row .mr-thread').count()).toBe(1)
+        expect(await page.textContent('.diff-notes-row .note-text strong')).toBe('rounded')
+        await lookAt(page, 'mr-diff-thread')
+
+        await page.click('.merge-request-tabs a:has-text("Overview")')
+        expect(await page.textContent('.mr-widget-status')).toBe('Ready to merge!')
+        expect(await page.locator('.discussion .mr-thread-context').textContent()).toContain('src/tax.ts')
+        await page.click('.mr-commit-messages summary')
+        await lookAt(page, 'mr-ready-to-merge')
+        await page.click('.mr-merge-form button:has-text("Merge")')
+        expect(await page.textContent('.issuable-header .issuable-state')).toBe('Merged')
+        expect(await page.textContent('.mr-widget-status')).toContain('Merged by')
+        await lookAt(page, 'mr-merged')
+
+        await page.goto(`${server.url}${list}/${conflictingIid}`)
+        expect(await page.textContent('.mr-widget-status')).toBe('Merge blocked: merge conflicts must be resolved.')
+        expect(await page.locator('.mr-merge-form').count()).toBe(0)
+        await lookAt(page, 'mr-blocked')
+
+        await page.goto(`${server.url}/${project.path_with_namespace}/-/issues/${taxIssueIid}`)
+        expect(await page.textContent('.issuable-header .issuable-state')).toBe('Closed')
+        expect(await page.locator('.system-note').last().textContent()).toContain(`closed via merge request !${iid}`)
+        await lookAt(page, 'mr-closed-issue')
       } finally {
         await page.context().close()
       }
