@@ -1,10 +1,12 @@
 import { AccessLevel } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
 import { BadRequest, DomainError, Forbidden, NotFound } from '../../core/errors.js'
-import { describeScope } from '../../core/scope-descriptions.js'
 import { RESOURCE_BOT_SCOPES } from '../../core/scopes.js'
 import { addDays, isoDate } from '../../core/time.js'
+import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
+import { isCalendarDate, textsOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { timeAgo } from '../../web/time-ago.js'
 import { canProject, type LoadedProject } from '../access/index.js'
@@ -84,13 +86,8 @@ function refusalOfToken(error: DomainError): Refusal {
   return { messages, byField }
 }
 
-function describedBy(...ids: (string | false | undefined)[]): Html {
-  const list = ids.filter(Boolean)
-  return list.length > 0 ? html`aria-describedby="${list.join(' ')}"` : html``
-}
-
 function tokenForm(w: WebRequest, loaded: LoadedProject, token: string, values: TokenValues, refusal: Refusal | null): Html {
-  const errorId = (field: string, id: string) => (refusal?.byField[field] ? `${id}_error` : undefined)
+  const errorId = (field: string, id: string) => errorIdOf(refusal, field, id)
   const tomorrow = isoDate(addDays(w.ctx.now(), 1))
   return settingsSection(
     'new-project-access-token',
@@ -140,21 +137,7 @@ function tokenForm(w: WebRequest, loaded: LoadedProject, token: string, values: 
         <fieldset class="choices" ${describedBy(errorId('scopes', 'resource_access_token_scopes'), 'resource_access_token_scopes_help')}>
           <legend>Select scopes</legend>
           <p class="help" id="resource_access_token_scopes_help">Scopes set the permission levels granted to the token.</p>
-          ${RESOURCE_BOT_SCOPES.map((scope) => {
-            const id = `resource_access_token_scopes_${scope}`
-            return html`<div class="choice">
-              <input
-                type="checkbox"
-                id="${id}"
-                name="resource_access_token[scopes][]"
-                value="${scope}"
-                ${values.scopes.includes(scope) ? html`checked` : ''}
-                aria-describedby="${id}_help"
-              />
-              <label for="${id}" class="inline-label"><code>${scope}</code></label>
-              <p class="help" id="${id}_help">${describeScope(scope).description}</p>
-            </div>`
-          })}
+          ${scopeCheckboxes({ model: 'resource_access_token', scopes: RESOURCE_BOT_SCOPES, checked: values.scopes, className: 'choice' })}
         </fieldset>
         ${fieldError(refusal, 'scopes', 'resource_access_token_scopes')}
         <div class="button-row"><button type="submit" class="primary">Create project access token</button></div>
@@ -166,18 +149,7 @@ function tokenForm(w: WebRequest, loaded: LoadedProject, token: string, values: 
 function newTokenBox(value: string): Html {
   return html`<section class="new-token" aria-labelledby="created-token-heading">
     <h2 id="created-token-heading">Your new project access token</h2>
-    <div class="copy-field">
-      <input
-        type="text"
-        id="created-project-access-token"
-        value="${value}"
-        readonly
-        aria-labelledby="created-token-heading"
-        aria-describedby="created-project-access-token-help"
-      />
-      <button type="button" data-copy="created-project-access-token">Copy</button>
-    </div>
-    <p class="help" id="created-project-access-token-help">Make sure you save it - you won't be able to access it again.</p>
+    ${newTokenField('created-project-access-token', value)}
   </section>`
 }
 
@@ -208,10 +180,10 @@ function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, token
                 ({ row, accessLevel }) =>
                   html`<tr id="project_access_token_${row.id}">
                     <td class="token-name">${row.name}</td>
-                    <td>${(JSON.parse(row.scopes) as string[]).join(', ')}</td>
+                    <td>${scopesText(row.scopes)}</td>
                     <td>${dateText(row.created_at)}</td>
-                    <td>${row.last_used_at ? timeAgo(row.last_used_at, now) : html`<span class="muted">Never</span>`}</td>
-                    <td>${row.expires_at ? dateText(row.expires_at) : html`<span class="muted">Never</span>`}</td>
+                    <td>${dateOrNever(row.last_used_at, (iso) => timeAgo(iso, now))}</td>
+                    <td>${dateOrNever(row.expires_at, dateText)}</td>
                     <td>${ROLE_NAMES[accessLevel] ?? accessLevel}</td>
                     <td class="actions">
                       <form method="post" action="${settingsPath(loaded, 'accessTokens')}/${row.id}/revoke" class="revoke-token">
@@ -224,10 +196,7 @@ function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, token
             </tbody>
           </table>
         </div>`
-  return html`<section aria-labelledby="active-tokens-heading">
-    <h2 id="active-tokens-heading">Active project access tokens (${tokens.length})</h2>
-    ${table}
-  </section>`
+  return activeTokensSection(`Active project access tokens (${tokens.length})`, table)
 }
 
 /** GET /-/settings/access_tokens; with `typed`, a refused form with what was typed. */
@@ -258,12 +227,6 @@ async function tokensPage(w: WebRequest, loaded: LoadedProject, typed: TokenValu
   )
 }
 
-function scopesOf(form: Record<string, unknown>): string[] {
-  const scopes = form.scopes
-  const list = Array.isArray(scopes) ? scopes : typeof scopes === 'string' ? [scopes] : []
-  return list.filter((scope): scope is string => typeof scope === 'string')
-}
-
 /** POST /-/settings/access_tokens (GL AccessTokensController#create). */
 async function createToken(w: WebRequest, loaded: LoadedProject) {
   const form = formOf(w, 'resource_access_token')
@@ -271,7 +234,7 @@ async function createToken(w: WebRequest, loaded: LoadedProject) {
     name: givenText(form, 'name') ?? '',
     expiresAt: givenText(form, 'expires_at') ?? '',
     accessLevel: givenText(form, 'access_level') ?? '',
-    scopes: scopesOf(form),
+    scopes: textsOf(form.scopes),
   }
   const refuse = (refusal: Refusal) => tokensPage(w, loaded, values, refusal)
   const level = integerOf(values.accessLevel) ?? AccessLevel.MAINTAINER
@@ -279,7 +242,7 @@ async function createToken(w: WebRequest, loaded: LoadedProject) {
   if (!PROJECT_ROLES.includes(level)) return refuse({ messages: ['access_level does not have a valid value'], byField: {} })
   const scopes = values.scopes.filter((scope) => (RESOURCE_BOT_SCOPES as readonly string[]).includes(scope))
   if (scopes.length < values.scopes.length) return refuse({ messages: ['scopes does not have a valid value'], byField: {} })
-  if (values.expiresAt !== '' && !isDate(values.expiresAt)) return refuse({ messages: ['expires_at is invalid'], byField: {} })
+  if (values.expiresAt !== '' && !isCalendarDate(values.expiresAt)) return refuse({ messages: ['expires_at is invalid'], byField: {} })
   try {
     const created = await createResourceToken(w.ctx, resourceOf(loaded), {
       name: values.name,
@@ -296,12 +259,6 @@ async function createToken(w: WebRequest, loaded: LoadedProject) {
     if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)) return refuse(refusalOfToken(error))
     throw error
   }
-}
-
-function isDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false
-  const date = new Date(`${text}T00:00:00Z`)
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text
 }
 
 /** PUT /-/settings/access_tokens/:id/revoke (GL AccessTokensController#revoke). */

@@ -1,7 +1,6 @@
 import { AccessLevel } from '../../core/access.js'
 import { Forbidden } from '../../core/errors.js'
 import { html, type Html } from '../../web/html.js'
-import { textOf } from '../../web/list-page.js'
 import { canAdminProject, type LoadedProject } from '../access/index.js'
 import { projectPage, projectPath } from '../projects/index.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
@@ -41,15 +40,7 @@ export function formOf(w: WebRequest, model: string): Record<string, unknown> {
   return form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {}
 }
 
-/** A field of a form when it was sent as text, else undefined. */
-export function givenText(form: Record<string, unknown>, name: string): string | undefined {
-  return typeof form[name] === 'string' ? (form[name] as string) : undefined
-}
-
-/** The text of a form field ('' when absent). */
-export function fieldText(form: Record<string, unknown>, name: string): string {
-  return textOf(form[name])
-}
+export { givenText } from '../../web/form-values.js'
 
 /** Role names as GitLab shows them (Gitlab::Access `human_access`). */
 export const ROLE_NAMES: Record<number, string> = {

@@ -1,8 +1,10 @@
 import { DomainError } from '../../core/errors.js'
-import { describeScope } from '../../core/scope-descriptions.js'
 import type { TokenRow } from '../../db/schema.js'
+import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
 import { confirmedAction } from '../../web/confirm.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
+import { fieldText, isCalendarDate, textsOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import {
@@ -12,16 +14,7 @@ import {
   revokeOwnPersonalAccessToken,
   type PersonalTokenFormOptions,
 } from '../tokens/index.js'
-import {
-  describedBy,
-  fieldText,
-  formOf,
-  timeElement,
-  USER_SETTINGS_PATHS,
-  userSettingsBreadcrumbs,
-  userSettingsPage,
-  userSettingsSidebar,
-} from './shared.js'
+import { formOf, timeElement, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
 
 // The signed-in user's personal access tokens (GL UserSettings::PersonalAccessTokensController): a form that makes one
 // through the tokens feature's own rules, the new token shown once on the next page (kept in the session until then,
@@ -43,21 +36,8 @@ interface TokenValues {
   scopes: string[]
 }
 
-function scopeList(form: Record<string, unknown>): string[] {
-  const scopes = form.scopes
-  const list = Array.isArray(scopes) ? scopes : typeof scopes === 'string' ? [scopes] : []
-  return list.filter((scope): scope is string => typeof scope === 'string')
-}
-
-/** A date the form sent as YYYY-MM-DD, else nothing (a blank or unreadable date takes the service's default). */
-function dateOf(text: string): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined
-  const date = new Date(`${text}T00:00:00Z`)
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text ? undefined : text
-}
-
 function tokenForm(token: string, options: PersonalTokenFormOptions, values: TokenValues, refusal: Refusal | null): Html {
-  const errorId = (attribute: string, id: string) => refusal?.byField[attribute] && `${id}_error`
+  const errorId = (attribute: string, id: string) => errorIdOf(refusal, attribute, id)
   return html`<section class="box settings-section" id="new-personal-access-token" aria-labelledby="new-token-heading">
     <header><h2 id="new-token-heading">Add a personal access token</h2></header>
     <div class="body">
@@ -101,14 +81,7 @@ ${values.description}</textarea
         <fieldset class="scopes" ${describedBy(errorId('scopes', 'personal_access_token_scopes'))}>
           <legend>Select scopes</legend>
           <p class="help">Scopes set the permission levels granted to the token.</p>
-          ${options.scopes.map((scope) => {
-            const id = `personal_access_token_scopes_${scope}`
-            return html`<div class="scope-choice">
-              <input type="checkbox" id="${id}" name="personal_access_token[scopes][]" value="${scope}" ${values.scopes.includes(scope) ? html`checked` : ''} aria-describedby="${id}_help" />
-              <label for="${id}" class="inline-label"><code>${scope}</code></label>
-              <p class="help" id="${id}_help">${describeScope(scope).description}</p>
-            </div>`
-          })}
+          ${scopeCheckboxes({ model: 'personal_access_token', scopes: options.scopes, checked: values.scopes, className: 'scope-choice' })}
         </fieldset>
         ${fieldError(refusal, 'scopes', 'personal_access_token_scopes')}
         <div class="button-row"><button type="submit" class="primary">Create personal access token</button></div>
@@ -120,20 +93,7 @@ ${values.description}</textarea
 function newTokenBox(value: string): Html {
   return html`<section class="box created-token" aria-labelledby="created-token-heading">
     <header><h2 id="created-token-heading">Your new personal access token</h2></header>
-    <div class="body">
-      <div class="copy-field">
-        <input
-          type="text"
-          id="created-personal-access-token"
-          value="${value}"
-          readonly
-          aria-labelledby="created-token-heading"
-          aria-describedby="created-personal-access-token-help"
-        />
-        <button type="button" data-copy="created-personal-access-token">Copy</button>
-      </div>
-      <p class="help" id="created-personal-access-token-help">Make sure you save it - you won't be able to access it again.</p>
-    </div>
+    <div class="body">${newTokenField('created-personal-access-token', value)}</div>
   </section>`
 }
 
@@ -159,10 +119,10 @@ function activeTokens(rows: TokenRow[], token: string): Html {
                   <td class="token-name">
                     ${row.name}${row.description ? html`<div class="help">${row.description}</div>` : ''}
                   </td>
-                  <td>${(JSON.parse(row.scopes) as string[]).join(', ')}</td>
+                  <td>${scopesText(row.scopes)}</td>
                   <td>${timeElement(row.created_at)}</td>
-                  <td>${row.last_used_at ? timeElement(row.last_used_at) : html`<span class="muted">Never</span>`}</td>
-                  <td>${row.expires_at ? timeElement(row.expires_at) : html`<span class="muted">Never</span>`}</td>
+                  <td>${dateOrNever(row.last_used_at, timeElement)}</td>
+                  <td>${dateOrNever(row.expires_at, timeElement)}</td>
                   <td>
                     ${confirmedAction({
                       label: 'Revoke',
@@ -177,10 +137,7 @@ function activeTokens(rows: TokenRow[], token: string): Html {
             </tbody>
           </table>
         </div>`
-  return html`<section aria-labelledby="active-tokens-heading">
-    <h2 id="active-tokens-heading">Active personal access tokens (${rows.length})</h2>
-    ${table}
-  </section>`
+  return activeTokensSection(`Active personal access tokens (${rows.length})`, table)
 }
 
 async function renderIndex(w: WebRequest, values: TokenValues | null, refusal: Refusal | null) {
@@ -215,14 +172,15 @@ async function createToken(w: WebRequest) {
     name: fieldText(form, 'name'),
     description: fieldText(form, 'description'),
     expiresAt: fieldText(form, 'expires_at'),
-    scopes: scopeList(form),
+    scopes: textsOf(form.scopes),
   }
   try {
     const created = await createOwnPersonalAccessToken(w.ctx, {
       name: values.name,
       scopes: values.scopes,
       description: values.description.trim() === '' ? undefined : values.description,
-      expiresAt: dateOf(values.expiresAt.trim()),
+      // A blank or unreadable date takes the service's default.
+      expiresAt: isCalendarDate(values.expiresAt.trim()) ? values.expiresAt.trim() : undefined,
     })
     await w.flash('notice', TOKEN_CREATED, { [NEW_TOKEN]: created.token })
   } catch (error) {

@@ -3,6 +3,7 @@ import { DomainError, NotFound } from '../../core/errors.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { listQueryOf, pager, type ListView } from '../../web/list-page.js'
+import { givenText } from '../../web/form-values.js'
 import { findGroup, findProject } from '../access/index.js'
 import { listGroups } from '../groups/index.js'
 import {
@@ -17,7 +18,7 @@ import {
 } from '../notification-settings/index.js'
 import { listProjects, type ProjectView } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { formOf, givenText, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
+import { formOf, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
 
 // The signed-in user's notifications (GL Profiles::NotificationsController): the global level and notification
 // e-mail, then a level for each group and project they are a member of. GitLab changes a level from a dropdown that

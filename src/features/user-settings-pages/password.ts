@@ -2,17 +2,11 @@ import type { User } from '../../core/caller.js'
 import { DomainError } from '../../core/errors.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html } from '../../web/html.js'
+import { describedBy } from '../../web/described-by.js'
+import { fieldText } from '../../web/form-values.js'
 import { isCurrentPassword, SIGN_IN_PATH, type WebRequest, type WebRouter } from '../sessions/index.js'
 import { updateOwnPassword } from '../users/index.js'
-import {
-  describedBy,
-  fieldText,
-  formOf,
-  USER_SETTINGS_PATHS,
-  userSettingsBreadcrumbs,
-  userSettingsPage,
-  userSettingsSidebar,
-} from './shared.js'
+import { formOf, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
 
 // Changing one's password (GL UserSettings::PasswordsController#edit and #update): the current password first, then
 // the model's rules for the new one; a changed password signs the user out everywhere, this browser included.

@@ -2,18 +2,11 @@ import type { User } from '../../core/caller.js'
 import { DomainError } from '../../core/errors.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
+import { describedBy } from '../../web/described-by.js'
+import { givenText } from '../../web/form-values.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { updateOwnProfile, type OwnProfileAttributes } from '../users/index.js'
-import {
-  checkboxOf,
-  describedBy,
-  formOf,
-  givenText,
-  USER_SETTINGS_PATHS,
-  userSettingsBreadcrumbs,
-  userSettingsPage,
-  userSettingsSidebar,
-} from './shared.js'
+import { checkboxOf, formOf, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
 
 // The signed-in user's profile (GL UserSettings::ProfilesController#show and #update), saved through the users
 // feature's own rules, so the page refuses what the model refuses, in its words.

@@ -1,4 +1,5 @@
 import type { User } from '../../core/caller.js'
+import { lastTextOf } from '../../web/form-values.js'
 import { html, type Html } from '../../web/html.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 
@@ -27,28 +28,11 @@ export function formOf(w: WebRequest, model: string): Record<string, unknown> {
   return form && typeof form === 'object' && !Array.isArray(form) ? (form as Record<string, unknown>) : {}
 }
 
-/** A field of a form when it was sent as text, else undefined. */
-export function givenText(form: Record<string, unknown>, name: string): string | undefined {
-  return typeof form[name] === 'string' ? (form[name] as string) : undefined
-}
-
-/** The text of a form field ('' when absent). */
-export function fieldText(form: Record<string, unknown>, name: string): string {
-  return givenText(form, name) ?? ''
-}
-
 /** The last value of a checkbox that follows a hidden "0" of the same name (Rails' check_box). */
 export function checkboxOf(form: Record<string, unknown>, name: string): boolean | undefined {
-  const value = form[name]
-  const last = Array.isArray(value) ? value[value.length - 1] : value
-  if (typeof last !== 'string') return undefined
+  const last = lastTextOf(form[name])
+  if (last === undefined) return undefined
   return last === '1' || last === 'true' || last === 'on'
-}
-
-/** `aria-describedby` for an input, naming its help and its errors when there are any. */
-export function describedBy(...ids: (string | false | null | undefined)[]): Html | string {
-  const present = ids.filter((id): id is string => typeof id === 'string' && id !== '')
-  return present.length > 0 ? html`aria-describedby="${present.join(' ')}"` : ''
 }
 
 /** A date as GitLab's tables show it: "Jan 2, 2026". */
