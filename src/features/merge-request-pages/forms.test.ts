@@ -509,3 +509,58 @@ describe('the merge widget and merging', () => {
     }
   })
 })
+
+describe("a fork's branch into its upstream", () => {
+  test('merge_request[source_project_id] compares the fork branch with the upstream and creates the merge request there', async () => {
+    const forker = await createPerson(db, 'mrformforker')
+    const forkerSession = await createTestSession(server, forker.user)
+    const upstream = await createRepositoryProject(api, owner, { name: 'Open', path: 'open' })
+    const fork = await createRepositoryProject(api, forker, { name: 'Open', path: 'open', initialize_with_readme: false })
+    await db.updateTable('projects').set({ forked_from_project_id: upstream.id }).where('id', '=', fork.id).execute()
+    await call(
+      'POST',
+      `/projects/${fork.id}/repository/commits`,
+      { branch: 'improve', commit_message: 'Improve the docs', actions: [{ action: 'create', file_path: 'docs.md', content: '# Docs\n' }] },
+      forker,
+    )
+    const newPage = `/${upstream.path_with_namespace}/-/merge_requests/new?merge_request[source_project_id]=${fork.id}&merge_request[source_branch]=improve&merge_request[target_branch]=main`
+    const page = await visit(newPage, forkerSession)
+    expect(page.status, /<div class="flash alert"[\s\S]*?<\/div>/.exec(page.text)?.[0]).toBe(200)
+    expect(page.text).toContain(`From <code class="ref-name">${fork.path_with_namespace}:improve</code> into`)
+    expect(page.text).toContain(`<input type="hidden" name="merge_request[source_project_id]" value="${fork.id}" />`)
+    expect(page.text).toContain(`<input type="hidden" name="merge_request[target_project_id]" value="${upstream.id}" />`)
+    expect(page.text).toContain('value="Improve the docs"')
+    expect(page.text).toContain('<span class="file-path">docs.md</span>')
+    const created = await submit(forkerSession, `/${upstream.path_with_namespace}/-/merge_requests`, [
+      ['merge_request[source_project_id]', String(fork.id)],
+      ['merge_request[source_branch]', 'improve'],
+      ['merge_request[target_project_id]', String(upstream.id)],
+      ['merge_request[target_branch]', 'main'],
+      ['merge_request[title]', 'Improve the docs'],
+      ['merge_request[description]', ''],
+    ])
+    expect(created.status).toBe(302)
+    expect(created.location).toBe(`/${upstream.path_with_namespace}/-/merge_requests/1`)
+    const mr = await call('GET', `/projects/${upstream.id}/merge_requests/1`)
+    expect(mr).toMatchObject({ source_project_id: fork.id, target_project_id: upstream.id, source_branch: 'improve' })
+
+    // Anyone signed in may read a public project's merge request; only those who may act see a button for it.
+    const onlooker = `/${upstream.path_with_namespace}/-/merge_requests/1`
+    const seen = await visit(onlooker, strangerSession)
+    expect(seen.status).toBe(200)
+    expect(seen.text).not.toContain('Close merge request')
+    expect(seen.text).not.toContain('/edit">Edit</a>')
+    expect(seen.text).not.toContain('class="mr-merge-form"')
+    expect((await visit(`${onlooker}/edit`, strangerSession)).status).toBe(404)
+    expect((await submit(strangerSession, `${onlooker}/merge`, [])).status).toBe(404)
+    expect(
+      (
+        await submit(strangerSession, onlooker, [
+          ['_method', 'put'],
+          ['merge_request[state_event]', 'close'],
+        ])
+      ).status,
+    ).toBe(404)
+    expect((await call('GET', `/projects/${upstream.id}/merge_requests/1`)).state).toBe('opened')
+  })
+})

@@ -46,7 +46,7 @@ interface Branches {
 
 /** A project of the same fork network the caller may use, by the id a form sent. */
 async function projectOfParam(ctx: Context, loaded: LoadedProject, value: unknown): Promise<LoadedProject | null> {
-  const text = textOf(value)
+  const text = typeof value === 'number' ? String(value) : textOf(value)
   if (!/^\d{1,15}$/.test(text)) return null
   const id = Number(text)
   if (id === loaded.project.id) return loaded
