@@ -239,6 +239,9 @@ describe('the merge request pages in a browser', () => {
         expect(await page.locator('.diff-notes-row .mr-thread').count()).toBe(1)
         expect(await page.textContent('.diff-notes-row .note-text strong')).toBe('rounded')
         await lookAt(page, 'mr-diff-thread')
+        await page.click('.view-switch a:has-text("Side-by-side")')
+        expect(await page.locator('table.diff-table.parallel .diff-notes-row .mr-thread').count()).toBe(1)
+        await lookAt(page, 'mr-diff-thread-parallel')
 
         await page.click('.merge-request-tabs a:has-text("Overview")')
         expect(await page.textContent('.mr-widget-status')).toBe('Ready to merge!')
