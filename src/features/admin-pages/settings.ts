@@ -1,6 +1,7 @@
 import { settingRules, type SettingName, type Settings } from '../../core/settings.js'
 import { DomainError, Invalid } from '../../core/errors.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
+import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
@@ -351,11 +352,6 @@ async function renderSettingsPage(w: WebRequest, page: SettingsPage, refused: Re
   )
 }
 
-/** The last of a field's values: a checkbox follows a hidden "0" of the same name. */
-function lastValue(value: unknown): string {
-  return textOf(Array.isArray(value) ? value[value.length - 1] : value)
-}
-
 /** A section's form as the service's input, or the fields it cannot read as settings (Rails' messages). */
 function inputOf(section: Section, form: Record<string, unknown>): { input: UpdateSettingsInput; errors: Record<string, string[]> } {
   const input: Record<string, unknown> = {}
@@ -367,7 +363,7 @@ function inputOf(section: Section, form: Record<string, unknown>): { input: Upda
       input[field.name] = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}
       continue
     }
-    const text = lastValue(raw)
+    const text = lastTextOf(raw) ?? ''
     if (rule.type === 'boolean') input[field.name] = ['1', 'true', 'on'].includes(text)
     else if (rule.type === 'integer') {
       const trimmed = text.trim()
@@ -392,8 +388,8 @@ function typedValues(section: Section, form: Record<string, unknown>): FormValue
         raw !== null && typeof raw === 'object' && !Array.isArray(raw)
           ? Object.fromEntries(Object.entries(raw as Record<string, unknown>).map(([key, weight]) => [key, textOf(weight)]))
           : {}
-    } else if (field.kind === 'checkbox') values[field.name] = ['1', 'true', 'on'].includes(lastValue(raw))
-    else values[field.name] = lastValue(raw)
+    } else if (field.kind === 'checkbox') values[field.name] = ['1', 'true', 'on'].includes(lastTextOf(raw) ?? '')
+    else values[field.name] = lastTextOf(raw) ?? ''
   }
   return values
 }

@@ -1,4 +1,5 @@
 import { Forbidden, Invalid } from '../../core/errors.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
@@ -112,7 +113,7 @@ async function labelForm(w: WebRequest, loaded: LoadedProject, labelId: number |
   const token = await w.csrfToken()
   const editing = labelId !== null
   const action = editing ? labelsPath(loaded, `/${labelId}`) : labelsPath(loaded)
-  const described = (attribute: string, id: string) => (refusal?.byField[attribute] ? html`aria-describedby="${id}_error"` : '')
+  const described = (attribute: string, id: string) => describedBy(errorIdOf(refusal, attribute, id))
   const title = editing ? 'Edit label' : 'New label'
   const body = html`<h1>${title}</h1>
     ${errorList(refusal?.messages ?? [])}
@@ -132,7 +133,7 @@ async function labelForm(w: WebRequest, loaded: LoadedProject, labelId: number |
         value="${values.color}"
         class="color-input"
         data-resets="suggested_color"
-        aria-describedby="label_color_help${refusal?.byField.color ? ' label_color_error' : ''}"
+        ${describedBy('label_color_help', errorIdOf(refusal, 'color', 'label_color'))}
       />
       <p class="help" id="label_color_help">A hex color (#RRGGBB or #RGB) or a CSS color name, or one of the suggested colors below.</p>
       ${fieldError(refusal, 'color', 'label_color')} ${swatches(values.color)}

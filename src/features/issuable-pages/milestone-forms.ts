@@ -1,5 +1,6 @@
 import { Forbidden, Invalid } from '../../core/errors.js'
 import type { MilestoneRow } from '../../db/schema.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html } from '../../web/html.js'
 import { canAdminMilestones, canReadMilestones, type LoadedProject } from '../access/index.js'
@@ -58,7 +59,7 @@ async function milestoneForm(
 ) {
   const token = await w.csrfToken()
   const heading = milestone ? `Edit Milestone %${milestone.title}` : 'New milestone'
-  const described = (attribute: string, id: string) => (refusal?.byField[attribute] ? html`aria-describedby="${id}_error"` : '')
+  const described = (attribute: string, id: string) => describedBy(errorIdOf(refusal, attribute, id))
   const body = html`<h1>${heading}</h1>
     ${errorList(refusal?.messages ?? [])}
     <form method="post" action="${milestone ? milestonePath(loaded, milestone) : milestonesPath(loaded)}" class="milestone-form">

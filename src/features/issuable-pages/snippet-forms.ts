@@ -1,6 +1,7 @@
 import { VISIBILITY_NAMES, visibilityName, type VisibilityName } from '../../core/access.js'
 import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
 import type { SnippetRow } from '../../db/schema.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
@@ -140,7 +141,7 @@ function visibilityField(chosen: VisibilityName, project: LoadedProject | null):
 function fileFields(file: FileValues, index: number, refusal: Refusal | null, removable: boolean): Html {
   const id = `files_${index}`
   const isNew = file.previousPath === ''
-  const described = (field: string) => (refusal?.byField[`${id}_${field}`] ? html`aria-describedby="${id}_${field}_error"` : '')
+  const described = (field: string) => describedBy(errorIdOf(refusal, `${id}_${field}`, `${id}_${field}`))
   const extra = isNew && index > 0
   const fields = html`<fieldset class="snippet-file-fields">
     <legend>${extra ? 'New file' : `File ${index + 1}`}</legend>
@@ -203,7 +204,7 @@ async function snippetForm(
         name="snippet[title]"
         value="${values.title}"
         required
-        ${refusal?.byField.title ? html`aria-describedby="snippet_title_error"` : ''}
+        ${describedBy(errorIdOf(refusal, 'title', 'snippet_title'))}
       />
       ${fieldError(refusal, 'title', 'snippet_title')}
       <label for="snippet_description">Description (optional)</label>

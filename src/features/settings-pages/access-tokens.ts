@@ -1,6 +1,6 @@
 import { AccessLevel } from '../../core/access.js'
 import { isAdmin } from '../../core/caller.js'
-import { BadRequest, DomainError, Forbidden, NotFound } from '../../core/errors.js'
+import { BadRequest, DomainError } from '../../core/errors.js'
 import { RESOURCE_BOT_SCOPES } from '../../core/scopes.js'
 import { addDays, isoDate } from '../../core/time.js'
 import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
@@ -20,7 +20,17 @@ import {
   type TokenResource,
 } from '../resource-tokens/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { formOf, givenText, integerOf, PROJECT_ROLES, ROLE_NAMES, settingsPage, settingsPath, settingsSection } from './shared.js'
+import {
+  formOf,
+  givenText,
+  integerOf,
+  isFormRefusal,
+  PROJECT_ROLES,
+  ROLE_NAMES,
+  settingsPage,
+  settingsPath,
+  settingsSection,
+} from './shared.js'
 
 // Settings > Access tokens (GL Projects::Settings::AccessTokensController): project access tokens made, listed and
 // revoked through the resource tokens feature, so the page refuses what POST /projects/:id/access_tokens refuses, in
@@ -256,7 +266,7 @@ async function createToken(w: WebRequest, loaded: LoadedProject) {
     })
     return w.redirect(settingsPath(loaded, 'accessTokens'))
   } catch (error) {
-    if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)) return refuse(refusalOfToken(error))
+    if (isFormRefusal(error)) return refuse(refusalOfToken(error))
     throw error
   }
 }

@@ -1,12 +1,12 @@
 import { AccessLevel, Visibility, visibilityName, type VisibilityName } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
-import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
+import { NotFound } from '../../core/errors.js'
 import type { NamespaceRow } from '../../db/schema.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import { canProject, canTransferProjectsInto, groupAccess, type LoadedProject } from '../access/index.js'
-import { listBranches } from '../branches/index.js'
 import { listGroups } from '../groups/index.js'
 import { findPersonalNamespace } from '../namespaces/index.js'
 import {
@@ -21,7 +21,17 @@ import {
   type ProjectInput,
 } from '../projects/index.js'
 import { PROJECT_PAGE, type WebRequest, type WebRouter } from '../sessions/index.js'
-import { choice, formOf, givenText, settingsPage, settingsPath, settingsSection } from './shared.js'
+import {
+  branchNamesOf,
+  choice,
+  formOf,
+  givenText,
+  isFormRefusal,
+  refusalBeside,
+  settingsPage,
+  settingsPath,
+  settingsSection,
+} from './shared.js'
 
 // Settings > General (GL ProjectsController#edit and #update, #archive, #unarchive, #transfer, #destroy): naming and
 // description, visibility, and the advanced section. Every change goes through the API's own use cases, so the page
@@ -43,9 +53,6 @@ const VISIBILITY_CHOICES: { level: number; name: VisibilityName; label: string; 
   },
   { level: Visibility.PUBLIC, name: 'public', label: 'Public', help: 'The project can be accessed without any authentication.' },
 ]
-
-/** How many branches the default branch list offers. */
-const BRANCHES_OFFERED = 100
 
 /** What the general form shows: the project's values, or what was typed into a refused form. */
 interface GeneralValues {
@@ -97,12 +104,6 @@ async function transferTargets(ctx: Context, loaded: LoadedProject): Promise<Nam
   return candidates.filter((namespace, index) => allowed[index] && namespace.id !== loaded.project.namespace_id)
 }
 
-async function branchNamesOf(w: WebRequest, loaded: LoadedProject): Promise<string[]> {
-  if (loaded.project.empty_repo === 1) return []
-  const list = await listBranches(w.ctx, loaded, { sort: 'name_asc', keyset: false, page: 1, perPage: BRANCHES_OFFERED })
-  return list.branches.map((branch) => branch.name)
-}
-
 /** The hidden fields of a form that updates the project: Rails' PATCH through `_method`, and the CSRF token. */
 function updateFields(token: string, section: string): Html {
   return html`${csrfField(token)}<input type="hidden" name="_method" value="patch" /><input
@@ -131,7 +132,7 @@ function generalSection(loaded: LoadedProject, token: string, values: GeneralVal
               name="project[name]"
               value="${values.name}"
               required
-              ${refusal?.byField.name ? html`aria-describedby="project_name_edit_error"` : ''}
+              ${describedBy(errorIdOf(refusal, 'name', 'project_name_edit'))}
             />
             ${fieldError(refusal, 'name', 'project_name_edit')}
           </div>
@@ -145,7 +146,7 @@ function generalSection(loaded: LoadedProject, token: string, values: GeneralVal
           id="project_description"
           name="project[description]"
           rows="3"
-          ${refusal?.byField.description ? html`aria-describedby="project_description_error"` : ''}
+          ${describedBy(errorIdOf(refusal, 'description', 'project_description'))}
 >${values.description}</textarea>
         ${fieldError(refusal, 'description', 'project_description')}
         ${
@@ -215,7 +216,7 @@ function pathSection(w: WebRequest, loaded: LoadedProject, token: string, values
           name="project[path]"
           value="${values.path}"
           required
-          ${refusal?.byField.path ? html`aria-describedby="project_path_error"` : ''}
+          ${describedBy(errorIdOf(refusal, 'path', 'project_path'))}
         />
       </div>
       ${fieldError(refusal, 'path', 'project_path')}
@@ -284,9 +285,9 @@ function deleteSection(loaded: LoadedProject, token: string, refused: Refused | 
         name="confirm_name"
         autocomplete="off"
         required
-        ${refusal ? html`aria-describedby="confirm_name_input_error"` : ''}
+        ${describedBy(refusal && 'confirm_name_input_error')}
       />
-      ${refusal ? html`<p class="field-error" id="confirm_name_input_error">${refusal.messages.join(', ')}</p>` : ''}
+      ${refusalBeside(refusal, 'confirm_name_input')}
       <div class="button-row"><button type="submit" class="danger">Delete project</button></div>
     </form>`
 }
@@ -353,7 +354,7 @@ async function update(w: WebRequest, loaded: LoadedProject) {
     await w.flash('notice', `Project '${view.project.name}' was successfully updated.`)
     return w.redirect(`/${view.project.full_path}/edit`)
   } catch (error) {
-    if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)) {
+    if (isFormRefusal(error)) {
       return editPage(w, loaded, refusedWith(loaded, form, section, refusalOf(error, { visibility_level: 'Visibility level' })))
     }
     throw error

@@ -1,11 +1,13 @@
-import { DomainError, Forbidden, NotFound, ParamError } from '../../core/errors.js'
+import { ParamError } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
+import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { isFeatureAvailable, type LoadedProject } from '../access/index.js'
 import { projectPageRoutes, renderProjectPage, updateInputOf, updateProject, type UpdateProjectParams } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { choice, flagChoice, formOf, settingsPage, settingsPath, settingsSection } from './shared.js'
+import { choice, flagChoice, formOf, isFormRefusal, settingsPage, settingsPath, settingsSection } from './shared.js'
 
 // Settings > Merge requests (GL Projects::Settings::MergeRequestsController): the merge method, merge options, squash
 // option, merge checks and commit templates, saved through the API's PUT /projects/:id use case with its validations.
@@ -103,12 +105,6 @@ function valuesOf(project: ProjectRow): MergeValues {
   return values
 }
 
-/** A Rails check box's value: its hidden "0" then the box's "1" when ticked, the last one counting. */
-function lastText(value: unknown): string | undefined {
-  const last = Array.isArray(value) ? value[value.length - 1] : value
-  return typeof last === 'string' ? last : undefined
-}
-
 async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: MergeValues | null = null, refusal: Refusal | null = null) {
   const values = typed ?? valuesOf(loaded.project)
   const token = await w.csrfToken()
@@ -174,7 +170,7 @@ async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: Me
               id="project_${template.name}"
               name="project[${template.name}]"
               rows="${template.rows}"
-              aria-describedby="${refusal?.byField[template.name] ? `project_${template.name}_error ` : ''}project_${template.name}_help"
+              ${describedBy(errorIdOf(refusal, template.name, `project_${template.name}`), `project_${template.name}_help`)}
             >${values[template.name]}</textarea>
             ${fieldError(refusal, template.name, `project_${template.name}`)}
             <p class="help" id="project_${template.name}_help">${template.help}</p>`,
@@ -201,7 +197,7 @@ function paramsOf(loaded: LoadedProject, form: Record<string, unknown>, values: 
   const params: Record<string, unknown> = { id: String(loaded.project.id) }
   for (const name of ['merge_method', 'squash_option'] as const) if (typeof form[name] === 'string') params[name] = values[name]
   for (const option of [...MERGE_OPTIONS, ...MERGE_CHECKS]) {
-    if (lastText(form[option.name]) !== undefined) params[option.name] = values[option.name] === '1'
+    if (lastTextOf(form[option.name]) !== undefined) params[option.name] = values[option.name] === '1'
   }
   for (const template of TEMPLATES) if (typeof form[template.name] === 'string') params[template.name] = values[template.name]
   return params as UpdateProjectParams
@@ -212,7 +208,7 @@ async function saveMergeRequestSettings(w: WebRequest, loaded: LoadedProject) {
   const form = formOf(w, 'project')
   const values = valuesOf(loaded.project)
   for (const [name, value] of Object.entries(form)) {
-    const text = lastText(value)
+    const text = lastTextOf(value)
     if (text !== undefined && name in values) values[name] = text
   }
   const refuse = (refusal: Refusal) => mergeRequestsPage(w, loaded, values, refusal)
@@ -233,7 +229,7 @@ async function saveMergeRequestSettings(w: WebRequest, loaded: LoadedProject) {
     await w.flash('notice', `Project '${view.project.name}' was successfully updated.`)
     return w.redirect(settingsPath(loaded, 'mergeRequests'))
   } catch (error) {
-    if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)) {
+    if (isFormRefusal(error)) {
       return refuse(
         refusalOf(error, {
           merge_commit_template: 'Merge commit template',

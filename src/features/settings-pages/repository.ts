@@ -1,9 +1,9 @@
 import { AccessLevel } from '../../core/access.js'
-import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
+import { describedBy } from '../../web/described-by.js'
 import { errorList, refusalOf, type Refusal } from '../../web/form-errors.js'
+import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import type { LoadedProject } from '../access/index.js'
-import { listBranches } from '../branches/index.js'
 import { projectPageRoutes, renderProjectPage, updateProject } from '../projects/index.js'
 import {
   listProtectedBranches,
@@ -17,7 +17,18 @@ import {
   type ProtectedTag,
 } from '../protected-refs/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { flagChoice, formOf, givenText, integerOf, settingsPage, settingsPath, settingsSection } from './shared.js'
+import {
+  branchNamesOf,
+  flagChoice,
+  formOf,
+  givenText,
+  integerOf,
+  isFormRefusal,
+  refusalBeside,
+  settingsPage,
+  settingsPath,
+  settingsSection,
+} from './shared.js'
 
 // Settings > Repository (GL Projects::Settings::RepositoryController, Projects::ProtectedBranchesController and
 // ProtectedTagsController): the default branch, protected branches and protected tags, through the same services as
@@ -29,9 +40,6 @@ const REF_ROLES: { level: number; label: string }[] = [
   { level: AccessLevel.DEVELOPER, label: 'Developers + Maintainers' },
   { level: AccessLevel.NONE, label: 'No one' },
 ]
-
-/** How many branch names the forms suggest. */
-const BRANCHES_SUGGESTED = 100
 
 /** What a refused form on this page typed, and why it was refused. */
 interface Refused {
@@ -70,13 +78,13 @@ function defaultBranchSection(loaded: LoadedProject, token: string, branches: st
             <select
               id="project_default_branch"
               name="project[default_branch]"
-              aria-describedby="${refusal ? 'project_default_branch_error ' : ''}project_default_branch_help"
+              ${describedBy(refusal && 'project_default_branch_error', 'project_default_branch_help')}
             >
               ${(branches.includes(chosen) ? branches : [chosen, ...branches]).map(
                 (branch) => html`<option value="${branch}" ${branch === chosen ? html`selected` : ''}>${branch}</option>`,
               )}
             </select>
-            ${refusal ? html`<p class="field-error" id="project_default_branch_error">${refusal.messages.join(', ')}</p>` : ''}
+            ${refusalBeside(refusal, 'project_default_branch')}
             <p class="help" id="project_default_branch_help">
               All merge requests and commits are made against this branch unless you specify a different one.
             </p>
@@ -102,10 +110,10 @@ function protectBranchForm(loaded: LoadedProject, token: string, branches: strin
         list="protected_branch_names"
         autocomplete="off"
         required
-        aria-describedby="${refusal ? 'protected_branch_name_error ' : ''}protected_branch_name_help"
+        ${describedBy(refusal && 'protected_branch_name_error', 'protected_branch_name_help')}
       />
       <datalist id="protected_branch_names">${branches.map((branch) => html`<option value="${branch}"></option>`)}</datalist>
-      ${refusal ? html`<p class="field-error" id="protected_branch_name_error">${refusal.messages.join(', ')}</p>` : ''}
+      ${refusalBeside(refusal, 'protected_branch_name')}
       <p class="help" id="protected_branch_name_help">Wildcards such as <code>*-stable</code> or <code>production/*</code> are supported.</p>
       <div class="field-row">
         <div class="field grow">
@@ -240,9 +248,9 @@ function protectedTagsSection(loaded: LoadedProject, token: string, tags: Protec
         value="${values.name ?? ''}"
         autocomplete="off"
         required
-        aria-describedby="${refusal ? 'protected_tag_name_error ' : ''}protected_tag_name_help"
+        ${describedBy(refusal && 'protected_tag_name_error', 'protected_tag_name_help')}
       />
-      ${refusal ? html`<p class="field-error" id="protected_tag_name_error">${refusal.messages.join(', ')}</p>` : ''}
+      ${refusalBeside(refusal, 'protected_tag_name')}
       <p class="help" id="protected_tag_name_help">Wildcards such as <code>v*</code> or <code>*-release</code> are supported.</p>
       <label for="protected_tag_create_access_level">Allowed to create</label>
       ${roleSelect({
@@ -294,12 +302,7 @@ function protectedTagsSection(loaded: LoadedProject, token: string, tags: Protec
 /** GET /-/settings/repository; with `refused`, the refused form with what was typed. */
 async function repositoryPage(w: WebRequest, loaded: LoadedProject, refused: Refused | null = null) {
   const token = await w.csrfToken()
-  const branches =
-    loaded.project.empty_repo === 1
-      ? []
-      : (await listBranches(w.ctx, loaded, { sort: 'name_asc', keyset: false, page: 1, perPage: BRANCHES_SUGGESTED })).branches.map(
-          (branch) => branch.name,
-        )
+  const branches = await branchNamesOf(w, loaded)
   const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   const protectedBranches = (await listProtectedBranches(w.ctx, loaded, undefined)).sort(byName)
   const tags = (await listProtectedTags(w.ctx, loaded)).sort(byName)
@@ -330,7 +333,7 @@ async function attempt(
     await w.flash('notice', await change())
     return w.redirect(settingsPath(loaded, 'repository'))
   } catch (error) {
-    if (error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)) {
+    if (isFormRefusal(error)) {
       return repositoryPage(w, loaded, { ...refusedAs, refusal: refusalOf(error) })
     }
     throw error
@@ -348,8 +351,8 @@ function levelOf(form: Record<string, unknown>, kind: string): number | undefine
 
 /** A Rails check box's value: its hidden "0" then the box's "1" when ticked, the last one counting. */
 function flagOf(value: unknown): boolean | undefined {
-  const last = Array.isArray(value) ? value[value.length - 1] : value
-  return typeof last === 'string' ? last === '1' || last === 'true' : undefined
+  const last = lastTextOf(value)
+  return last === undefined ? undefined : last === '1' || last === 'true'
 }
 
 /** PUT /-/settings/repository: the default branch (GL RepositoryController#update). */
@@ -414,7 +417,7 @@ async function changeProtectedBranch(w: WebRequest, loaded: LoadedProject) {
     })
     await w.flash('notice', `Protected branch '${branch.name}' was successfully updated.`)
   } catch (error) {
-    if (!(error instanceof DomainError) || error instanceof NotFound || error instanceof Forbidden) throw error
+    if (!isFormRefusal(error)) throw error
     await w.flash('alert', refusalOf(error).messages.join(', '))
   }
   return w.redirect(settingsPath(loaded, 'repository'))

@@ -1,7 +1,9 @@
 import { AccessLevel } from '../../core/access.js'
-import { Forbidden } from '../../core/errors.js'
+import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
+import type { Refusal } from '../../web/form-errors.js'
 import { html, type Html } from '../../web/html.js'
 import { canAdminProject, type LoadedProject } from '../access/index.js'
+import { listBranches } from '../branches/index.js'
 import { projectPage, projectPath } from '../projects/index.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 
@@ -28,6 +30,11 @@ export async function refusedAsNotFound(w: WebRequest, action: () => Promise<unk
     if (error instanceof Forbidden) return w.notFound()
     throw error
   }
+}
+
+/** A service's error that the form shows again with what was typed; NotFound and Forbidden are the 404 page instead. */
+export function isFormRefusal(error: unknown): error is DomainError {
+  return error instanceof DomainError && !(error instanceof NotFound) && !(error instanceof Forbidden)
 }
 
 /**
@@ -68,6 +75,16 @@ export function integerOf(text: string): number | null {
   return /^\d{1,9}$/.test(text) ? Number(text) : null
 }
 
+/** How many branch names a settings form offers. */
+const BRANCHES_OFFERED = 100
+
+/** The names of the project's first branches by name, for a form to offer; none in an empty repository. */
+export async function branchNamesOf(w: WebRequest, loaded: LoadedProject): Promise<string[]> {
+  if (loaded.project.empty_repo === 1) return []
+  const list = await listBranches(w.ctx, loaded, { sort: 'name_asc', keyset: false, page: 1, perPage: BRANCHES_OFFERED })
+  return list.branches.map((branch) => branch.name)
+}
+
 /** A section of a settings page: a heading, what it is for, then its form. */
 export function settingsSection(id: string, title: string, description: Html | string, body: Html, className = ''): Html {
   return html`<section class="box settings-section ${className}" id="${id}" aria-labelledby="${id}-heading">
@@ -76,6 +93,11 @@ export function settingsSection(id: string, title: string, description: Html | s
       ${description ? html`<p class="help">${description}</p>` : ''} ${body}
     </div>
   </section>`
+}
+
+/** The whole refusal of a form that asks one thing, beside that field (give it `aria-describedby="<id>_error"`). */
+export function refusalBeside(refusal: Refusal | null, id: string): Html {
+  return refusal ? html`<p class="field-error" id="${id}_error">${refusal.messages.join(', ')}</p>` : html``
 }
 
 /** A radio button or checkbox with its label and help text under it. */
