@@ -91,6 +91,16 @@ describe('merging closes the issues named with a closing keyword', () => {
       title: 'Fix things',
       description,
     })
+    // GET …/closes_issues: what merging would close, as the caller reads them; a project with autoclose off is left out.
+    const closes = await api('GET', `/projects/${app.id}/merge_requests/${mr.iid}/closes_issues`, owner)
+    expect(closes.map((i: any) => `${i.project_id}#${i.iid}`).sort()).toEqual(
+      [
+        ...[1, 2, 3, 4, 5, 7, 8].map((iid) => `${app.id}#${iid}`),
+        `${sibling.id}#${siblingIssue.iid}`,
+        `${elsewhere.id}#${strangerIssue.iid}`,
+      ].sort(),
+    )
+    expect(closes[0]).toMatchObject({ title: expect.any(String), web_url: expect.stringContaining('/-/issues/') })
     // The default branch is protected: a Maintainer merges.
     const merged = await api('PUT', `/projects/${app.id}/merge_requests/${mr.iid}/merge`, owner)
     expect(merged.state).toBe('merged')

@@ -12,6 +12,8 @@ import { mergeMergeRequest } from './merging.js'
 import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresentOptions } from './present.js'
 import { registerMergeRequestReviewRoutes } from './review-routes.js'
 import { registerMergeRequestDiscussionRoutes } from './discussion-routes.js'
+import { closingIssuesOf } from './closing-issues.js'
+import { IssueBasicJson, issueViewsOf, presentIssueBasic } from '../issues/index.js'
 import {
   CreateMergeRequestParams,
   ListMergeRequestsParams,
@@ -172,6 +174,32 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
         state: reviewer.state,
         created_at: reviewer.createdAt,
       }))
+    },
+  )
+
+  // GL merge_requests.rb `closes_issues`: the issues merging it would close, as the caller may read them.
+  api.get(
+    `${one}/closes_issues`,
+    { params: MergeRequestPageParams, response: { 200: Type.Array(IssueBasicJson) }, authenticated: false },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { page, perPage } = offsetWindow(input, ctx.settings)
+      const loaded = await findProject(ctx, input.id)
+      const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+      const shown = pageOfArray(await closingIssuesOf(ctx, loaded, row), page, perPage)
+      setOffsetHeaders(request, reply, ctx.config.externalUrl, shown)
+      const views = await issueViewsOf(
+        ctx,
+        shown.rows.map((closing) => closing.issue),
+      )
+      const options = {
+        viewer: ctx.caller,
+        externalUrl: ctx.config.externalUrl,
+        now: ctx.now(),
+        withLabelsDetails: false,
+        origin: { kind: 'project' as const },
+      }
+      return views.map((view) => presentIssueBasic(view, options))
     },
   )
 
