@@ -10,7 +10,7 @@ import { isCalendarDate, textsOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { timeAgo } from '../../web/time-ago.js'
 import { canProject, type LoadedProject } from '../access/index.js'
-import { projectPageRoutes, renderProjectPage } from '../projects/index.js'
+import { projectPageRoutes } from '../projects/index.js'
 import {
   createResourceToken,
   listResourceTokens,
@@ -26,7 +26,9 @@ import {
   integerOf,
   isFormRefusal,
   PROJECT_ROLES,
+  renderSettingsPage,
   ROLE_NAMES,
+  rowActionForm,
   settingsPage,
   settingsPath,
   settingsSection,
@@ -196,10 +198,14 @@ function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, token
                     <td>${dateOrNever(row.expires_at, dateText)}</td>
                     <td>${ROLE_NAMES[accessLevel] ?? accessLevel}</td>
                     <td class="actions">
-                      <form method="post" action="${settingsPath(loaded, 'accessTokens')}/${row.id}/revoke" class="revoke-token">
-                        ${csrfField(token)}<input type="hidden" name="_method" value="put" />
-                        <button type="submit" class="small danger" aria-label="Revoke ${row.name}">Revoke</button>
-                      </form>
+                      ${rowActionForm({
+                        action: `${settingsPath(loaded, 'accessTokens')}/${row.id}/revoke`,
+                        className: 'revoke-token',
+                        method: 'put',
+                        token,
+                        label: 'Revoke',
+                        ariaLabel: `Revoke ${row.name}`,
+                      })}
                     </td>
                   </tr>`,
               )}
@@ -224,15 +230,10 @@ async function tokensPage(w: WebRequest, loaded: LoadedProject, typed: TokenValu
   const body = html`<h1>Project access tokens</h1>
     ${created ? newTokenBox(created) : ''} ${tokenForm(w, loaded, token, values, refusal)}
     ${activeTokens(w, loaded, token, [...active.rows])}`
-  return renderProjectPage(
+  return renderSettingsPage(
     w,
     loaded,
-    {
-      title: 'Project access tokens',
-      section: 'settings_access_tokens',
-      crumbs: [{ text: 'Settings', href: settingsPath(loaded, 'general') }, { text: 'Access tokens' }],
-      status: refusal ? 422 : 200,
-    },
+    { title: 'Project access tokens', section: 'settings_access_tokens', crumb: 'Access tokens', refused: refusal !== null },
     body,
   )
 }

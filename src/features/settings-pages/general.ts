@@ -13,7 +13,6 @@ import {
   deleteProject,
   projectPageRoutes,
   projectPath,
-  renderProjectPage,
   setArchived,
   transferProject,
   TransferRefused,
@@ -28,6 +27,7 @@ import {
   givenText,
   isFormRefusal,
   refusalBeside,
+  renderSettingsPage,
   settingsPage,
   settingsPath,
   settingsSection,
@@ -309,15 +309,10 @@ async function editPage(w: WebRequest, loaded: LoadedProject, refused: Refused |
     ${canProject(access, 'change_visibility_level') ? visibilitySection(loaded, token, values, refused) : ''}
     ${settingsSection('js-project-advanced-settings', 'Advanced', 'Change the path, archive, or transfer this project.', advanced)}
     ${mayDelete ? settingsSection('js-project-delete', 'Delete project', '', deleteSection(loaded, token, refused), 'danger-zone') : ''}`
-  return renderProjectPage(
+  return renderSettingsPage(
     w,
     loaded,
-    {
-      title: 'General settings',
-      section: 'settings_general',
-      crumbs: [{ text: 'Settings', href: settingsPath(loaded, 'general') }, { text: 'General' }],
-      status: refused ? 422 : 200,
-    },
+    { title: 'General settings', section: 'settings_general', crumb: 'General', refused: refused !== null },
     body,
   )
 }

@@ -5,9 +5,9 @@ import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-e
 import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { isFeatureAvailable, type LoadedProject } from '../access/index.js'
-import { projectPageRoutes, renderProjectPage, updateInputOf, updateProject, type UpdateProjectParams } from '../projects/index.js'
+import { projectPageRoutes, updateInputOf, updateProject, type UpdateProjectParams } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { choice, flagChoice, formOf, isFormRefusal, settingsPage, settingsPath, settingsSection } from './shared.js'
+import { choice, flagChoice, formOf, isFormRefusal, renderSettingsPage, settingsPage, settingsPath, settingsSection } from './shared.js'
 
 // Settings > Merge requests (GL Projects::Settings::MergeRequestsController): the merge method, merge options, squash
 // option, merge checks and commit templates, saved through the API's PUT /projects/:id use case with its validations.
@@ -179,15 +179,10 @@ async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: Me
     </form>`
   const body: Html = html`<h1>Merge request settings</h1>
     ${settingsSection('js-merge-request-settings', 'Merge requests', 'Choose the settings for merge requests in this project.', form)}`
-  return renderProjectPage(
+  return renderSettingsPage(
     w,
     loaded,
-    {
-      title: 'Merge requests settings',
-      section: 'settings_merge_requests',
-      crumbs: [{ text: 'Settings', href: settingsPath(loaded, 'general') }, { text: 'Merge requests' }],
-      status: refusal ? 422 : 200,
-    },
+    { title: 'Merge requests settings', section: 'settings_merge_requests', crumb: 'Merge requests', refused: refusal !== null },
     body,
   )
 }

@@ -4,7 +4,7 @@ import { errorList, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import type { LoadedProject } from '../access/index.js'
-import { projectPageRoutes, renderProjectPage, updateProject } from '../projects/index.js'
+import { projectPageRoutes, updateProject } from '../projects/index.js'
 import {
   listProtectedBranches,
   listProtectedTags,
@@ -25,6 +25,8 @@ import {
   integerOf,
   isFormRefusal,
   refusalBeside,
+  renderSettingsPage,
+  rowActionForm,
   settingsPage,
   settingsPath,
   settingsSection,
@@ -185,10 +187,7 @@ function protectedBranchRow(loaded: LoadedProject, token: string, branch: Protec
           ${csrfField(token)}<input type="hidden" name="_method" value="put" />
           <button type="submit" class="small">Save</button>
         </form>
-        <form method="post" action="${action}" class="unprotect">
-          ${csrfField(token)}<input type="hidden" name="_method" value="delete" />
-          <button type="submit" class="small danger" aria-label="Unprotect ${branch.name}">Unprotect</button>
-        </form>
+        ${rowActionForm({ action, className: 'unprotect', method: 'delete', token, label: 'Unprotect', ariaLabel: `Unprotect ${branch.name}` })}
       </div>
     </td>
   </tr>`
@@ -279,10 +278,14 @@ function protectedTagsSection(loaded: LoadedProject, token: string, tags: Protec
                     <td><code class="ref-name">${tag.name}</code></td>
                     <td>${tag.create.map((level) => roleLabel(level.accessLevel)).join(', ') || 'No one'}</td>
                     <td class="actions">
-                      <form method="post" action="/${loaded.project.full_path}/-/protected_tags/${tag.id}" class="unprotect">
-                        ${csrfField(token)}<input type="hidden" name="_method" value="delete" />
-                        <button type="submit" class="small danger" aria-label="Unprotect ${tag.name}">Unprotect</button>
-                      </form>
+                      ${rowActionForm({
+                        action: `/${loaded.project.full_path}/-/protected_tags/${tag.id}`,
+                        className: 'unprotect',
+                        method: 'delete',
+                        token,
+                        label: 'Unprotect',
+                        ariaLabel: `Unprotect ${tag.name}`,
+                      })}
                     </td>
                   </tr>`,
               )}
@@ -309,15 +312,10 @@ async function repositoryPage(w: WebRequest, loaded: LoadedProject, refused: Ref
   const body = html`<h1>Repository settings</h1>
     ${defaultBranchSection(loaded, token, branches, refused)}
     ${protectedBranchesSection(loaded, token, branches, protectedBranches, refused)} ${protectedTagsSection(loaded, token, tags, refused)}`
-  return renderProjectPage(
+  return renderSettingsPage(
     w,
     loaded,
-    {
-      title: 'Repository settings',
-      section: 'settings_repository',
-      crumbs: [{ text: 'Settings', href: settingsPath(loaded, 'general') }, { text: 'Repository' }],
-      status: refused ? 422 : 200,
-    },
+    { title: 'Repository settings', section: 'settings_repository', crumb: 'Repository', refused: refused !== null },
     body,
   )
 }

@@ -1,10 +1,10 @@
 import { AccessLevel } from '../../core/access.js'
 import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
 import type { Refusal } from '../../web/form-errors.js'
-import { html, type Html } from '../../web/html.js'
+import { csrfField, html, type Html } from '../../web/html.js'
 import { canAdminProject, type LoadedProject } from '../access/index.js'
 import { listBranches } from '../branches/index.js'
-import { projectPage, projectPath } from '../projects/index.js'
+import { projectPage, projectPath, renderProjectPage, type ProjectSection } from '../projects/index.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 
 // What every project settings page shares: who may open it, the fields of a Rails-style form, a section's frame and
@@ -83,6 +83,41 @@ export async function branchNamesOf(w: WebRequest, loaded: LoadedProject): Promi
   if (loaded.project.empty_repo === 1) return []
   const list = await listBranches(w.ctx, loaded, { sort: 'name_asc', keyset: false, page: 1, perPage: BRANCHES_OFFERED })
   return list.branches.map((branch) => branch.name)
+}
+
+/** A settings page in the project's layout, under Settings in the breadcrumbs; a refused form answers 422. */
+export function renderSettingsPage(
+  w: WebRequest,
+  loaded: LoadedProject,
+  options: { title: string; section: ProjectSection; crumb: string; refused: boolean },
+  body: Html,
+) {
+  return renderProjectPage(
+    w,
+    loaded,
+    {
+      title: options.title,
+      section: options.section,
+      crumbs: [{ text: 'Settings', href: settingsPath(loaded, 'general') }, { text: options.crumb }],
+      status: options.refused ? 422 : 200,
+    },
+    body,
+  )
+}
+
+/** A table row's button that acts at once, in a form of its own (Rails' method in `_method`); named for its row. */
+export function rowActionForm(options: {
+  action: string
+  className: string
+  method: 'put' | 'delete'
+  token: string
+  label: string
+  ariaLabel: string
+}): Html {
+  return html`<form method="post" action="${options.action}" class="${options.className}">
+    ${csrfField(options.token)}<input type="hidden" name="_method" value="${options.method}" />
+    <button type="submit" class="small danger" aria-label="${options.ariaLabel}">${options.label}</button>
+  </form>`
 }
 
 /** A section of a settings page: a heading, what it is for, then its form. */
