@@ -425,6 +425,9 @@ describe('the merge widget and merging', () => {
 
     const page = await visit(mrPath(`/${mr.iid}`), ownerSession)
     expect(page.text).toContain('<strong>Ready to merge!</strong>')
+    expect(page.text).toContain(
+      `<p class="mr-related">Closes issue <a href="/${project.path_with_namespace}/-/issues/${issue.iid}" title="Checkout fails">#${issue.iid}</a></p>`,
+    )
     expect(page.text).toContain('<label class="mr-checkbox-label" for="squash">Squash commits</label>')
     expect(page.text).toContain('<label class="mr-checkbox-label" for="should_remove_source_branch">Delete source branch</label>')
     expect(page.text).toContain(

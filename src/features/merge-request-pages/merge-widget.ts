@@ -4,7 +4,7 @@ import { timeOf } from '../../web/list-page.js'
 import type { LoadedProject } from '../access/index.js'
 import { shortCommitId } from '../commits/index.js'
 import { userLink } from '../issuable-pages/index.js'
-import type { MergePanel } from '../merge-requests/index.js'
+import type { ClosingIssue, MergePanel } from '../merge-requests/index.js'
 import { projectPath } from '../projects/index.js'
 import { mergeRequestPath } from './paths.js'
 
@@ -126,8 +126,30 @@ ${panel.squashMessage}</textarea
   </form>`
 }
 
+/** GL mr_widget_related_links: "Closes issue #2", "Closes issues #1 and #2", each linking to its issue. */
+function closingLine(loaded: LoadedProject, closing: readonly ClosingIssue[]): Html {
+  if (closing.length === 0) return html``
+  const links = closing.map(({ loaded: issueProject, issue }) => {
+    const prefix =
+      issueProject.project.id === loaded.project.id
+        ? ''
+        : issueProject.project.namespace_id === loaded.project.namespace_id
+          ? issueProject.project.path
+          : issueProject.project.full_path
+    return html`<a href="/${issueProject.project.full_path}/-/issues/${issue.iid}" title="${issue.title}">${prefix}#${issue.iid}</a>`
+  })
+  const joined = links.map((link, index) => (index === 0 ? link : index === links.length - 1 ? html` and ${link}` : html`, ${link}`))
+  return html`<p class="mr-related">${closing.length === 1 ? 'Closes issue' : 'Closes issues'} ${joined}</p>`
+}
+
 /** The widget of an open merge request. */
-function openWidget(loaded: LoadedProject, row: MergeRequestRow, panel: MergePanel, csrfToken: string | null): Html {
+function openWidget(
+  loaded: LoadedProject,
+  row: MergeRequestRow,
+  panel: MergePanel,
+  csrfToken: string | null,
+  closing: readonly ClosingIssue[],
+): Html {
   const status = panel.view.mergeability?.detailedMergeStatus ?? 'unchecked'
   const canMerge = panel.view.detail?.canMerge ?? false
   const checks = checksOf(loaded.project)
@@ -167,13 +189,19 @@ function openWidget(loaded: LoadedProject, row: MergeRequestRow, panel: MergePan
           ? html`<p class="muted">Users who can write to the source or target branches can resolve the conflicts.</p>`
           : ''
       }
-      ${!failed && canMerge && csrfToken !== null ? mergeForm(loaded, row, panel, csrfToken) : ''}
+      ${closingLine(loaded, closing)} ${!failed && canMerge && csrfToken !== null ? mergeForm(loaded, row, panel, csrfToken) : ''}
     </div>
   </section>`
 }
 
 /** The merge widget for the merge request's state. */
-export function mergeWidget(loaded: LoadedProject, row: MergeRequestRow, panel: MergePanel, csrfToken: string | null): Html {
+export function mergeWidget(
+  loaded: LoadedProject,
+  row: MergeRequestRow,
+  panel: MergePanel,
+  csrfToken: string | null,
+  closing: readonly ClosingIssue[] = [],
+): Html {
   const { view } = panel
   const target = html`<code class="ref-name">${row.target_branch}</code>`
   if (row.state === 'merged') {
@@ -207,5 +235,5 @@ export function mergeWidget(loaded: LoadedProject, row: MergeRequestRow, panel: 
       <div class="body"><p>The changes were not merged into ${target}.</p></div>
     </section>`
   }
-  return openWidget(loaded, row, panel, csrfToken)
+  return openWidget(loaded, row, panel, csrfToken, closing)
 }

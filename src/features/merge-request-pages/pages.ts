@@ -28,6 +28,7 @@ import {
   type IssuableListView,
 } from '../issuable-pages/index.js'
 import {
+  closingIssuesOf,
   listMergeRequestCommits,
   listMergeRequestDiffs,
   listMergeRequestVersions,
@@ -238,17 +239,18 @@ function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, bo
 
 /** The overview: description, the merge widget, the activity with a comment form, and the sidebar. */
 export async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow, state: PageState = {}) {
-  const [panel, description, threads] = await Promise.all([
+  const [panel, description, threads, closing] = await Promise.all([
     showMergePanel(w.ctx, loaded, row),
     descriptionOf(w.ctx, loaded, row.description),
     loadThreads(w.ctx, loaded, row),
+    row.state === 'opened' ? closingIssuesOf(w.ctx, loaded, row) : [],
   ])
   const data = await loadMergeRequest(w, loaded, row, panel.view)
   const csrfToken = w.ctx.caller.user ? await w.csrfToken() : null
   const body = html`${await header(w, loaded, data, 'overview', {})}
     <div class="issuable-layout">
       <div class="issuable-main">
-        ${description} ${mergeWidget(loaded, row, panel, csrfToken)}
+        ${description} ${mergeWidget(loaded, row, panel, csrfToken, closing)}
         ${activitySection(threads, loaded, row, {
           csrfToken: csrfToken ?? '',
           state: state.note ?? null,

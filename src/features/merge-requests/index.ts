@@ -12,3 +12,4 @@ export { mergeMergeRequest, showMergePanel, type MergeInput, type MergePanel } f
 export { requiresFastForward, squashesOnMerge } from './mergeability.js'
 export { diffNoteThread, type DiffPositionInput } from './discussions.js'
 export { closingIssuesOf } from './closing-issues.js'
+export type { ReadableIssue as ClosingIssue } from './issue-references.js'
