@@ -186,7 +186,7 @@ async function headerActions(w: WebRequest, loaded: LoadedProject, view: MergeRe
       <button type="submit">${label}</button>
     </form>`
   return html`<div class="mr-actions">
-    ${mr.state !== 'merged' ? html`<a class="button" href="${mergeRequestPath(loaded, mr.iid, '/edit')}">Edit</a>` : ''}
+    <a class="button" href="${mergeRequestPath(loaded, mr.iid, '/edit')}">Edit</a>
     ${mr.state === 'opened' || mr.state === 'locked' ? stateForm('close', 'Close merge request') : ''}
     ${mr.state === 'closed' ? stateForm('reopen', 'Reopen merge request') : ''}
   </div>`
