@@ -3,7 +3,7 @@ import type { NamespaceRow } from '../../db/schema.js'
 import { html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
 import { listGroups } from '../groups/index.js'
-import { listProjects, type ProjectView } from '../projects/index.js'
+import { listProjects, type ListProjectsInput, type ProjectView } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { adminPage, renderAdminPage } from './layout.js'
 import { adminListViewOf, listPager, listTabsAndSearch } from './list-controls.js'
@@ -30,10 +30,11 @@ function initial(name: string): Html {
   return html`<span class="avatar" aria-hidden="true">${(name.trim()[0] ?? '?').toUpperCase()}</span>`
 }
 
-/** The newest projects, for the overview. */
-export async function latestProjects(ctx: Context, count: number) {
+/** Every project of the instance, newest first, one page of them. */
+function listAllProjects(ctx: Context, filters: Pick<ListProjectsInput, 'search' | 'visibility'>, page: number, perPage: number) {
   return listProjects(ctx, {
     scope: { kind: 'all' },
+    ...filters,
     owned: false,
     starred: false,
     imported: false,
@@ -42,8 +43,13 @@ export async function latestProjects(ctx: Context, count: number) {
     withMergeRequestsEnabled: false,
     orderBy: 'created_at',
     sort: 'desc',
-    pagination: { kind: 'offset', page: 1, perPage: count },
+    pagination: { kind: 'offset', page, perPage },
   })
+}
+
+/** The newest projects, for the overview. */
+export async function latestProjects(ctx: Context, count: number) {
+  return listAllProjects(ctx, {}, 1, count)
 }
 
 /** The newest groups, for the overview. */
@@ -91,20 +97,15 @@ export function groupRows(groups: readonly NamespaceRow[]): Html {
 
 async function showProjects(w: WebRequest) {
   const view = adminListViewOf(w.params, '/admin/projects', 'visibility_level', ['0', '10', '20'], 'name')
-  const list = await listProjects(w.ctx, {
-    scope: { kind: 'all' },
-    search: view.search === '' ? undefined : view.search,
-    visibility: view.tab === null ? undefined : VISIBILITY_BY_LEVEL[view.tab as keyof typeof VISIBILITY_BY_LEVEL],
-    owned: false,
-    starred: false,
-    imported: false,
-    membership: false,
-    withIssuesEnabled: false,
-    withMergeRequestsEnabled: false,
-    orderBy: 'created_at',
-    sort: 'desc',
-    pagination: { kind: 'offset', page: view.page, perPage: PER_PAGE },
-  })
+  const list = await listAllProjects(
+    w.ctx,
+    {
+      search: view.search === '' ? undefined : view.search,
+      visibility: view.tab === null ? undefined : VISIBILITY_BY_LEVEL[view.tab as keyof typeof VISIBILITY_BY_LEVEL],
+    },
+    view.page,
+    PER_PAGE,
+  )
   const page = list.offset ?? { total: null, hasNext: false }
   return renderAdminPage(
     w,

@@ -105,6 +105,15 @@ function valuesOf(project: ProjectRow): MergeValues {
   return values
 }
 
+/** A fieldset of choices under its legend, described by the help text that follows the legend. */
+function choiceGroup(descriptionId: string, legend: string, description: string, choices: Html[]): Html {
+  return html`<fieldset class="choices" aria-describedby="${descriptionId}">
+    <legend>${legend}</legend>
+    <p class="help" id="${descriptionId}">${description}</p>
+    ${choices}
+  </fieldset>`
+}
+
 async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: MergeValues | null = null, refusal: Refusal | null = null) {
   const values = typed ?? valuesOf(loaded.project)
   const token = await w.csrfToken()
@@ -116,53 +125,42 @@ async function mergeRequestsPage(w: WebRequest, loaded: LoadedProject, typed: Me
       help: 'help' in option ? option.help : undefined,
       id: `project_${option.name}`,
     })
+  const radios = (field: 'merge_method' | 'squash_option', options: readonly { value: string; label: string; help: string }[]) =>
+    options.map((option) =>
+      choice({
+        type: 'radio',
+        name: `project[${field}]`,
+        value: option.value,
+        checked: values[field] === option.value,
+        label: option.label,
+        help: option.help,
+        id: `project_${field}_${option.value}`,
+      }),
+    )
   const form = html`${refusal ? errorList(refusal.messages) : ''}
     <form method="post" action="${settingsPath(loaded, 'mergeRequests')}" class="merge-request-settings">
       ${csrfField(token)}<input type="hidden" name="_method" value="patch" />
-      <fieldset class="choices" aria-describedby="merge_methods_description">
-        <legend>Merge method</legend>
-        <p class="help" id="merge_methods_description">Determine what happens to the commit history when you merge a merge request.</p>
-        ${MERGE_METHODS.map((method) =>
-          choice({
-            type: 'radio',
-            name: 'project[merge_method]',
-            value: method.value,
-            checked: values.merge_method === method.value,
-            label: method.label,
-            help: method.help,
-            id: `project_merge_method_${method.value}`,
-          }),
-        )}
-      </fieldset>
+      ${choiceGroup(
+        'merge_methods_description',
+        'Merge method',
+        'Determine what happens to the commit history when you merge a merge request.',
+        radios('merge_method', MERGE_METHODS),
+      )}
       ${fieldError(refusal, 'merge_method', 'project_merge_method')}
-      <fieldset class="choices" aria-describedby="merge_options_description">
-        <legend>Merge options</legend>
-        <p class="help" id="merge_options_description">Additional settings that influence how and when merges are done.</p>
-        ${MERGE_OPTIONS.map(flag)}
-      </fieldset>
-      <fieldset class="choices" aria-describedby="squash_options_description">
-        <legend>Squash commits when merging</legend>
-        <p class="help" id="squash_options_description">
-          Set the default behavior of this option in merge requests. Changes to this are also applied to existing merge requests.
-        </p>
-        ${SQUASH_OPTIONS.map((option) =>
-          choice({
-            type: 'radio',
-            name: 'project[squash_option]',
-            value: option.value,
-            checked: values.squash_option === option.value,
-            label: option.label,
-            help: option.help,
-            id: `project_squash_option_${option.value}`,
-          }),
-        )}
-      </fieldset>
+      ${choiceGroup(
+        'merge_options_description',
+        'Merge options',
+        'Additional settings that influence how and when merges are done.',
+        MERGE_OPTIONS.map(flag),
+      )}
+      ${choiceGroup(
+        'squash_options_description',
+        'Squash commits when merging',
+        'Set the default behavior of this option in merge requests. Changes to this are also applied to existing merge requests.',
+        radios('squash_option', SQUASH_OPTIONS),
+      )}
       ${fieldError(refusal, 'squash_option', 'project_squash_option')}
-      <fieldset class="choices" aria-describedby="merge_checks_description">
-        <legend>Merge checks</legend>
-        <p class="help" id="merge_checks_description">These checks must pass before merge requests can be merged.</p>
-        ${MERGE_CHECKS.map(flag)}
-      </fieldset>
+      ${choiceGroup('merge_checks_description', 'Merge checks', 'These checks must pass before merge requests can be merged.', MERGE_CHECKS.map(flag))}
       ${TEMPLATES.map(
         (template) =>
           html`<label for="project_${template.name}">${template.label}</label>
