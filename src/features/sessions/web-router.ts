@@ -395,13 +395,4 @@ export class WebRouter {
     }
     return { web, user }
   }
-
-  /** Rails' body for a redirect. */
-  redirectBody(location: string): string {
-    return html`<html>
-      <body>
-        You are being <a href="${location}">redirected</a>.
-      </body>
-    </html>`.text
-  }
 }
