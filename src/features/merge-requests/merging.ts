@@ -224,7 +224,10 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
     return updated
   })
   await refreshRepositoryState(ctx.db, ctx.config, project)
-  await closeIssuesAfterMerge(ctx, loaded, saved)
+  // The merge is done whatever happens to the issues it closes (GitLab closes them in a worker after the merge).
+  await closeIssuesAfterMerge(ctx, loaded, saved).catch((error: unknown) =>
+    ctx.log.error({ err: error, mergeRequestId: saved.id }, 'closing the issues of a merged merge request failed'),
+  )
   if (input.shouldRemoveSourceBranch ?? row.remove_source_branch === 1) await removeSourceBranch(ctx, user, saved, branches, sourceSha)
   return showMergeRequest(ctx, loaded, saved)
 }
