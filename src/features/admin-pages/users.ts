@@ -1,5 +1,6 @@
 import type { User } from '../../core/caller.js'
 import { DomainError, NotFound } from '../../core/errors.js'
+import { dayElement } from '../../web/dates.js'
 import { refusalOf } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { textOf, timeOf } from '../../web/list-page.js'
@@ -87,7 +88,7 @@ async function showUserList(w: WebRequest) {
                       </div>
                     </div>
                   </td>
-                  <td><time datetime="${user.created_at}">${user.created_at.slice(0, 10)}</time></td>
+                  <td>${dayElement(user.created_at)}</td>
                   <td>${user.last_activity_on ?? html`<span class="none">Never</span>`}</td>
                 </tr>`,
               )}

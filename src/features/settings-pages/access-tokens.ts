@@ -4,6 +4,7 @@ import { BadRequest, DomainError } from '../../core/errors.js'
 import { RESOURCE_BOT_SCOPES } from '../../core/scopes.js'
 import { addDays, isoDate } from '../../core/time.js'
 import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
+import { dayElement } from '../../web/dates.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { isCalendarDate, textsOf } from '../../web/form-values.js'
@@ -165,10 +166,6 @@ function newTokenBox(value: string): Html {
   </section>`
 }
 
-function dateText(iso: string): Html {
-  return html`<time datetime="${iso}">${iso.slice(0, 10)}</time>`
-}
-
 function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, tokens: ResourceToken[]): Html {
   const now = w.ctx.now()
   const table =
@@ -193,9 +190,9 @@ function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, token
                   html`<tr id="project_access_token_${row.id}">
                     <td class="token-name">${row.name}</td>
                     <td>${scopesText(row.scopes)}</td>
-                    <td>${dateText(row.created_at)}</td>
+                    <td>${dayElement(row.created_at)}</td>
                     <td>${dateOrNever(row.last_used_at, (iso) => timeAgo(iso, now))}</td>
-                    <td>${dateOrNever(row.expires_at, dateText)}</td>
+                    <td>${dateOrNever(row.expires_at, dayElement)}</td>
                     <td>${ROLE_NAMES[accessLevel] ?? accessLevel}</td>
                     <td class="actions">
                       ${rowActionForm({

@@ -2,6 +2,7 @@ import { DomainError } from '../../core/errors.js'
 import type { TokenRow } from '../../db/schema.js'
 import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
 import { confirmedAction } from '../../web/confirm.js'
+import { shortDateElement } from '../../web/dates.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { fieldText, isCalendarDate, textsOf } from '../../web/form-values.js'
@@ -14,7 +15,7 @@ import {
   revokeOwnPersonalAccessToken,
   type PersonalTokenFormOptions,
 } from '../tokens/index.js'
-import { formOf, timeElement, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
+import { formOf, USER_SETTINGS_PATHS, userSettingsBreadcrumbs, userSettingsPage, userSettingsSidebar } from './shared.js'
 
 // The signed-in user's personal access tokens (GL UserSettings::PersonalAccessTokensController): a form that makes one
 // through the tokens feature's own rules, the new token shown once on the next page (kept in the session until then,
@@ -120,9 +121,9 @@ function activeTokens(rows: TokenRow[], token: string): Html {
                     ${row.name}${row.description ? html`<div class="help">${row.description}</div>` : ''}
                   </td>
                   <td>${scopesText(row.scopes)}</td>
-                  <td>${timeElement(row.created_at)}</td>
-                  <td>${dateOrNever(row.last_used_at, timeElement)}</td>
-                  <td>${dateOrNever(row.expires_at, timeElement)}</td>
+                  <td>${shortDateElement(row.created_at)}</td>
+                  <td>${dateOrNever(row.last_used_at, shortDateElement)}</td>
+                  <td>${dateOrNever(row.expires_at, shortDateElement)}</td>
                   <td>
                     ${confirmedAction({
                       label: 'Revoke',

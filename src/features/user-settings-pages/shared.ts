@@ -1,6 +1,5 @@
 import type { User } from '../../core/caller.js'
 import { lastTextOf } from '../../web/form-values.js'
-import { html, type Html } from '../../web/html.js'
 import type { WebHandler, WebRequest } from '../sessions/index.js'
 
 // What the signed-in user's settings pages share: their sidebar and breadcrumbs (src/web/user-settings-sidebar.ts, which
@@ -33,15 +32,4 @@ export function checkboxOf(form: Record<string, unknown>, name: string): boolean
   const last = lastTextOf(form[name])
   if (last === undefined) return undefined
   return last === '1' || last === 'true' || last === 'on'
-}
-
-/** A date as GitLab's tables show it: "Jan 2, 2026". */
-export function shortDate(iso: string): string {
-  const date = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso)
-  return date.toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' })
-}
-
-/** A `<time>` with the date, its full time as a tooltip. */
-export function timeElement(iso: string): Html {
-  return html`<time datetime="${iso}" title="${iso}">${shortDate(iso)}</time>`
 }
