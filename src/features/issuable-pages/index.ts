@@ -13,6 +13,7 @@ export function registerIssuablePages(web: WebRouter) {
 }
 
 // What the merge request pages share with these.
+export { labelChoices, milestoneChoices, peopleChoices } from './choices.js'
 export {
   avatar,
   descriptionOf,

@@ -7,7 +7,7 @@ import { createIssue, issueViewsOf, updateIssue, type IssueInput, type IssueView
 import { projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest } from '../sessions/index.js'
 import { spamRequestOf } from '../spam/index.js'
-import { assigneeChoices, labelChoices, milestoneChoices } from './issue-choices.js'
+import { peopleChoices, labelChoices, milestoneChoices } from './choices.js'
 import { issuePath } from './issues.js'
 import { markdownOf } from './shared.js'
 
@@ -132,7 +132,7 @@ export async function choicesFor(w: WebRequest, loaded: LoadedProject): Promise<
   const [labels, milestones, assignees] = await Promise.all([
     labelChoices(w.ctx, loaded),
     milestoneChoices(w.ctx, loaded),
-    assigneeChoices(w.ctx, loaded),
+    peopleChoices(w.ctx, loaded),
   ])
   return { labels, milestones, assignees }
 }

@@ -5,7 +5,7 @@ import { canCreateIssue, type LoadedProject } from '../access/index.js'
 import { issueViewsOf, listProjectIssues, type ListIssuesInput } from '../issues/index.js'
 import { projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest } from '../sessions/index.js'
-import { labelChoices, milestoneChoices } from './issue-choices.js'
+import { labelChoices, milestoneChoices } from './choices.js'
 import { issueRow } from './issues.js'
 import { issuableListViewOf, listLink, listPager, stateTabs, type IssuableListView } from './shared.js'
 

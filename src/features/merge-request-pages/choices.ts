@@ -1,17 +1,9 @@
 import type { Context } from '../../core/context.js'
-import { Forbidden } from '../../core/errors.js'
-import type { LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
-import { canReadCode, canReadMilestones, type LoadedProject } from '../access/index.js'
-import { listLabels } from '../labels/index.js'
-import { listAllMembers } from '../members/index.js'
-import { listMilestones } from '../milestones/index.js'
+import { canReadCode, type LoadedProject } from '../access/index.js'
 import { git, projectRepositoryDirectory, repositoryExists } from '../repositories/index.js'
 
-// What the merge request forms offer: the project's branches, the labels it may use (its own and its groups'), its
-// milestones, and the people who may be assigned or asked to review (its members, direct and inherited).
+// What the merge request forms offer besides the issue forms' choices: the project's branches.
 
-/** The most choices a list offers; GitLab's dropdowns search beyond them. */
-const MAX_CHOICES = 200
 const MAX_BRANCHES = 1000
 
 /** The project's branch names in order, or none when the caller may not read its code. */
@@ -21,45 +13,4 @@ export async function branchNamesOf(ctx: Context, loaded: LoadedProject): Promis
   if (!(await repositoryExists(directory))) return []
   const out = await git(['for-each-ref', '--format=%(refname:lstrip=2)', `--count=${MAX_BRANCHES}`, 'refs/heads/'], { gitDir: directory })
   return out.split('\n').filter((name) => name !== '')
-}
-
-/** The labels available to the project, by title. */
-export async function labelChoices(ctx: Context, loaded: LoadedProject): Promise<LabelRow[]> {
-  const { page } = await listLabels(
-    ctx,
-    { kind: 'project', loaded },
-    { includeAncestorGroups: true, withCounts: false, page: 1, perPage: MAX_CHOICES },
-  )
-  return [...page.rows]
-}
-
-/** The project's milestones, open ones first (none for a caller who may not read them). */
-export async function milestoneChoices(ctx: Context, loaded: LoadedProject): Promise<MilestoneRow[]> {
-  if (!canReadMilestones(loaded.access, loaded.project)) return []
-  const page = await listMilestones(ctx, loaded, {
-    state: null,
-    iids: null,
-    title: null,
-    search: null,
-    searchTitle: null,
-    updatedBefore: null,
-    updatedAfter: null,
-    page: 1,
-    perPage: MAX_CHOICES,
-  })
-  return [...page.rows].sort((a, b) => Number(a.state !== 'active') - Number(b.state !== 'active') || a.title.localeCompare(b.title))
-}
-
-/** The project's active members, direct and inherited, by name: those a merge request may be assigned to or reviewed by. */
-export async function peopleChoices(ctx: Context, loaded: LoadedProject): Promise<UserRow[]> {
-  try {
-    const { views } = await listAllMembers(ctx, { kind: 'project', ...loaded }, { showSeatInfo: false, page: 1, perPage: MAX_CHOICES })
-    return views
-      .map((view) => view.user)
-      .filter((user) => user.state === 'active' && user.bot !== 1)
-      .sort((a, b) => a.name.localeCompare(b.name))
-  } catch (error) {
-    if (error instanceof Forbidden) return []
-    throw error
-  }
 }

@@ -7,7 +7,8 @@ import { canSetMergeRequestMetadata, canUpdateMergeRequest, type LoadedProject }
 import { mergeRequestViewsOf, updateMergeRequest, type MergeRequestView } from '../merge-requests/index.js'
 import { projectPage, projectPageRoutes, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { branchNamesOf, labelChoices, milestoneChoices, peopleChoices } from './choices.js'
+import { labelChoices, milestoneChoices, peopleChoices } from '../issuable-pages/index.js'
+import { branchNamesOf } from './choices.js'
 import {
   allowsSeveralPeople,
   formValuesOf,

@@ -19,7 +19,8 @@ import { diffSection, diffViewModeOf } from '../diff-view/index.js'
 import { createMergeRequest } from '../merge-requests/index.js'
 import { inSameForkNetwork, projectPage, projectPageRoutes, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
-import { branchNamesOf, labelChoices, milestoneChoices, peopleChoices } from './choices.js'
+import { labelChoices, milestoneChoices, peopleChoices } from '../issuable-pages/index.js'
+import { branchNamesOf } from './choices.js'
 import {
   allowsSeveralPeople,
   formValuesOf,

@@ -6,8 +6,9 @@ import { listLabels } from '../labels/index.js'
 import { listAllMembers } from '../members/index.js'
 import { listMilestones } from '../milestones/index.js'
 
-// What the issue forms and filters offer to choose from: the labels the project may use (its own and its groups'),
-// its milestones, and the people who may be assigned (its members, direct and inherited).
+// What the issue and merge request forms and filters offer to choose from: the labels the project may use (its own
+// and its groups'), its milestones, and the people who may be assigned or asked to review (its members, direct and
+// inherited).
 
 /** The most choices a list offers; GitLab's dropdowns search beyond them. */
 const MAX_CHOICES = 200
@@ -39,8 +40,8 @@ export async function milestoneChoices(ctx: Context, loaded: LoadedProject): Pro
   return [...page.rows].sort((a, b) => Number(a.state !== 'active') - Number(b.state !== 'active') || a.title.localeCompare(b.title))
 }
 
-/** The project's members, direct and inherited, by name: those an issue may be assigned to. */
-export async function assigneeChoices(ctx: Context, loaded: LoadedProject): Promise<UserRow[]> {
+/** The project's active members, direct and inherited, by name: those who may be assigned or asked to review. */
+export async function peopleChoices(ctx: Context, loaded: LoadedProject): Promise<UserRow[]> {
   try {
     const { views } = await listAllMembers(ctx, { kind: 'project', ...loaded }, { showSeatInfo: false, page: 1, perPage: MAX_CHOICES })
     return views
