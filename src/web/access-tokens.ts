@@ -37,6 +37,17 @@ export function activeTokensSection(heading: string, table: Html): Html {
   </section>`
 }
 
+/** The head of an active tokens table: GitLab's columns, the page's own after them (`Role`), then the actions column. */
+export function tokensTableHead(ownColumns: readonly string[], actionsLabel: string): Html {
+  const columns = ['Token name', 'Scopes', 'Created', 'Last used', 'Expires', ...ownColumns]
+  return html`<thead>
+    <tr>
+      ${columns.map((column) => html`<th scope="col">${column}</th>`)}
+      <th scope="col"><span class="visually-hidden">${actionsLabel}</span></th>
+    </tr>
+  </thead>`
+}
+
 /** A token's scopes as its row lists them: "api, read_repository". */
 export function scopesText(scopesJson: string): string {
   return (JSON.parse(scopesJson) as string[]).join(', ')

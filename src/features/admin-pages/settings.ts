@@ -1,5 +1,6 @@
 import { settingRules, type SettingName, type Settings } from '../../core/settings.js'
 import { DomainError, Invalid } from '../../core/errors.js'
+import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { lastTextOf } from '../../web/form-values.js'
 import { csrfField, html, type Html } from '../../web/html.js'
@@ -259,10 +260,11 @@ function fieldName(name: string, key?: string): string {
   return key === undefined ? `application_setting[${name}]` : `application_setting[${name}][${key}]`
 }
 
-function describedBy(field: Field, refusal: Refusal | null): Html {
-  const ids = [field.help ? `${inputId(field.name)}_help` : null, refusal?.byField[field.name] ? `${inputId(field.name)}_error` : null]
-  const text = ids.filter((id) => id !== null).join(' ')
-  return text ? html` aria-describedby="${text}"` : html``
+/** The field's help and error ids, as an attribute after a space (the admin form's markup writes attributes that way). */
+function describedByField(field: Field, refusal: Refusal | null): Html {
+  const id = inputId(field.name)
+  const attribute = describedBy(field.help && `${id}_help`, errorIdOf(refusal, field.name, id))
+  return attribute.text ? html` ${attribute}` : attribute
 }
 
 function help(field: Field): Html {
@@ -277,14 +279,14 @@ function fieldMarkup(field: Field, values: FormValues, refusal: Refusal | null, 
   if (field.kind === 'checkbox') {
     return html`<div class="choice">
       <input type="hidden" name="${fieldName(field.name)}" value="0" />
-      <input type="checkbox" id="${id}" name="${fieldName(field.name)}" value="1"${value === true ? html` checked` : ''}${describedBy(field, refusal)} />
+      <input type="checkbox" id="${id}" name="${fieldName(field.name)}" value="1"${value === true ? html` checked` : ''}${describedByField(field, refusal)} />
       <label for="${id}">${field.label}</label>
       ${help(field)}${error}
     </div>`
   }
   if (field.kind === 'weights') {
     const weights = typeof value === 'object' ? value : {}
-    return html`<fieldset class="choices storage-weights"${describedBy(field, refusal)}>
+    return html`<fieldset class="choices storage-weights"${describedByField(field, refusal)}>
       <legend>${field.label}</legend>
       ${help(field)}
       <div class="field-row">
@@ -301,12 +303,12 @@ function fieldMarkup(field: Field, values: FormValues, refusal: Refusal | null, 
   const text = typeof value === 'string' ? value : ''
   const control =
     field.kind === 'select'
-      ? html`<select id="${id}" name="${fieldName(field.name)}"${describedBy(field, refusal)}${invalid}>
+      ? html`<select id="${id}" name="${fieldName(field.name)}"${describedByField(field, refusal)}${invalid}>
           ${field.options.map((option) => html`<option value="${option.value}"${option.value === text ? html` selected` : ''}>${option.label}</option>`)}
         </select>`
       : field.kind === 'textarea'
-        ? html`<textarea id="${id}" name="${fieldName(field.name)}" rows="4"${describedBy(field, refusal)}${invalid}>${text}</textarea>`
-        : html`<input type="text"${field.kind === 'number' ? html` inputmode="numeric"` : ''} id="${id}" name="${fieldName(field.name)}" value="${text}"${describedBy(field, refusal)}${invalid} />`
+        ? html`<textarea id="${id}" name="${fieldName(field.name)}" rows="4"${describedByField(field, refusal)}${invalid}>${text}</textarea>`
+        : html`<input type="text"${field.kind === 'number' ? html` inputmode="numeric"` : ''} id="${id}" name="${fieldName(field.name)}" value="${text}"${describedByField(field, refusal)}${invalid} />`
   return html`<label for="${id}">${field.label}</label>${control}${help(field)}${error}`
 }
 

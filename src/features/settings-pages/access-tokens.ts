@@ -3,7 +3,7 @@ import { isAdmin } from '../../core/caller.js'
 import { BadRequest, DomainError } from '../../core/errors.js'
 import { RESOURCE_BOT_SCOPES } from '../../core/scopes.js'
 import { addDays, isoDate } from '../../core/time.js'
-import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
+import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText, tokensTableHead } from '../../web/access-tokens.js'
 import { dayElement } from '../../web/dates.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
@@ -173,17 +173,7 @@ function activeTokens(w: WebRequest, loaded: LoadedProject, token: string, token
       ? html`<div class="empty-state"><p>This project has no active access tokens.</p></div>`
       : html`<div class="table-box">
           <table class="settings-table project-access-tokens">
-            <thead>
-              <tr>
-                <th scope="col">Token name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Role</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
+            ${tokensTableHead(['Role'], 'Actions')}
             <tbody>
               ${tokens.map(
                 ({ row, accessLevel }) =>

@@ -1,6 +1,6 @@
 import { DomainError } from '../../core/errors.js'
 import type { TokenRow } from '../../db/schema.js'
-import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText } from '../../web/access-tokens.js'
+import { activeTokensSection, dateOrNever, newTokenField, scopeCheckboxes, scopesText, tokensTableHead } from '../../web/access-tokens.js'
 import { confirmedAction } from '../../web/confirm.js'
 import { shortDateElement } from '../../web/dates.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
@@ -104,16 +104,7 @@ function activeTokens(rows: TokenRow[], token: string): Html {
       ? html`<p class="empty">This user has no active personal access tokens.</p>`
       : html`<div class="table-box access-tokens-box">
           <table class="access-tokens">
-            <thead>
-              <tr>
-                <th scope="col">Token name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col"><span class="visually-hidden">Action</span></th>
-              </tr>
-            </thead>
+            ${tokensTableHead([], 'Action')}
             <tbody>
               ${rows.map(
                 (row) => html`<tr id="personal_access_token_${row.id}">
