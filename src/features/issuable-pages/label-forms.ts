@@ -1,4 +1,4 @@
-import { Forbidden, Invalid } from '../../core/errors.js'
+import { Invalid } from '../../core/errors.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
@@ -18,6 +18,7 @@ import {
 } from '../labels/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { submitForm } from './form-submission.js'
 import { modelFields, seeOther } from './forms.js'
 import { iidOf } from './shared.js'
 
@@ -171,20 +172,21 @@ function formRefusal(error: unknown): Refusal | null {
 async function createFromForm(w: WebRequest, loaded: LoadedProject) {
   if (!mayManage(loaded)) return w.notFound()
   const values = valuesOf(w)
-  try {
-    await createLabel(
-      w.ctx,
-      parentOf(loaded),
-      { name: values.title, color: values.color, description: values.description },
-      { refuseAvailableTitle: false },
-    )
-  } catch (error) {
-    const refusal = formRefusal(error)
-    if (refusal) return labelForm(w, loaded, null, values, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(labelsPath(loaded))
+  return submitForm(
+    w,
+    () =>
+      createLabel(
+        w.ctx,
+        parentOf(loaded),
+        { name: values.title, color: values.color, description: values.description },
+        { refuseAvailableTitle: false },
+      ),
+    {
+      refusalOf: formRefusal,
+      showRefused: (refusal) => labelForm(w, loaded, null, values, refusal),
+      saved: () => w.redirect(labelsPath(loaded)),
+    },
+  )
 }
 
 async function updateFromForm(w: WebRequest, loaded: LoadedProject) {
@@ -192,19 +194,20 @@ async function updateFromForm(w: WebRequest, loaded: LoadedProject) {
   const label = await projectLabelOf(w, loaded)
   if (!label) return w.notFound()
   const values = valuesOf(w)
-  try {
-    await updateLabel(w.ctx, parentOf(loaded), String(label.id), {
-      newName: values.title,
-      color: values.color,
-      description: values.description,
-    })
-  } catch (error) {
-    const refusal = formRefusal(error)
-    if (refusal) return labelForm(w, loaded, label.id, values, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(labelsPath(loaded))
+  return submitForm(
+    w,
+    () =>
+      updateLabel(w.ctx, parentOf(loaded), String(label.id), {
+        newName: values.title,
+        color: values.color,
+        description: values.description,
+      }),
+    {
+      refusalOf: formRefusal,
+      showRefused: (refusal) => labelForm(w, loaded, label.id, values, refusal),
+      saved: () => w.redirect(labelsPath(loaded)),
+    },
+  )
 }
 
 async function deleteFromForm(w: WebRequest, loaded: LoadedProject) {

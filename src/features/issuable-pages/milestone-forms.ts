@@ -7,6 +7,7 @@ import { canAdminMilestones, canReadMilestones, type LoadedProject } from '../ac
 import { createMilestone, deleteMilestone, InvalidMilestone, listMilestones, updateMilestone } from '../milestones/index.js'
 import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
+import { submitForm } from './form-submission.js'
 import { modelFields, seeOther } from './forms.js'
 import { iidOf } from './shared.js'
 
@@ -131,21 +132,21 @@ async function createFromForm(w: WebRequest, loaded: LoadedProject) {
   if (!mayManage(loaded)) return w.notFound()
   const fields = modelFields(w, 'milestone')
   const values = { ...valuesOf(null), ...fields }
-  let created: MilestoneRow
-  try {
-    created = await createMilestone(w.ctx, loaded, {
-      title: values.title,
-      description: values.description === '' ? undefined : values.description,
-      startDate: values.start_date,
-      dueDate: values.due_date,
-    })
-  } catch (error) {
-    const refusal = refusalOfMilestone(error)
-    if (refusal) return milestoneForm(w, loaded, null, values, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(milestonePath(loaded, created))
+  return submitForm(
+    w,
+    () =>
+      createMilestone(w.ctx, loaded, {
+        title: values.title,
+        description: values.description === '' ? undefined : values.description,
+        startDate: values.start_date,
+        dueDate: values.due_date,
+      }),
+    {
+      refusalOf: refusalOfMilestone,
+      showRefused: (refusal) => milestoneForm(w, loaded, null, values, refusal),
+      saved: (created) => w.redirect(milestonePath(loaded, created)),
+    },
+  )
 }
 
 /** PUT …/milestones/<iid>: the form's fields, or only `state_event` from the Close and Reopen buttons. */
@@ -155,21 +156,22 @@ async function updateFromForm(w: WebRequest, loaded: LoadedProject) {
   if (!milestone) return w.notFound()
   const fields = modelFields(w, 'milestone')
   const stateEvent = fields.state_event === 'close' || fields.state_event === 'activate' ? fields.state_event : undefined
-  try {
-    await updateMilestone(w.ctx, loaded, milestone.id, {
-      title: fields.title,
-      description: fields.description,
-      startDate: fields.start_date,
-      dueDate: fields.due_date,
-      stateEvent,
-    })
-  } catch (error) {
-    const refusal = refusalOfMilestone(error)
-    if (refusal) return milestoneForm(w, loaded, milestone, { ...valuesOf(milestone), ...fields }, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(milestonePath(loaded, milestone))
+  return submitForm(
+    w,
+    () =>
+      updateMilestone(w.ctx, loaded, milestone.id, {
+        title: fields.title,
+        description: fields.description,
+        startDate: fields.start_date,
+        dueDate: fields.due_date,
+        stateEvent,
+      }),
+    {
+      refusalOf: refusalOfMilestone,
+      showRefused: (refusal) => milestoneForm(w, loaded, milestone, { ...valuesOf(milestone), ...fields }, refusal),
+      saved: () => w.redirect(milestonePath(loaded, milestone)),
+    },
+  )
 }
 
 async function deleteFromForm(w: WebRequest, loaded: LoadedProject) {

@@ -20,6 +20,7 @@ import {
   type LoadedSnippet,
   type SnippetFileAction,
 } from '../snippets/index.js'
+import { submitForm } from './form-submission.js'
 import { modelFields, seeOther } from './forms.js'
 import { iidOf } from './shared.js'
 
@@ -319,20 +320,21 @@ async function updateFromForm(w: WebRequest, project: LoadedProject | null) {
   const refused = checkFields(values)
   if (refused) return snippetForm(w, project, found, values, refused)
   const actions = actionsOf(values, await currentFiles(w, found))
-  try {
-    await updateSnippet(w.ctx, found, {
-      title: values.title,
-      description: values.description,
-      visibility: values.visibility,
-      files: actions.length > 0 ? actions : undefined,
-    })
-  } catch (error) {
-    const refusal = serviceRefusal(error)
-    if (refusal) return snippetForm(w, project, found, values, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(snippetPath(found.snippet, project))
+  return submitForm(
+    w,
+    () =>
+      updateSnippet(w.ctx, found, {
+        title: values.title,
+        description: values.description,
+        visibility: values.visibility,
+        files: actions.length > 0 ? actions : undefined,
+      }),
+    {
+      refusalOf: serviceRefusal,
+      showRefused: (refusal) => snippetForm(w, project, found, values, refusal),
+      saved: () => w.redirect(snippetPath(found.snippet, project)),
+    },
+  )
 }
 
 async function deleteFromForm(w: WebRequest, project: LoadedProject | null) {
@@ -362,21 +364,21 @@ async function createProjectSnippet(w: WebRequest, project: LoadedProject) {
   values.files = values.files.map((file) => ({ ...file, previousPath: '', remove: false }))
   const refused = checkFields(values)
   if (refused) return snippetForm(w, project, null, values, refused)
-  let created: SnippetRow
-  try {
-    created = await createSnippet(w.ctx, project, {
-      title: values.title,
-      description: values.description === '' ? undefined : values.description,
-      visibility: values.visibility,
-      files: values.files.filter((file) => !isBlankNewFile(file)).map((file) => ({ filePath: file.filePath, content: file.content })),
-    })
-  } catch (error) {
-    const refusal = serviceRefusal(error)
-    if (refusal) return snippetForm(w, project, null, values, refusal)
-    if (error instanceof Forbidden) return w.notFound()
-    throw error
-  }
-  return w.redirect(snippetPath(created, project))
+  return submitForm(
+    w,
+    () =>
+      createSnippet(w.ctx, project, {
+        title: values.title,
+        description: values.description === '' ? undefined : values.description,
+        visibility: values.visibility,
+        files: values.files.filter((file) => !isBlankNewFile(file)).map((file) => ({ filePath: file.filePath, content: file.content })),
+      }),
+    {
+      refusalOf: serviceRefusal,
+      showRefused: (refusal) => snippetForm(w, project, null, values, refusal),
+      saved: (created) => w.redirect(snippetPath(created, project)),
+    },
+  )
 }
 
 export function registerSnippetForms(web: WebRouter) {
