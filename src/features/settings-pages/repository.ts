@@ -95,6 +95,32 @@ function defaultBranchSection(loaded: LoadedProject, token: string, branches: st
   return settingsSection('branch-defaults-settings', 'Branch defaults', 'Set the default branch for this project.', body)
 }
 
+/** The name field of a form that protects a branch or a tag, with the refusal beside it and branch names to pick from. */
+function refNameField(options: {
+  model: 'protected_branch' | 'protected_tag'
+  label: string
+  value: string
+  suggestions: string[] | null
+  refusal: Refusal | null
+  help: Html
+}): Html {
+  const id = `${options.model}_name`
+  return html`<label for="${id}">${options.label}</label>
+    <input
+      type="text"
+      id="${id}"
+      name="${options.model}[name]"
+      value="${options.value}"
+      ${options.suggestions ? html`list="${id}s"` : ''}
+      autocomplete="off"
+      required
+      ${describedBy(options.refusal && `${id}_error`, `${id}_help`)}
+    />
+    ${options.suggestions ? html`<datalist id="${id}s">${options.suggestions.map((name) => html`<option value="${name}"></option>`)}</datalist>` : ''}
+    ${refusalBeside(options.refusal, id)}
+    <p class="help" id="${id}_help">${options.help}</p>`
+}
+
 function protectBranchForm(loaded: LoadedProject, token: string, branches: string[], refused: Refused | null): Html {
   const refusal = refused?.form === 'protect-branch' ? refused.refusal : null
   const values = refused?.form === 'protect-branch' ? refused.values : {}
@@ -103,20 +129,14 @@ function protectBranchForm(loaded: LoadedProject, token: string, branches: strin
     <form method="post" action="/${loaded.project.full_path}/-/protected_branches" class="new-protected-branch">
       ${csrfField(token)}
       <h3>Protect a branch</h3>
-      <label for="protected_branch_name">Branch</label>
-      <input
-        type="text"
-        id="protected_branch_name"
-        name="protected_branch[name]"
-        value="${values.name ?? ''}"
-        list="protected_branch_names"
-        autocomplete="off"
-        required
-        ${describedBy(refusal && 'protected_branch_name_error', 'protected_branch_name_help')}
-      />
-      <datalist id="protected_branch_names">${branches.map((branch) => html`<option value="${branch}"></option>`)}</datalist>
-      ${refusalBeside(refusal, 'protected_branch_name')}
-      <p class="help" id="protected_branch_name_help">Wildcards such as <code>*-stable</code> or <code>production/*</code> are supported.</p>
+      ${refNameField({
+        model: 'protected_branch',
+        label: 'Branch',
+        value: values.name ?? '',
+        suggestions: branches,
+        refusal,
+        help: html`Wildcards such as <code>*-stable</code> or <code>production/*</code> are supported.`,
+      })}
       <div class="field-row">
         <div class="field grow">
           <label for="protected_branch_merge_access_level">Allowed to merge</label>
@@ -239,18 +259,14 @@ function protectedTagsSection(loaded: LoadedProject, token: string, tags: Protec
     <form method="post" action="/${loaded.project.full_path}/-/protected_tags" class="new-protected-tag">
       ${csrfField(token)}
       <h3>Protect a tag</h3>
-      <label for="protected_tag_name">Tag</label>
-      <input
-        type="text"
-        id="protected_tag_name"
-        name="protected_tag[name]"
-        value="${values.name ?? ''}"
-        autocomplete="off"
-        required
-        ${describedBy(refusal && 'protected_tag_name_error', 'protected_tag_name_help')}
-      />
-      ${refusalBeside(refusal, 'protected_tag_name')}
-      <p class="help" id="protected_tag_name_help">Wildcards such as <code>v*</code> or <code>*-release</code> are supported.</p>
+      ${refNameField({
+        model: 'protected_tag',
+        label: 'Tag',
+        value: values.name ?? '',
+        suggestions: null,
+        refusal,
+        help: html`Wildcards such as <code>v*</code> or <code>*-release</code> are supported.`,
+      })}
       <label for="protected_tag_create_access_level">Allowed to create</label>
       ${roleSelect({
         id: 'protected_tag_create_access_level',
