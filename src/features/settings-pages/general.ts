@@ -104,13 +104,23 @@ async function transferTargets(ctx: Context, loaded: LoadedProject): Promise<Nam
   return candidates.filter((namespace, index) => allowed[index] && namespace.id !== loaded.project.namespace_id)
 }
 
-/** The hidden fields of a form that updates the project: Rails' PATCH through `_method`, and the CSRF token. */
-function updateFields(token: string, section: string): Html {
-  return html`${csrfField(token)}<input type="hidden" name="_method" value="patch" /><input
-      type="hidden"
-      name="update_section"
-      value="${section}"
-    />`
+/**
+ * A form that updates the project from one section of the page: a refusal's messages above it, then Rails' PATCH through
+ * `_method`, the CSRF token and the section it came from (`update_section`), before its own fields.
+ */
+function updateForm(
+  options: { loaded: LoadedProject; token: string; section: string; className: string; refusal: Refusal | null },
+  fields: Html,
+): Html {
+  return html`${options.refusal ? errorList(options.refusal.messages) : ''}
+    <form method="post" action="${projectPath(options.loaded)}" class="${options.className}">
+      ${csrfField(options.token)}<input type="hidden" name="_method" value="patch" /><input
+        type="hidden"
+        name="update_section"
+        value="${options.section}"
+      />
+      ${fields}
+    </form>`
 }
 
 function generalSection(loaded: LoadedProject, token: string, values: GeneralValues, branches: string[], refused: Refused | null): Html {
@@ -120,9 +130,9 @@ function generalSection(loaded: LoadedProject, token: string, values: GeneralVal
     'js-general-settings',
     'Naming, description, default branch',
     'Update your project name, description and default branch.',
-    html`${refusal ? errorList(refusal.messages) : ''}
-      <form method="post" action="${projectPath(loaded)}" class="edit-project">
-        ${updateFields(token, 'js-general-settings')}
+    updateForm(
+      { loaded, token, section: 'js-general-settings', className: 'edit-project', refusal },
+      html`
         <div class="field-row">
           <div class="field grow">
             <label for="project_name_edit">Project name</label>
@@ -162,8 +172,8 @@ function generalSection(loaded: LoadedProject, token: string, values: GeneralVal
               </p>`
             : ''
         }
-        <div class="button-row"><button type="submit" class="primary">Save changes</button></div>
-      </form>`,
+        <div class="button-row"><button type="submit" class="primary">Save changes</button></div>`,
+    ),
   )
 }
 
@@ -173,9 +183,9 @@ function visibilitySection(loaded: LoadedProject, token: string, values: General
     'js-shared-permissions',
     'Visibility',
     'Choose who may see this project.',
-    html`${refusal ? errorList(refusal.messages) : ''}
-      <form method="post" action="${projectPath(loaded)}" class="edit-visibility">
-        ${updateFields(token, 'js-shared-permissions')}
+    updateForm(
+      { loaded, token, section: 'js-shared-permissions', className: 'edit-visibility', refusal },
+      html`
         <fieldset class="choices">
           <legend>Project visibility</legend>
           ${VISIBILITY_CHOICES.map((option) =>
@@ -191,8 +201,8 @@ function visibilitySection(loaded: LoadedProject, token: string, values: General
           )}
         </fieldset>
         ${fieldError(refusal, 'visibility_level', 'project_visibility_level')}
-        <div class="button-row"><button type="submit" class="primary">Save changes</button></div>
-      </form>`,
+        <div class="button-row"><button type="submit" class="primary">Save changes</button></div>`,
+    ),
   )
 }
 
@@ -204,9 +214,9 @@ function pathSection(w: WebRequest, loaded: LoadedProject, token: string, values
       <li>Be careful. Renaming a project's repository can have unintended side effects.</li>
       <li>You will need to update your local repositories to point to the new location.</li>
     </ul>
-    ${refusal ? errorList(refusal.messages) : ''}
-    <form method="post" action="${projectPath(loaded)}" class="change-path">
-      ${updateFields(token, 'js-project-advanced-settings')}
+    ${updateForm(
+      { loaded, token, section: 'js-project-advanced-settings', className: 'change-path', refusal },
+      html`
       <label for="project_path">Path</label>
       <div class="prefixed-field">
         <span class="prefix">${w.ctx.config.externalUrl}/${loaded.namespace.full_path}/</span>
@@ -220,8 +230,8 @@ function pathSection(w: WebRequest, loaded: LoadedProject, token: string, values
         />
       </div>
       ${fieldError(refusal, 'path', 'project_path')}
-      <div class="button-row"><button type="submit" class="danger">Change path</button></div>
-    </form>`
+      <div class="button-row"><button type="submit" class="danger">Change path</button></div>`,
+    )}`
 }
 
 function archiveSection(loaded: LoadedProject, token: string): Html {
