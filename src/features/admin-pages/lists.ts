@@ -2,11 +2,11 @@ import type { Context } from '../../core/context.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
-import { listGroups } from '../groups/index.js'
+import { listGroups, type ListGroupsInput } from '../groups/index.js'
 import { listProjects, type ListProjectsInput, type ProjectView } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { adminPage, renderAdminPage } from './layout.js'
-import { adminListViewOf, listPager, listTabsAndSearch } from './list-controls.js'
+import { adminListViewOf, listPager, listTabsAndSearch, type AdminListView } from './list-controls.js'
 
 // Every project and every group of the instance, for administrators (GL Admin::ProjectsController and
 // Admin::GroupsController#index), through the API's finders: an administrator's finder sees them all.
@@ -28,6 +28,14 @@ function visibilityBadge(level: number): Html {
 
 function initial(name: string): Html {
   return html`<span class="avatar" aria-hidden="true">${(name.trim()[0] ?? '?').toUpperCase()}</span>`
+}
+
+/** A list's search text and visibility tab as a finder's filters; none when empty or on All. */
+function searchAndVisibilityOf(view: AdminListView) {
+  return {
+    search: view.search === '' ? undefined : view.search,
+    visibility: view.tab === null ? undefined : VISIBILITY_BY_LEVEL[view.tab as keyof typeof VISIBILITY_BY_LEVEL],
+  }
 }
 
 /** Every project of the instance, newest first, one page of them. */
@@ -52,17 +60,26 @@ export async function latestProjects(ctx: Context, count: number) {
   return listAllProjects(ctx, {}, 1, count)
 }
 
-/** The newest groups, for the overview. */
-export async function latestGroups(ctx: Context, count: number) {
+/** Every group of the instance in the order asked, one page of them. */
+function listAllGroups(
+  ctx: Context,
+  filters: Pick<ListGroupsInput, 'search' | 'visibility' | 'orderBy' | 'sort'>,
+  page: number,
+  perPage: number,
+) {
   return listGroups(ctx, {
     statistics: false,
     owned: false,
     allAvailable: true,
-    orderBy: 'id',
-    sort: 'desc',
+    ...filters,
     withCustomAttributes: false,
-    pagination: { kind: 'offset', page: 1, perPage: count },
+    pagination: { kind: 'offset', page, perPage },
   })
+}
+
+/** The newest groups, for the overview. */
+export async function latestGroups(ctx: Context, count: number) {
+  return listAllGroups(ctx, { orderBy: 'id', sort: 'desc' }, 1, count)
 }
 
 export function projectRows(views: readonly ProjectView[]): Html {
@@ -97,15 +114,7 @@ export function groupRows(groups: readonly NamespaceRow[]): Html {
 
 async function showProjects(w: WebRequest) {
   const view = adminListViewOf(w.params, '/admin/projects', 'visibility_level', ['0', '10', '20'], 'name')
-  const list = await listAllProjects(
-    w.ctx,
-    {
-      search: view.search === '' ? undefined : view.search,
-      visibility: view.tab === null ? undefined : VISIBILITY_BY_LEVEL[view.tab as keyof typeof VISIBILITY_BY_LEVEL],
-    },
-    view.page,
-    PER_PAGE,
-  )
+  const list = await listAllProjects(w.ctx, searchAndVisibilityOf(view), view.page, PER_PAGE)
   const page = list.offset ?? { total: null, hasNext: false }
   return renderAdminPage(
     w,
@@ -119,17 +128,16 @@ async function showProjects(w: WebRequest) {
 
 async function showGroups(w: WebRequest) {
   const view = adminListViewOf(w.params, '/admin/groups', 'visibility_level', ['0', '10', '20'], 'name')
-  const list = await listGroups(w.ctx, {
-    statistics: false,
-    owned: false,
-    allAvailable: true,
-    search: view.search === '' ? undefined : view.search,
-    visibility: view.tab === null ? undefined : VISIBILITY_BY_LEVEL[view.tab as keyof typeof VISIBILITY_BY_LEVEL],
-    orderBy: 'name',
-    sort: 'asc',
-    withCustomAttributes: false,
-    pagination: { kind: 'offset', page: view.page, perPage: PER_PAGE },
-  })
+  const list = await listAllGroups(
+    w.ctx,
+    {
+      ...searchAndVisibilityOf(view),
+      orderBy: 'name',
+      sort: 'asc',
+    },
+    view.page,
+    PER_PAGE,
+  )
   const page = list.page
   const rows = [...page.rows]
   const counted = list.kind === 'offset' ? { total: list.page.total, hasNext: list.page.hasNext } : { total: null, hasNext: false }
