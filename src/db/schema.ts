@@ -431,6 +431,13 @@ export interface MergeRequestReviewersTable {
   created_at: Timestamp
 }
 
+/** A user's approval of a merge request (GL approvals). */
+export interface MergeRequestApprovalsTable {
+  merge_request_id: number
+  user_id: number
+  created_at: Timestamp
+}
+
 /** A project label (project_id set) or a group label (group_id set). */
 export interface LabelsTable {
   id: Generated<number>
@@ -833,6 +840,7 @@ export interface Database {
   merge_requests: MergeRequestsTable
   merge_request_assignees: MergeRequestAssigneesTable
   merge_request_reviewers: MergeRequestReviewersTable
+  merge_request_approvals: MergeRequestApprovalsTable
   merge_request_diffs: MergeRequestDiffsTable
   labels: LabelsTable
   issue_labels: IssueLabelsTable

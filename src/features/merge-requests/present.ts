@@ -4,7 +4,8 @@ import { presentMilestone } from '../milestones/index.js'
 import { presentUserBasic, type PresentOptions } from '../users/index.js'
 import { mergeabilityOf, squashesOnMerge } from './mergeability.js'
 import type { MergeRequestVersion } from './review.js'
-import type { MergeRequestBasicJson, MergeRequestDiffJson, MergeRequestJson } from './schemas.js'
+import type { ApprovalState } from './approvals.js'
+import type { MergeRequestApprovalsJson, MergeRequestBasicJson, MergeRequestDiffJson, MergeRequestJson } from './schemas.js'
 import type { MergeRequestView } from './service.js'
 
 export interface MergeRequestPresentOptions extends PresentOptions {
@@ -118,5 +119,14 @@ export function presentMergeRequestVersion(version: MergeRequestVersion): MergeR
     state: version.state,
     real_size: version.real_size,
     patch_id_sha: version.patch_id_sha,
+  }
+}
+
+export function presentMergeRequestApprovals(state: ApprovalState, options: PresentOptions): MergeRequestApprovalsJson {
+  return {
+    user_has_approved: state.userHasApproved,
+    user_can_approve: state.userCanApprove,
+    approved: state.approvals.length > 0,
+    approved_by: state.approvals.map((approval) => ({ user: presentUserBasic(approval.user, options), approved_at: approval.approvedAt })),
   }
 }

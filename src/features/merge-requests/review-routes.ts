@@ -5,7 +5,14 @@ import type { ApiRouter } from '../../http/route.js'
 import { CommitJson, pageOfArray, presentCommit, presentDiff, DiffJson } from '../commits/index.js'
 import { findMergeRequest, findProject, type LoadedProject } from '../access/index.js'
 import { destroyOnClose } from '../repositories/index.js'
-import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestVersion, type MergeRequestPresentOptions } from './present.js'
+import { approveMergeRequest, showApprovalState, unapproveMergeRequest } from './approvals.js'
+import {
+  presentMergeRequest,
+  presentMergeRequestApprovals,
+  presentMergeRequestBasic,
+  presentMergeRequestVersion,
+  type MergeRequestPresentOptions,
+} from './present.js'
 import {
   listCommitMergeRequests,
   listMergeRequestCommits,
@@ -16,12 +23,15 @@ import {
   showMergeRequestVersion,
 } from './review.js'
 import {
+  ApproveMergeRequestParams,
   CommitMergeRequestsParams,
   MergeRequestChangesJson,
   MergeRequestChangesParams,
   MergeRequestDiffFullJson,
   MergeRequestDiffJson,
   MergeRequestDiffsParams,
+  MergeRequestApprovalsJson,
+  MergeRequestIidParams,
   MergeRequestListResponse,
   MergeRequestPageParams,
   MergeRequestVersionParams,
@@ -44,6 +54,35 @@ async function findTarget(ctx: Context, input: { id: string; merge_request_iid: 
 /** Merge request review data: changes, diffs, raw diffs, commits and versions (GL merge_requests.rb, merge_request_diffs.rb). */
 export function registerMergeRequestReviewRoutes(api: ApiRouter) {
   const one = '/projects/:id/merge_requests/:merge_request_iid'
+
+  // GL merge_request_approvals.rb (Free): optional approvals, answered 201 on approve and unapprove as Grape's POST.
+  api.get(
+    `${one}/approvals`,
+    { params: MergeRequestIidParams, response: { 200: MergeRequestApprovalsJson }, authenticated: false },
+    async (request) => {
+      const { ctx, input } = request
+      const { loaded, row } = await findTarget(ctx, input)
+      return presentMergeRequestApprovals(await showApprovalState(ctx, loaded, row), mergeRequestOptions(ctx))
+    },
+  )
+
+  api.post(
+    `${one}/approve`,
+    { params: ApproveMergeRequestParams, response: { 201: MergeRequestApprovalsJson } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const { loaded, row } = await findTarget(ctx, input)
+      const state = await approveMergeRequest(ctx, loaded, row, { sha: input.sha })
+      return reply.code(201).send(presentMergeRequestApprovals(state, mergeRequestOptions(ctx)))
+    },
+  )
+
+  api.post(`${one}/unapprove`, { params: MergeRequestIidParams, response: { 201: MergeRequestApprovalsJson } }, async (request, reply) => {
+    const { ctx, input } = request
+    const { loaded, row } = await findTarget(ctx, input)
+    const state = await unapproveMergeRequest(ctx, loaded, row)
+    return reply.code(201).send(presentMergeRequestApprovals(state, mergeRequestOptions(ctx)))
+  })
 
   api.get(
     `${one}/changes`,

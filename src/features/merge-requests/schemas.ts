@@ -326,3 +326,20 @@ export const ResolveDiscussionParams = Type.Object({
   discussion_id: Type.String(),
   resolved: Type.Boolean(),
 })
+
+export const MergeRequestIidParams = Type.Object({ id: Type.String(), merge_request_iid: Type.Integer() })
+
+export const ApproveMergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  sha: Type.Optional(Type.String()),
+})
+
+/** GL Entities::MergeRequestApprovals (Free): the caller's part first, then who approved (GL Entities::Approvals). */
+export const MergeRequestApprovalsJson = Type.Object({
+  user_has_approved: Type.Boolean(),
+  user_can_approve: Type.Boolean(),
+  approved: Type.Boolean(),
+  approved_by: Type.Array(Type.Object({ user: UserBasicJson, approved_at: Type.String() })),
+})
+export type MergeRequestApprovalsJson = Static<typeof MergeRequestApprovalsJson>

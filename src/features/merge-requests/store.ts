@@ -7,6 +7,7 @@ import type {
   MergeRequestUpdate,
   NewMergeRequestDiffRow,
   NewMergeRequestRow,
+  UserRow,
 } from '../../db/schema.js'
 
 export async function findMergeRequestAssigneeIds(db: Db, id: number): Promise<number[]> {
@@ -172,4 +173,38 @@ export function findOpenMergeRequestsFromBranches(
     .where('source_branch', 'in', [...branches])
     .orderBy('id')
     .execute()
+}
+
+/** The approvals of one merge request with their users, oldest first (GL MergeRequest#approvals). */
+export async function findMergeRequestApprovals(db: Db, mergeRequestId: number): Promise<Array<{ user: UserRow; approvedAt: string }>> {
+  const rows = await db
+    .selectFrom('merge_request_approvals')
+    .innerJoin('users', 'users.id', 'merge_request_approvals.user_id')
+    .selectAll('users')
+    .select('merge_request_approvals.created_at as approved_at')
+    .where('merge_request_approvals.merge_request_id', '=', mergeRequestId)
+    .orderBy('merge_request_approvals.created_at')
+    .orderBy('users.id')
+    .execute()
+  return rows.map(({ approved_at, ...user }) => ({ user: user as UserRow, approvedAt: new Date(approved_at).toISOString() }))
+}
+
+/** Whether the approval is new (a second one by the same user writes nothing). */
+export async function insertMergeRequestApproval(db: Db, mergeRequestId: number, userId: number, at: string): Promise<boolean> {
+  const result = await db
+    .insertInto('merge_request_approvals')
+    .values({ merge_request_id: mergeRequestId, user_id: userId, created_at: at })
+    .onConflict((conflict) => conflict.columns(['merge_request_id', 'user_id']).doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+/** Whether an approval was there to delete. */
+export async function deleteMergeRequestApproval(db: Db, mergeRequestId: number, userId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('merge_request_approvals')
+    .where('merge_request_id', '=', mergeRequestId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
 }

@@ -61,3 +61,18 @@ export function canPushCode(access: ProjectAccess, project: ProjectRow): boolean
 export function canDestroyMergeRequest(access: ProjectAccess): boolean {
   return isAdmin(access.caller) || (access.caller.user !== null && access.level >= AccessLevel.OWNER)
 }
+
+/**
+ * GL `approve_merge_request` (Free): a member of the project who may update the merge request, while it is open. Whether
+ * they approved already is the approval's own check (GL MergeRequest#eligible_for_approval_by?).
+ */
+export function canApproveMergeRequest(
+  access: ProjectAccess,
+  project: ProjectRow,
+  mergeRequest: MergeRequestRow,
+  assigneeIds: readonly number[],
+): boolean {
+  const isMember = access.projectLevel !== null || access.groupLevel !== null
+  if (!isMember || mergeRequest.state !== 'opened') return false
+  return canUpdateMergeRequest(access, project, mergeRequest, assigneeIds)
+}
