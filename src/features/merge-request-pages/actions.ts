@@ -3,7 +3,14 @@ import { refusalOf } from '../../web/form-errors.js'
 import { textOf } from '../../web/list-page.js'
 import { canCreateNote, canMerge, type LoadedProject } from '../access/index.js'
 import { touchIssuable } from '../issuables/index.js'
-import { diffNoteThread, mergeMergeRequest, updateMergeRequest, type DiffPositionInput } from '../merge-requests/index.js'
+import {
+  approveMergeRequest,
+  diffNoteThread,
+  mergeMergeRequest,
+  unapproveMergeRequest,
+  updateMergeRequest,
+  type DiffPositionInput,
+} from '../merge-requests/index.js'
 import { createNote, findNoteable, newDiscussionId, replyToDiscussion, resolveDiscussion, type NoteThread } from '../notes/index.js'
 import { projectPage, projectPageRoutes } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
@@ -12,7 +19,8 @@ import { findMergeRequestOfPage, renderDiffs, renderOverview } from './pages.js'
 import { mergeRequestPath } from './paths.js'
 
 // What the merge request page's forms do (GL Projects::NotesController#create, Projects::DiscussionsController#resolve
-// and #unresolve, Projects::MergeRequestsController#merge): each through the API's own service, refused in its words.
+// and #unresolve, Projects::MergeRequestsController#merge, approve and unapprove): each through the API's own service,
+// refused in its words.
 
 function hashOf(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
@@ -158,6 +166,23 @@ async function merge(w: WebRequest, loaded: LoadedProject) {
   return w.redirect(mergeRequestPath(loaded, row.iid))
 }
 
+/**
+ * POST /-/merge_requests/<iid>/approve and /unapprove: back to the merge request. Those who may not approve get the 404
+ * page; approving twice, or revoking an approval that is not there, changes nothing.
+ */
+async function changeApproval(w: WebRequest, loaded: LoadedProject, approve: boolean) {
+  const row = await findMergeRequestOfPage(w, loaded)
+  if (!w.ctx.caller.user) return w.notFound()
+  try {
+    if (approve) await approveMergeRequest(w.ctx, loaded, row, {})
+    else await unapproveMergeRequest(w.ctx, loaded, row)
+  } catch (error) {
+    if (error instanceof Forbidden) return w.notFound()
+    if (!(error instanceof Unauthorized) && !(error instanceof NotFound)) throw error
+  }
+  return w.redirect(mergeRequestPath(loaded, row.iid))
+}
+
 export function registerMergeRequestActions(web: WebRouter) {
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/notes')) web.post(url, projectPage(postNote))
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/discussions/:discussion_id/resolve')) {
@@ -171,4 +196,16 @@ export function registerMergeRequestActions(web: WebRouter) {
     )
   }
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/merge')) web.post(url, projectPage(merge))
+  for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/approve')) {
+    web.post(
+      url,
+      projectPage((w, loaded) => changeApproval(w, loaded, true)),
+    )
+  }
+  for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/unapprove')) {
+    web.post(
+      url,
+      projectPage((w, loaded) => changeApproval(w, loaded, false)),
+    )
+  }
 }

@@ -6,7 +6,7 @@ import { registerMergeRequestPageRoutes } from './pages.js'
 
 /**
  * The project's merge request list, a new merge request, and each merge request's overview, commits and changes
- * pages, with its edit form, comments and threads on diff lines, Close, Reopen and Merge.
+ * pages, with its edit form, comments and threads on diff lines, Close, Reopen, Approve and Merge.
  */
 export function registerMergeRequestPages(web: WebRouter) {
   registerMergeRequestPageRoutes(web)

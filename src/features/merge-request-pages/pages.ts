@@ -34,6 +34,7 @@ import {
   listMergeRequestVersions,
   listProjectMergeRequests,
   mergeRequestViewsOf,
+  showApprovalState,
   showMergePanel,
   type ListMergeRequestsInput,
   type MergeRequestView,
@@ -42,6 +43,7 @@ import { projectPage, projectPageRoutes, projectPath, renderProjectPage } from '
 import type { FileDiff } from '../repositories/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { mergeWidget } from './merge-widget.js'
+import { approvalsSection } from './approvals.js'
 import { encodeRef, mergeRequestPath, mergeRequestsPath } from './paths.js'
 import { activitySection, diffsPath, lineNoteForm, loadThreads, threadHtml, threadsByLine, type NoteFormState } from './threads.js'
 
@@ -239,18 +241,19 @@ function render(w: WebRequest, loaded: LoadedProject, data: Loaded, tab: Tab, bo
 
 /** The overview: description, the merge widget, the activity with a comment form, and the sidebar. */
 export async function renderOverview(w: WebRequest, loaded: LoadedProject, row: MergeRequestRow, state: PageState = {}) {
-  const [panel, description, threads, closing] = await Promise.all([
+  const [panel, description, threads, closing, approvals] = await Promise.all([
     showMergePanel(w.ctx, loaded, row),
     descriptionOf(w.ctx, loaded, row.description),
     loadThreads(w.ctx, loaded, row),
     row.state === 'opened' ? closingIssuesOf(w.ctx, loaded, row) : [],
+    showApprovalState(w.ctx, loaded, row),
   ])
   const data = await loadMergeRequest(w, loaded, row, panel.view)
   const csrfToken = w.ctx.caller.user ? await w.csrfToken() : null
   const body = html`${await header(w, loaded, data, 'overview', {})}
     <div class="issuable-layout">
       <div class="issuable-main">
-        ${description} ${mergeWidget(loaded, row, panel, csrfToken, closing)}
+        ${description} ${approvalsSection(loaded, row, approvals, csrfToken)} ${mergeWidget(loaded, row, panel, csrfToken, closing)}
         ${activitySection(threads, loaded, row, {
           csrfToken: csrfToken ?? '',
           state: state.note ?? null,
