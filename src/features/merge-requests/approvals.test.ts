@@ -141,3 +141,38 @@ describe('unapproving', () => {
     expect(await notes()).toEqual([])
   })
 })
+
+describe('merging', () => {
+  test("the merge commit template's %{approved_by} lists the approvers, and the approvals stay after the merge", async () => {
+    const { owner, developer, project, as } = await fixture()
+    const committed = await request('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'topic', commit_message: 'Add a file', actions: [{ action: 'create', file_path: 'a.txt', content: 'a\n' }] },
+    })
+    expect(committed.status, committed.text).toBe(201)
+    const template = await request('PUT', `/projects/${project.id}`, {
+      token: owner.token,
+      body: { merge_commit_template: '%{title}\n\n%{approved_by}' },
+    })
+    expect(template.status, template.text).toBe(200)
+    expect((await as(developer, 'POST', '/approve')).status).toBe(201)
+    expect((await as(owner, 'POST', '/approve')).status).toBe(201)
+
+    const merged = await as(owner, 'PUT', '/merge')
+    expect(merged.status, merged.text).toBe(200)
+    const commit = await request('GET', `/projects/${project.id}/repository/commits/${merged.body.merge_commit_sha}`, {
+      token: owner.token,
+    })
+    expect(commit.body.message.trimEnd()).toBe(
+      [
+        'Approve me',
+        '',
+        `Approved-by: ${developer.user.name} <${developer.user.email}>`,
+        `Approved-by: ${owner.user.name} <${owner.user.email}>`,
+      ].join('\n'),
+    )
+    const after = await as(developer, 'GET', '/approvals')
+    expect(after.body).toMatchObject({ user_has_approved: true, user_can_approve: false, approved: true })
+    expect(after.body.approved_by).toHaveLength(2)
+  })
+})

@@ -26,7 +26,7 @@ import {
 } from './mergeability.js'
 import { deleteRef, mergeRequestHeadRef, mergeTree, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
-import { updateMergeRequestRow } from './store.js'
+import { findMergeRequestApprovals, updateMergeRequestRow } from './store.js'
 import { canMerge, canPushCode, findMergeRequest, type LoadedProject, withAccess } from '../access/index.js'
 import { isBranchProtected, loadRefSubject } from '../protected-refs/index.js'
 
@@ -57,7 +57,14 @@ function fillTemplate(template: string, values: Record<string, string>): string 
     .trimEnd()
 }
 
-function templateValues(row: MergeRequestRow, project: ProjectRow, mergedBy: User, author: UserRow, externalUrl: string) {
+function templateValues(
+  row: MergeRequestRow,
+  project: ProjectRow,
+  mergedBy: User,
+  author: UserRow,
+  approvers: readonly UserRow[],
+  externalUrl: string,
+) {
   return {
     source_branch: row.source_branch,
     target_branch: row.target_branch,
@@ -71,9 +78,14 @@ function templateValues(row: MergeRequestRow, project: ProjectRow, mergedBy: Use
     merge_request_author: `${author.name} <${author.commit_email ?? author.email}>`,
     issues: '',
     reviewed_by: '',
-    approved_by: '',
+    approved_by: approvers.map((approver) => `Approved-by: ${approver.name} <${approver.commit_email ?? approver.email}>`).join('\n'),
     co_authored_by: '',
   }
+}
+
+/** GL MergeRequest#approved_by_users: the template's `%{approved_by}` lists them, oldest approval first. */
+async function approversOf(ctx: Context, row: MergeRequestRow): Promise<UserRow[]> {
+  return (await findMergeRequestApprovals(ctx.db, row.id)).map((approval) => approval.user)
 }
 
 /** GL MergeRequest#default_merge_commit_message: the project's template, or "Merge branch …", the title and the reference. */
@@ -192,7 +204,7 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
   if (project.repository_read_only === 1) throw new Unprocessable(CANNOT_MERGE)
   const sourceSha = branches.facts.sourceSha!
   const [author = user] = await findUsersByIds(ctx.db, [row.author_id])
-  const values = templateValues(row, project, user, author, ctx.config.externalUrl)
+  const values = templateValues(row, project, user, author, await approversOf(ctx, row), ctx.config.externalUrl)
   const messages = {
     merge: input.mergeCommitMessage ?? defaultMergeCommitMessage(row, project, values),
     squash: squashesOnMerge(project, row) ? (input.squashCommitMessage ?? defaultSquashCommitMessage(row, project, values)) : null,
@@ -278,7 +290,7 @@ export async function showMergePanel(ctx: Context, loaded: LoadedProject, row: M
   const view = await showMergeRequest(ctx, loaded, row, branches)
   const user = ctx.caller.user
   const [author = view.author] = await findUsersByIds(ctx.db, [row.author_id])
-  const values = user ? templateValues(row, loaded.project, user, author, ctx.config.externalUrl) : null
+  const values = user ? templateValues(row, loaded.project, user, author, await approversOf(ctx, row), ctx.config.externalUrl) : null
   return {
     view,
     commitsBehind: await commitsBehindOf(branches),
