@@ -80,9 +80,18 @@ describe('overview pages in a browser', () => {
       await lookAt(page, 'overview-dashboard')
       await page.click('text=Grace / Logbook')
       expect(new URL(page.url()).pathname).toBe('/grace/logbook')
-      // A Guest of a private project may not read its code, so the page shows no files.
+      // A Guest of a private project may not read its code or merge requests, so the page shows no files and the
+      // sidebar no merge requests.
       expect(await page.locator('.readme').count()).toBe(0)
-      expect(await page.locator('nav.sidebar a').allTextContents()).toEqual(['Logbook', 'Project overview', 'Issues', 'Merge requests'])
+      expect(await page.locator('nav.sidebar a').allTextContents()).toEqual([
+        'Logbook',
+        'Project overview',
+        'Issues',
+        'Milestones',
+        'Labels',
+        'Snippets',
+        'Members',
+      ])
       await lookAt(page, 'overview-project-guest')
       await page.fill('header input[name="search"]', 'observ')
       await Promise.all([page.waitForURL(/\/search\?search=observ$/), page.press('header input[name="search"]', 'Enter')])

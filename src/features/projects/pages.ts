@@ -7,6 +7,7 @@ import {
   canAdminProject,
   canProject,
   canReadCode,
+  canReadMergeRequests,
   canReadMilestones,
   canReadProjectSnippets,
   findProject,
@@ -101,7 +102,7 @@ export function projectSidebar(loaded: LoadedProject, current: ProjectSection | 
     })
   }
   if (isFeatureAvailable(access, project, 'issues')) items.push(item('issues', 'Issues', '/-/issues'))
-  if (isFeatureAvailable(access, project, 'merge_requests')) items.push(item('merge_requests', 'Merge requests', '/-/merge_requests'))
+  if (canReadMergeRequests(access, project)) items.push(item('merge_requests', 'Merge requests', '/-/merge_requests'))
   if (canReadMilestones(access, project)) items.push(item('milestones', 'Milestones', '/-/milestones'))
   // GL `check_issuables_available!`: labels go with issues or merge requests.
   if (isFeatureAvailable(access, project, 'issues') || isFeatureAvailable(access, project, 'merge_requests')) {

@@ -264,8 +264,9 @@ export class WebRouter {
     const override = typeof params._method === 'string' ? params._method.toUpperCase() : null
     const method = (request.method === 'POST' && override ? override : request.method === 'HEAD' ? 'GET' : request.method) as WebMethod
     const route = this.handlers.get(url)?.get(method)
+    // A method this URL's pages do not take is answered as a path no route serves.
+    if (!route) return reply.callNotFound()
     const { web, user } = await this.webRequest(request, reply, params, method)
-    if (!route) return web.notFound()
     if (method !== 'GET') {
       if (route.options.protectedPath) await this.deps.throttleProtectedPath(request, web.ctx)
       const token = params.authenticity_token ?? request.headers['x-csrf-token']
