@@ -1,4 +1,4 @@
-import { AccessLevel, Visibility, visibilityName, type VisibilityName } from '../../core/access.js'
+import { AccessLevel, visibilityName, type VisibilityName } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
 import type { NamespaceRow } from '../../db/schema.js'
@@ -8,7 +8,7 @@ import { textOf } from '../../web/list-page.js'
 import { canCreateSubgroup, canCreateTopLevelGroup, canGroup, groupAccess, type LoadedGroup } from '../access/index.js'
 import { deleteGroup, listGroups, transferGroup, updateGroup, type GroupAttributes } from '../groups/index.js'
 import type { WebRequest } from '../sessions/index.js'
-import { choice, formOf, givenText, settingsSection } from '../settings-pages/index.js'
+import { formOf, givenText, settingsSection, visibilityChoices, visibilityOfField } from '../settings-pages/index.js'
 import { groupCrumbs, groupPath, groupSidebar } from './group-frame.js'
 
 // A group's general settings (GL GroupsController#edit, #update, #transfer, #destroy): name, description and
@@ -17,23 +17,11 @@ import { groupCrumbs, groupPath, groupSidebar } from './group-frame.js'
 // /groups/:id/transfer and DELETE /groups/:id refuse, in their words.
 
 /** GL VisibilityLevelHelper's descriptions of a group's visibility levels. */
-const VISIBILITY_CHOICES: { level: number; name: VisibilityName; label: string; help: string }[] = [
-  { level: Visibility.PRIVATE, name: 'private', label: 'Private', help: 'The group and its projects can only be viewed by members.' },
-  {
-    level: Visibility.INTERNAL,
-    name: 'internal',
-    label: 'Internal',
-    help: 'The group and any internal projects can be viewed by any logged in user except external users.',
-  },
-  {
-    level: Visibility.PUBLIC,
-    name: 'public',
-    label: 'Public',
-    help: 'The group and any public projects can be viewed without any authentication.',
-  },
-]
-
-const VISIBILITY_BY_LEVEL = new Map(VISIBILITY_CHOICES.map((option) => [String(option.level), option.name]))
+const VISIBILITY_HELP: Record<VisibilityName, string> = {
+  private: 'The group and its projects can only be viewed by members.',
+  internal: 'The group and any internal projects can be viewed by any logged in user except external users.',
+  public: 'The group and any public projects can be viewed without any authentication.',
+}
 
 /** How the group form labels the attributes a refusal names. */
 const ATTRIBUTES = { visibility_level: 'Visibility level', parent_id: 'Parent' }
@@ -136,20 +124,7 @@ function generalSection(loaded: LoadedGroup, token: string, values: GroupValues,
 ${values.description}</textarea
         >
         ${fieldError(refusal, 'description', 'group_description')}
-        <fieldset class="choices">
-          <legend>Visibility level</legend>
-          ${VISIBILITY_CHOICES.map((option) =>
-            choice({
-              type: 'radio',
-              name: 'group[visibility_level]',
-              value: String(option.level),
-              checked: values.visibilityLevel === String(option.level),
-              label: option.label,
-              help: option.help,
-              id: `group_visibility_level_${option.level}`,
-            }),
-          )}
-        </fieldset>
+        ${visibilityChoices({ model: 'group', legend: 'Visibility level', help: VISIBILITY_HELP, checked: values.visibilityLevel })}
         ${fieldError(refusal, 'visibility_level', 'group_visibility_level')}
         <div class="button-row"><button type="submit" class="primary">Save changes</button></div>
       </form>`,
@@ -280,7 +255,7 @@ export async function updateGroupFromForm(w: WebRequest, loaded: LoadedGroup) {
   }
   const level = givenText(form, 'visibility_level')
   if (level !== undefined) {
-    const name = VISIBILITY_BY_LEVEL.get(level)
+    const name = visibilityOfField(level)
     if (name === undefined) {
       const message = 'Visibility level is not included in the list'
       return editGroupPage(w, loaded, refusedWith(group, form, section, { messages: [message], byField: { visibility_level: [message] } }))

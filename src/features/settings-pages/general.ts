@@ -1,4 +1,4 @@
-import { AccessLevel, Visibility, visibilityName, type VisibilityName } from '../../core/access.js'
+import { AccessLevel, visibilityName, type VisibilityName } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
 import { NotFound } from '../../core/errors.js'
 import type { NamespaceRow } from '../../db/schema.js'
@@ -22,7 +22,6 @@ import {
 import { PROJECT_PAGE, type WebRequest, type WebRouter } from '../sessions/index.js'
 import {
   branchNamesOf,
-  choice,
   formOf,
   givenText,
   isFormRefusal,
@@ -31,6 +30,8 @@ import {
   settingsPage,
   settingsPath,
   settingsSection,
+  visibilityChoices,
+  visibilityOfField,
 } from './shared.js'
 
 // Settings > General (GL ProjectsController#edit and #update, #archive, #unarchive, #transfer, #destroy): naming and
@@ -38,21 +39,12 @@ import {
 // refuses what PUT /projects/:id, /archive, /transfer and DELETE refuse, in their words.
 
 /** GL VisibilityLevelHelper's descriptions of a project's visibility levels. */
-const VISIBILITY_CHOICES: { level: number; name: VisibilityName; label: string; help: string }[] = [
-  {
-    level: Visibility.PRIVATE,
-    name: 'private',
-    label: 'Private',
-    help: 'Project access must be granted explicitly to each user. If this project is part of a group, access is granted to members of the group.',
-  },
-  {
-    level: Visibility.INTERNAL,
-    name: 'internal',
-    label: 'Internal',
-    help: 'The project can be accessed by any logged in user except external users.',
-  },
-  { level: Visibility.PUBLIC, name: 'public', label: 'Public', help: 'The project can be accessed without any authentication.' },
-]
+const VISIBILITY_HELP: Record<VisibilityName, string> = {
+  private:
+    'Project access must be granted explicitly to each user. If this project is part of a group, access is granted to members of the group.',
+  internal: 'The project can be accessed by any logged in user except external users.',
+  public: 'The project can be accessed without any authentication.',
+}
 
 /** What the general form shows: the project's values, or what was typed into a refused form. */
 interface GeneralValues {
@@ -186,20 +178,7 @@ function visibilitySection(loaded: LoadedProject, token: string, values: General
     updateForm(
       { loaded, token, section: 'js-shared-permissions', className: 'edit-visibility', refusal },
       html`
-        <fieldset class="choices">
-          <legend>Project visibility</legend>
-          ${VISIBILITY_CHOICES.map((option) =>
-            choice({
-              type: 'radio',
-              name: 'project[visibility_level]',
-              value: String(option.level),
-              checked: values.visibilityLevel === String(option.level),
-              label: option.label,
-              help: option.help,
-              id: `project_visibility_level_${option.level}`,
-            }),
-          )}
-        </fieldset>
+        ${visibilityChoices({ model: 'project', legend: 'Project visibility', help: VISIBILITY_HELP, checked: values.visibilityLevel })}
         ${fieldError(refusal, 'visibility_level', 'project_visibility_level')}
         <div class="button-row"><button type="submit" class="primary">Save changes</button></div>`,
     ),
@@ -327,8 +306,6 @@ async function editPage(w: WebRequest, loaded: LoadedProject, refused: Refused |
   )
 }
 
-const VISIBILITY_BY_LEVEL = new Map(VISIBILITY_CHOICES.map((option) => [String(option.level), option.name]))
-
 /** PATCH /<project>: saves the section's fields through the API's update (GL ProjectsController#update). */
 async function update(w: WebRequest, loaded: LoadedProject) {
   const form = formOf(w, 'project')
@@ -343,7 +320,7 @@ async function update(w: WebRequest, loaded: LoadedProject) {
   if (defaultBranch) input.defaultBranch = defaultBranch
   const level = givenText(form, 'visibility_level')
   if (level !== undefined) {
-    const name = VISIBILITY_BY_LEVEL.get(level)
+    const name = visibilityOfField(level)
     if (name === undefined) {
       return editPage(
         w,

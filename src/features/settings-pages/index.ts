@@ -15,7 +15,7 @@ export function registerSettingsPages(web: WebRouter) {
 }
 
 // The settings pages' form parts, for the group settings pages to look and read forms the same way.
-export { choice, formOf, givenText, settingsSection } from './shared.js'
+export { formOf, givenText, settingsSection, visibilityChoices, visibilityOfField } from './shared.js'
 // The members page's table, invitation form and actions, which a group's members page shares.
 export {
   changeMemberFromForm,

@@ -1,4 +1,4 @@
-import { AccessLevel } from '../../core/access.js'
+import { AccessLevel, Visibility, visibilityName, type VisibilityName } from '../../core/access.js'
 import { DomainError, Forbidden, NotFound } from '../../core/errors.js'
 import type { Refusal } from '../../web/form-errors.js'
 import { csrfField, html, type Html } from '../../web/html.js'
@@ -158,6 +158,35 @@ export function choice(options: {
     <label for="${options.id}" class="inline-label">${options.label}</label>
     ${options.help ? html`<p class="help" id="${helpId}">${options.help}</p>` : ''}
   </div>`
+}
+
+/** GitLab's visibility radios (`<model>[visibility_level]`), each level with its description, the `checked` level chosen. */
+export function visibilityChoices(options: {
+  model: 'project' | 'group'
+  legend: string
+  help: Record<VisibilityName, string>
+  checked: string
+}): Html {
+  const levels = [Visibility.PRIVATE, Visibility.INTERNAL, Visibility.PUBLIC]
+  return html`<fieldset class="choices">
+    <legend>${options.legend}</legend>
+    ${levels.map((level) =>
+      choice({
+        type: 'radio',
+        name: `${options.model}[visibility_level]`,
+        value: String(level),
+        checked: options.checked === String(level),
+        label: visibilityName(level).charAt(0).toUpperCase() + visibilityName(level).slice(1),
+        help: options.help[visibilityName(level)],
+        id: `${options.model}_visibility_level_${level}`,
+      }),
+    )}
+  </fieldset>`
+}
+
+/** The visibility a form's `visibility_level` names ("0", "10" or "20"); undefined for anything else. */
+export function visibilityOfField(value: string): VisibilityName | undefined {
+  return ['0', '10', '20'].includes(value) ? visibilityName(Number(value)) : undefined
 }
 
 /** A checkbox that also sends "0" when unticked, as Rails' check_box does, so that turning it off is a change. */
