@@ -1,0 +1,42 @@
+import type { Change } from '../../../core/changes.js'
+import type { Context } from '../../../core/context.js'
+import type { Db } from '../../../db/index.js'
+
+/** A hook's switch, by GitLab's column name; `system` is what every system hook receives (project_create, user_create…). */
+export type HookTrigger =
+  | 'push_events'
+  | 'tag_push_events'
+  | 'issues_events'
+  | 'confidential_issues_events'
+  | 'note_events'
+  | 'confidential_note_events'
+  | 'merge_requests_events'
+  | 'member_events'
+  | 'alert_events'
+  | 'repository_update_events'
+  | 'system'
+
+/** What one change sends to the hooks that listen for it, as GitLab sends it. */
+export interface HookPayload {
+  /** `X-Gitlab-Event`: `Push Hook`, `Issue Hook`, `System Hook`… (a system hook hears every event as `System Hook`). */
+  event: string
+  trigger: HookTrigger
+  /** Which hooks hear it: the project's and its groups' hooks, or only the system hooks. */
+  scope: 'project' | 'system'
+  /** The pushed branch's name, for `push_events_branch_filter`; absent when the event is not a branch push. */
+  branch?: string
+  body: Record<string, unknown>
+}
+
+/**
+ * The payloads a change sends, read in the change's transaction `trx` (the change is written, not yet committed).
+ * Answers none for a change that no hook hears of.
+ */
+export async function hookPayloadsOf(ctx: Context, trx: Db, change: Change): Promise<HookPayload[]> {
+  switch (change.kind) {
+    default:
+      void ctx
+      void trx
+      return []
+  }
+}
