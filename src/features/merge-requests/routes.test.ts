@@ -255,6 +255,22 @@ describe('PUT /projects/:id/merge_requests/:merge_request_iid', () => {
     expect(nothing.status).toBe(400)
     expect(nothing.body.error).toMatch(/are missing, at least one parameter must be provided$/)
   })
+
+  test('a title gaining or losing its Draft prefix marks the merge request as a draft or as ready', async () => {
+    const { project, developer } = await fixture()
+    const mr = await createTestMergeRequest(db, { project, author: developer.user, sourceBranch: 'topic', title: 'Add things' })
+    const path = `/projects/${project.id}/merge_requests/${mr.iid}`
+    const drafted = await request('PUT', path, { token: developer.token, body: { title: 'Draft: Add things' } })
+    expect([drafted.status, drafted.body.draft, drafted.body.work_in_progress]).toEqual([200, true, true])
+    const renamed = await request('PUT', path, { token: developer.token, body: { title: '[Draft] Add more things' } })
+    expect(renamed.body.draft).toBe(true)
+    const ready = await request('PUT', path, { token: developer.token, body: { title: 'Add more things' } })
+    expect([ready.body.title, ready.body.draft]).toEqual(['Add more things', false])
+    expect(await systemNotesOf(db, { mergeRequestId: mr.id })).toEqual([
+      'marked this merge request as **draft**',
+      'marked this merge request as **ready**',
+    ])
+  })
 })
 
 describe('lists and deletion', () => {

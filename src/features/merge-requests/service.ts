@@ -88,6 +88,12 @@ export function isDraftTitle(title: string): boolean {
   return DRAFT_PATTERN.test(title)
 }
 
+/** GL MergeRequest.draft_title and draftless_title: the title with GitLab's "Draft: " prefix, or without any. */
+export function draftTitleOf(title: string, draft: boolean): string {
+  if (draft) return isDraftTitle(title) ? title : `Draft: ${title}`
+  return title.replace(/^\s*(\[draft\]|\(draft\)|draft:)\s*/i, '')
+}
+
 /** Loads what the entities need for a page of merge requests. */
 export async function mergeRequestViewsOf(ctx: Context, rows: readonly MergeRequestRow[]): Promise<MergeRequestView[]> {
   const [parts, reviewers, projects] = await Promise.all([
@@ -227,6 +233,8 @@ export interface MergeRequestInput extends MetadataInput {
   squash?: boolean
   discussionLocked?: boolean
   stateEvent?: 'close' | 'reopen'
+  /** GL `wip_event`: marks the merge request as a draft or as ready through its title (the given one or the current). */
+  draft?: boolean
 }
 
 function validateText(title: string | undefined, description: string | null | undefined) {
@@ -283,7 +291,8 @@ export async function createMergeRequest(
   if (target.project.id !== source.id && !(await inSameForkNetwork(ctx.db, source, target.project))) {
     throw new Unprocessable(['Source project is not a fork of the target project'])
   }
-  validateText(input.title, input.description)
+  const title = input.draft === undefined ? input.title : draftTitleOf(input.title, input.draft)
+  validateText(title, input.description)
   const projects = { target: target.project.id, source: source.id }
   await validateBranches(ctx, projects, input.sourceBranch, input.targetBranch, null)
   const mayAdmin = canSetMergeRequestMetadata(target.access, target.project)
@@ -297,12 +306,12 @@ export async function createMergeRequest(
       source_project_id: source.id,
       iid: await allocateInternalId(trx, target.project.id, 'merge_requests'),
       author_id: user.id,
-      title: input.title,
+      title,
       description: input.description ?? null,
       state: 'opened',
       source_branch: input.sourceBranch,
       target_branch: input.targetBranch,
-      draft: isDraftTitle(input.title) ? 1 : 0,
+      draft: isDraftTitle(title) ? 1 : 0,
       squash: input.squash ? 1 : 0,
       remove_source_branch: input.removeSourceBranch ? 1 : 0,
       created_at: at,
@@ -355,7 +364,8 @@ export async function updateMergeRequest(
   if (!current) throw new RecordNotFound()
   const assigneeIds = await findMergeRequestAssigneeIds(ctx.db, current.id)
   if (!user || !canUpdateMergeRequest(loaded.access, loaded.project, current, assigneeIds)) throw new Forbidden()
-  validateText(input.title, input.description)
+  const title = input.draft === undefined ? input.title : draftTitleOf(input.title ?? current.title, input.draft)
+  validateText(title, input.description)
   const mayAdmin = canSetMergeRequestMetadata(loaded.access, loaded.project)
   const targetBranch = input.targetBranch ?? current.target_branch
   // GL: closing leaves merged merge requests as they are; only opened and locked ones close, only closed ones reopen.
@@ -388,9 +398,9 @@ export async function updateMergeRequest(
       { maySetMetadata: mayAdmin, canAssign },
     )
     const row: MergeRequestUpdate = {}
-    if (input.title !== undefined && input.title !== current.title) {
-      row.title = input.title
-      row.draft = isDraftTitle(input.title) ? 1 : 0
+    if (title !== undefined && title !== current.title) {
+      row.title = title
+      row.draft = isDraftTitle(title) ? 1 : 0
     }
     if (input.description !== undefined && input.description !== current.description) row.description = input.description
     if (targetBranch !== current.target_branch) row.target_branch = targetBranch
@@ -424,6 +434,10 @@ export async function updateMergeRequest(
     if (reviewers !== undefined && (await replaceReviewers(trx, current.id, currentReviewers, reviewers, now.toISOString()))) {
       await createSystemNote(trx, noteable, user.id, reviewerChangeNote(currentReviewers, reviewers)!, now)
     }
+    // GL SystemNotes::MergeRequestsService#handle_merge_request_draft.
+    if (row.draft !== undefined && row.draft !== current.draft) {
+      await createSystemNote(trx, noteable, user.id, `marked this merge request as **${row.draft === 1 ? 'draft' : 'ready'}**`, now)
+    }
     // GL SystemNotes::MergeRequestsService#change_branch.
     if (row.target_branch !== undefined) {
       await createSystemNote(trx, noteable, user.id, `changed target branch from \`${current.target_branch}\` to \`${targetBranch}\``, now)
@@ -434,6 +448,11 @@ export async function updateMergeRequest(
   })
   if (saved.title !== current.title || saved.description !== current.description) await recordMentions(ctx, loaded, saved)
   return showMergeRequest(ctx, loaded, saved)
+}
+
+/** Marks a merge request as a draft or as ready (GL `wip_event` draft and ready): its title gains or loses "Draft: ". */
+export function setMergeRequestDraft(ctx: Context, loaded: LoadedProject, iid: number, draft: boolean): Promise<MergeRequestView> {
+  return updateMergeRequest(ctx, loaded, iid, { draft })
 }
 
 /** DELETE /projects/:id/merge_requests/:merge_request_iid: the project's Owner or an administrator. */
