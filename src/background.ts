@@ -9,6 +9,7 @@ import { jobHandlers as sessionJobHandlers, periodicJobs as sessionPeriodicJobs 
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
 import { jobHandlers as alertJobHandlers } from './features/alerts/index.js'
+import { jobHandlers as mailJobHandlers, periodicJobs as mailPeriodicJobs } from './features/mail/index.js'
 
 /** What runs each kind of job, over every feature: the server's worker and the tests' use the same list. */
 export const jobHandlers: JobHandler[] = [
@@ -22,7 +23,8 @@ export const jobHandlers: JobHandler[] = [
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,
   ...alertJobHandlers,
+  ...mailJobHandlers,
 ]
 
 /** Jobs every node schedules on a timer (once per slot across nodes). */
-export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs, ...sessionPeriodicJobs]
+export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs, ...sessionPeriodicJobs, ...mailPeriodicJobs]

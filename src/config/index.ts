@@ -21,6 +21,12 @@ export interface Config {
   rootToken: string | null
   logLevel: LogLevel
   smtpUrl: string | null
+  /** The address e-mail comes from (GitLab's `gitlab_email_from`); default gitlab@<host of the external URL>. */
+  emailFrom: string
+  /** The name shown beside it (GitLab's `gitlab_email_display_name`). */
+  emailDisplayName: string
+  /** Where replies go (GitLab's `gitlab_email_reply_to`); default noreply@<host of the external URL>. */
+  emailReplyTo: string
   /** Where reCAPTCHA answers are verified (the v2 siteverify protocol). */
   recaptchaVerifyUrl: string
   /** Repository storages by name, in the order configured: absolute directories; `default` always exists. */
@@ -85,6 +91,13 @@ function readStorages(env: Env, dataDir: string): Record<string, string> {
   return storages
 }
 
+/** One bare e-mail address, as the From and Reply-To settings take it. */
+function readAddress(env: Env, name: string): string | null {
+  const value = read(env, name)
+  if (value !== null && !/^[^\s@<>",]+@[^\s@<>",]+$/.test(value)) fail(name, 'an e-mail address such as gitlab@example.com', value)
+  return value
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = read(env, 'SVC_HOST') ?? '127.0.0.1'
   const portText = read(env, 'SVC_PORT') ?? '8080'
@@ -109,10 +122,14 @@ export function loadConfig(env: Env = process.env): Config {
     fail('SVC_WORKERS', `an integer from 1 to ${MAX_WORKERS}`, workersText)
   }
   if (rootPassword !== null && rootPassword.length < 8) fail('SVC_ROOT_PASSWORD', 'at least 8 characters', '***')
+  const baseUrl = (externalUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '')
+  const mailHost = new URL(baseUrl).hostname
+  const emailDisplayName = read(env, 'SVC_EMAIL_DISPLAY_NAME') ?? 'GitLab'
+  if (/[\r\n]/.test(emailDisplayName)) fail('SVC_EMAIL_DISPLAY_NAME', 'one line of text', emailDisplayName)
   return {
     host,
     port,
-    externalUrl: (externalUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    externalUrl: baseUrl,
     dataDir,
     databaseUrl: readUrl(env, 'SVC_DATABASE_URL', ['postgres:', 'postgresql:'], 'a postgres:// URL'),
     redisUrl: readUrl(env, 'SVC_REDIS_URL', ['redis:', 'rediss:'], 'a redis:// URL'),
@@ -121,6 +138,9 @@ export function loadConfig(env: Env = process.env): Config {
     rootToken,
     logLevel: readEnum(env, 'SVC_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     smtpUrl: readUrl(env, 'SVC_SMTP_URL', ['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'),
+    emailFrom: readAddress(env, 'SVC_EMAIL_FROM') ?? `gitlab@${mailHost}`,
+    emailDisplayName,
+    emailReplyTo: readAddress(env, 'SVC_EMAIL_REPLY_TO') ?? `noreply@${mailHost}`,
     recaptchaVerifyUrl:
       readUrl(env, 'SVC_RECAPTCHA_VERIFY_URL', ['http:', 'https:'], 'an http:// or https:// URL') ??
       'https://www.google.com/recaptcha/api/siteverify',

@@ -819,6 +819,40 @@ export interface ProtectedTagCreateAccessLevelsTable {
   updated_at: Timestamp
 }
 
+/** An e-mail waiting to be sent, or sent (kept a while): written with the change that causes it, sent by jobs. */
+export interface MailOutboxTable {
+  id: Generated<number>
+  /** The Message-ID header, angle brackets included; a retry sends the same one. */
+  message_id: string
+  to_address: string
+  to_user_id: number | null
+  subject: string
+  text_body: string
+  html_body: string
+  /** JSON object of extra header names and values. */
+  headers: string
+  state: Generated<MailState>
+  /** Delivery attempts made, the one in progress included. */
+  attempts: Generated<number>
+  last_error: string | null
+  /** When the message was queued: its Date header. */
+  created_at: Timestamp
+  sent_at: Timestamp | null
+}
+
+export type MailState = 'queued' | 'sent' | 'failed'
+
+/** The digest of a password reset or unlock link sent to a user (Devise's reset_password_token, unlock_token). */
+export interface AccountTokensTable {
+  user_id: number
+  purpose: AccountTokenPurpose
+  token_digest: string
+  /** When the link was sent: a reset link expires some time after it. */
+  created_at: Timestamp
+}
+
+export type AccountTokenPurpose = 'reset_password' | 'unlock'
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -869,6 +903,8 @@ export interface Database {
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable
   protected_tags: ProtectedTagsTable
   protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable
+  mail_outbox: MailOutboxTable
+  account_tokens: AccountTokensTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -930,3 +966,6 @@ export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>
 export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelsTable>
 export type ProtectedTagRow = Selectable<ProtectedTagsTable>
 export type ProtectedTagCreateAccessLevelRow = Selectable<ProtectedTagCreateAccessLevelsTable>
+export type MailOutboxRow = Selectable<MailOutboxTable>
+export type NewMailOutboxRow = Insertable<MailOutboxTable>
+export type AccountTokenRow = Selectable<AccountTokensTable>
