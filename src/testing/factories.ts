@@ -257,6 +257,8 @@ export async function createTestMergeRequest(
     labels?: LabelRow[]
     assignees?: Pick<User, 'id'>[]
     createdAt?: Date
+    /** When a merged one was merged; its creation time unless given. */
+    mergedAt?: Date
   },
 ): Promise<MergeRequestRow> {
   sequence += 1
@@ -274,7 +276,7 @@ export async function createTestMergeRequest(
         state: options.state ?? 'opened',
         source_branch: options.sourceBranch ?? `feature-${sequence}`,
         target_branch: options.targetBranch ?? 'main',
-        merged_at: options.state === 'merged' ? at : null,
+        merged_at: options.state === 'merged' ? (options.mergedAt?.toISOString() ?? at) : null,
         closed_at: options.state === 'closed' ? at : null,
         created_at: at,
         updated_at: at,

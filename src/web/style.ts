@@ -233,9 +233,9 @@ details.custom-events>summary{cursor:pointer;color:var(--link);font-size:13px}.e
 .milestone-progress-cell{flex:0 1 16rem;min-width:12rem}.milestone-progress-cell .milestone-progress{width:100%;margin:0}
 .status-upcoming{background:var(--closed-bg);color:var(--closed-fg)}.issuable-header .milestone-actions{margin-left:auto}.milestone-fields .progress-text{display:block}
 .issuable-actions{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2);align-items:center}.issuable-actions form{margin:0}
-.issue-filters{margin:var(--space-3) 0;padding:var(--space-2) var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
-.issue-filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 var(--space-3)}.issue-filters label{margin-top:var(--space-2)}
-.issue-filters .filter-search{grid-column:1/-1}.issue-filters .button-row{margin:var(--space-2) 0 0}
+.issuable-filters{margin:var(--space-3) 0;padding:var(--space-2) var(--space-3);border:1px solid var(--border);border-radius:var(--radius);background:var(--surface)}
+.issuable-filters .filter-fields{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:0 var(--space-3)}.issuable-filters label{margin-top:var(--space-2)}
+.issuable-filters .filter-search{grid-column:1/-1}.issuable-filters .button-row{margin:var(--space-2) 0 0}
 .checkbox-field{display:flex;gap:var(--space-2);align-items:baseline;margin:var(--space-3) 0 0}.checkbox-field input{flex:none}
 label.checkbox-label{display:flex;gap:var(--space-2);align-items:center;font-weight:400;margin:0;overflow-wrap:anywhere;min-width:0}.checkbox-field label.checkbox-label{display:block}
 fieldset.label-choices{border:0;padding:0;margin:var(--space-3) 0 0;min-width:0}fieldset.label-choices legend{font-weight:600;padding:0;margin-bottom:var(--space-1)}

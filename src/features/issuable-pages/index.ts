@@ -15,19 +15,25 @@ export function registerIssuablePages(web: WebRouter) {
 // What the merge request pages share with these.
 export { labelChoices, milestoneChoices, peopleChoices } from './choices.js'
 export {
+  filteredListOf,
+  finderFiltersOf,
+  isFiltered,
+  listFilters,
+  type FilteredList,
+  type ListFilterSpec,
+  type SortOption,
+} from './list-filters.js'
+export {
   avatar,
   descriptionOf,
   discussionOf,
   iidOf,
-  issuableListViewOf,
   labelBadge,
   labelIssuesPath,
   listPager,
   loadDiscussion,
   metadataFields,
-  searchForm,
   stateBadge,
   stateTabs,
   userLink,
-  type IssuableListView,
 } from './shared.js'

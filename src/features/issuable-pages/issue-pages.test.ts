@@ -98,7 +98,7 @@ describe('the issue list', () => {
     expect(res.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY)
     expect(res.text).toContain(`<a class="button primary" href="${base()}/-/issues/new">New issue</a>`)
     expect(res.text).toContain(
-      `<form class="issue-filters" method="get" action="${base()}/-/issues" role="search" aria-label="Filter issues">`,
+      `<form class="issuable-filters" method="get" action="${base()}/-/issues" role="search" aria-label="Filter issues">`,
     )
     expect(res.text).toContain('<label for="filter_author_username">Author</label>')
     expect(res.text).toContain('<select id="filter_label_name" name="label_name[]" multiple size="3">')

@@ -15,17 +15,22 @@ import { diffSection, diffViewModeOf, type DiffLineRef, type LineExtras } from '
 import {
   avatar,
   descriptionOf,
+  filteredListOf,
+  finderFiltersOf,
   iidOf,
-  issuableListViewOf,
+  isFiltered,
   labelBadge,
-  labelIssuesPath,
+  labelChoices,
+  listFilters,
   listPager,
   metadataFields,
-  searchForm,
+  milestoneChoices,
   stateBadge,
   stateTabs,
   userLink,
-  type IssuableListView,
+  type FilteredList,
+  type ListFilterSpec,
+  type SortOption,
 } from '../issuable-pages/index.js'
 import {
   closingIssuesOf,
@@ -55,14 +60,41 @@ const MERGE_REQUEST_STATES = ['opened', 'merged', 'closed', 'all'] as const
 
 // ---------------------------------------------------------------- the list
 
-function listInput(view: IssuableListView, state: string, page: number, perPage: number): ListMergeRequestsInput {
-  return {
-    filters: { state, search: view.search || undefined, labels: view.labels.length > 0 ? view.labels : undefined },
-    orderBy: 'created_at',
-    sort: 'desc',
-    page,
-    perPage,
-  }
+type Order = ListMergeRequestsInput['orderBy']
+
+/** GitLab's merge request sorts (`getSortOptions` without priority, popularity and closed date), by their URL names. */
+const SORTS: SortOption<Order>[] = [
+  { name: 'created_date', label: 'Created date', orderBy: 'created_at', sort: 'desc' },
+  { name: 'created_asc', label: 'Created date, oldest', orderBy: 'created_at', sort: 'asc' },
+  { name: 'updated_desc', label: 'Updated date', orderBy: 'updated_at', sort: 'desc' },
+  { name: 'updated_asc', label: 'Updated date, oldest', orderBy: 'updated_at', sort: 'asc' },
+  { name: 'milestone', label: 'Milestone due date', orderBy: 'milestone_due', sort: 'asc' },
+  { name: 'milestone_due_desc', label: 'Milestone due date, latest', orderBy: 'milestone_due', sort: 'desc' },
+  { name: 'title_asc', label: 'Title', orderBy: 'title', sort: 'asc' },
+  { name: 'title_desc', label: 'Title, Z to A', orderBy: 'title', sort: 'desc' },
+]
+const MERGED_SORTS: SortOption<Order>[] = [
+  ...SORTS,
+  { name: 'merged_at_desc', label: 'Merged date', orderBy: 'merged_at', sort: 'desc' },
+  { name: 'merged_at_asc', label: 'Merged date, oldest', orderBy: 'merged_at', sort: 'asc' },
+]
+
+const MERGE_REQUEST_FILTERS: ListFilterSpec<Order> = {
+  kind: 'merge_request',
+  noun: 'merge requests',
+  sortsOf: (state) => (state === 'merged' ? MERGED_SORTS : SORTS),
+  defaultSort: 'created_date',
+  byReviewer: true,
+}
+
+function listInput(list: FilteredList<Order>, state: string, page: number, perPage: number): ListMergeRequestsInput {
+  const { order } = list.filters
+  return { filters: finderFiltersOf(list, state), orderBy: order.orderBy, sort: order.sort, page, perPage }
+}
+
+/** The list filtered by a label: where the list's label badges point. */
+function labelMergeRequestsPath(loaded: LoadedProject, title: string): string {
+  return `${mergeRequestsPath(loaded)}?label_name[]=${encodeURIComponent(title)}`
 }
 
 function mergeRequestRow(loaded: LoadedProject, view: MergeRequestView): Html {
@@ -77,7 +109,7 @@ function mergeRequestRow(loaded: LoadedProject, view: MergeRequestView): Html {
     <div class="grow">
       <a class="title" href="${mergeRequestPath(loaded, mr.iid)}">${mr.title}</a>
       ${mr.draft === 1 ? html`<span class="badge draft-badge">Draft</span>` : ''}
-      ${view.labels.map((label) => labelBadge(label, labelIssuesPath(loaded, label.title)))}
+      ${view.labels.map((label) => labelBadge(label, labelMergeRequestsPath(loaded, label.title)))}
       <div class="meta">
         !${mr.iid} · ${when} by ${view.author.name} ·
         <code class="ref-name">${mr.source_branch}</code> &rarr; <code class="ref-name">${mr.target_branch}</code>
@@ -94,10 +126,13 @@ function mergeRequestRow(loaded: LoadedProject, view: MergeRequestView): Html {
 
 async function renderList(w: WebRequest, loaded: LoadedProject) {
   const base = mergeRequestsPath(loaded)
-  const view = issuableListViewOf(w.params, base, MERGE_REQUEST_STATES, 'opened')
-  const [result, ...counts] = await Promise.all([
-    listProjectMergeRequests(w.ctx, loaded, listInput(view, view.state, view.page, MERGE_REQUESTS_PER_PAGE)),
-    ...MERGE_REQUEST_STATES.map(async (state) => (await listProjectMergeRequests(w.ctx, loaded, listInput(view, state, 1, 1))).total),
+  const list = filteredListOf(w.params, base, MERGE_REQUEST_STATES, 'opened', MERGE_REQUEST_FILTERS)
+  const { view } = list
+  const [result, labels, milestones, ...counts] = await Promise.all([
+    listProjectMergeRequests(w.ctx, loaded, listInput(list, view.state, view.page, MERGE_REQUESTS_PER_PAGE)),
+    labelChoices(w.ctx, loaded),
+    milestoneChoices(w.ctx, loaded),
+    ...MERGE_REQUEST_STATES.map(async (state) => (await listProjectMergeRequests(w.ctx, loaded, listInput(list, state, 1, 1))).total),
   ])
   const views = await mergeRequestViewsOf(w.ctx, result.rows)
   const tabs = [
@@ -106,18 +141,17 @@ async function renderList(w: WebRequest, loaded: LoadedProject) {
     { state: 'closed', label: 'Closed', count: counts[2] },
     { state: 'all', label: 'All', count: counts[3] },
   ]
-  const filtered = view.search !== '' || view.labels.length > 0
   const stateWords: Record<string, string> = { opened: 'open ', merged: 'merged ', closed: 'closed ', all: '' }
   const mayCreate = w.ctx.caller.user !== null && canCreateMergeRequest(loaded.access, loaded.project)
   const body = html`<div class="header-row">
       <h1>Merge requests</h1>
       ${mayCreate ? html`<div class="actions"><a class="button primary" href="${mergeRequestsPath(loaded, '/new')}">New merge request</a></div>` : ''}
     </div>
-    ${stateTabs(view, tabs, 'Merge request states')} ${searchForm(view, 'merge_request', 'Search or filter results…')}
+    ${stateTabs(view, tabs, 'Merge request states')} ${listFilters(list, labels, milestones)}
     ${
       views.length === 0
         ? html`<div class="empty-state no-merge-requests">
-            <p>${filtered ? 'No merge requests match your search or filter.' : `There are no ${stateWords[view.state]}merge requests.`}</p>
+            <p>${isFiltered(list) ? 'No merge requests match your search or filter.' : `There are no ${stateWords[view.state]}merge requests.`}</p>
             <p>
               Merge requests propose changes from one branch to another${
                 mayCreate ? html`: <a href="${mergeRequestsPath(loaded, '/new')}">create one</a> from a branch you pushed.` : '.'

@@ -176,3 +176,61 @@ describe('merging', () => {
     expect(after.body.approved_by).toHaveLength(2)
   })
 })
+
+describe('resetting approvals', () => {
+  async function projectBot(owner: Person, projectId: number, accessLevel: number): Promise<string> {
+    const created = await request('POST', `/projects/${projectId}/access_tokens`, {
+      token: owner.token,
+      body: { name: `bot${sequence}`, scopes: ['api'], access_level: accessLevel },
+    })
+    expect(created.status, created.text).toBe(201)
+    return created.body.token
+  }
+
+  test('a project bot removes every approval: 202, and the approvals are empty', async () => {
+    const { owner, developer, project, mergeRequest, as, notes } = await fixture()
+    await as(developer, 'POST', '/approve')
+    await as(owner, 'POST', '/approve')
+    const bot = await projectBot(owner, project.id, 30)
+    const reset = await request('PUT', `/projects/${project.id}/merge_requests/${mergeRequest.iid}/reset_approvals`, { token: bot })
+    expect([reset.status, reset.headers['content-type'], reset.text]).toEqual([202, 'application/json', '202'])
+    const after = await as(developer, 'GET', '/approvals')
+    expect([after.status, after.body]).toEqual([
+      200,
+      { user_has_approved: false, user_can_approve: true, approved: false, approved_by: [] },
+    ])
+    // GL deletes the approvals and writes no note.
+    expect(await notes()).toEqual(['approved this merge request', 'approved this merge request'])
+    const again = await request('PUT', `/projects/${project.id}/merge_requests/${mergeRequest.iid}/reset_approvals`, { token: bot })
+    expect(again.status).toBe(202)
+  })
+
+  test('people, a bot that may not approve, and a merged merge request get 401; an unknown one 404', async () => {
+    const { owner, developer, project, mergeRequest, as } = await fixture()
+    await as(developer, 'POST', '/approve')
+    const path = `/projects/${project.id}/merge_requests/${mergeRequest.iid}/reset_approvals`
+    for (const who of [owner, developer]) {
+      const refused = await request('PUT', path, { token: who.token })
+      expect([refused.status, refused.body]).toEqual([401, { message: '401 Unauthorized' }])
+    }
+    const anonymous = await request('PUT', path, {})
+    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }])
+    const reporterBot = await projectBot(owner, project.id, 20)
+    const byReporterBot = await request('PUT', path, { token: reporterBot })
+    expect([byReporterBot.status, byReporterBot.body]).toEqual([401, { message: '401 Unauthorized' }])
+    const bot = await projectBot(owner, project.id, 40)
+    const missing = await request('PUT', `/projects/${project.id}/merge_requests/999/reset_approvals`, { token: bot })
+    expect([missing.status, missing.body]).toEqual([404, { message: '404 Not found' }])
+    expect((await as(developer, 'GET', '/approvals')).body.approved).toBe(true)
+
+    const committed = await request('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'topic', commit_message: 'Add a file', actions: [{ action: 'create', file_path: 'b.txt', content: 'b\n' }] },
+    })
+    expect(committed.status, committed.text).toBe(201)
+    expect((await as(owner, 'PUT', '/merge')).status).toBe(200)
+    const merged = await request('PUT', path, { token: bot })
+    expect([merged.status, merged.body]).toEqual([401, { message: '401 Unauthorized' }])
+    expect((await as(developer, 'GET', '/approvals')).body.approved_by).toHaveLength(1)
+  })
+})

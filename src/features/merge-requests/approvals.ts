@@ -4,7 +4,13 @@ import type { MergeRequestRow, UserRow } from '../../db/schema.js'
 import { canApproveMergeRequest, type LoadedProject } from '../access/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { loadBranches } from './mergeability.js'
-import { deleteMergeRequestApproval, findMergeRequestApprovals, findMergeRequestAssigneeIds, insertMergeRequestApproval } from './store.js'
+import {
+  deleteMergeRequestApproval,
+  deleteMergeRequestApprovals,
+  findMergeRequestApprovals,
+  findMergeRequestAssigneeIds,
+  insertMergeRequestApproval,
+} from './store.js'
 
 // Optional approvals as GitLab Free has them (GL MergeRequests::ApprovalService, RemoveApprovalService): no rules and
 // no required count, so a merge request is approved once anyone has approved it, and merging never waits for it.
@@ -74,6 +80,16 @@ export async function unapproveMergeRequest(ctx: Context, loaded: LoadedProject,
   })
   if (!removed) throw new RecordNotFound()
   return showApprovalState(ctx, loaded, row)
+}
+
+/**
+ * PUT …/reset_approvals (GL `reset_merge_request_approvals`): only a bot user (a project or group access token's) that
+ * may approve the merge request removes every approval, and never once it is merged; anyone else hears 401.
+ */
+export async function resetApprovals(ctx: Context, loaded: LoadedProject, row: MergeRequestRow): Promise<void> {
+  const user = ctx.caller.user
+  if (!user || user.bot !== 1 || row.state === 'merged' || !(await mayApprove(ctx, loaded, row))) throw new Unauthorized()
+  await deleteMergeRequestApprovals(ctx.db, row.id)
 }
 
 function noteableOf(row: MergeRequestRow) {

@@ -5,7 +5,7 @@ import type { ApiRouter } from '../../http/route.js'
 import { CommitJson, pageOfArray, presentCommit, presentDiff, DiffJson } from '../commits/index.js'
 import { findMergeRequest, findProject, type LoadedProject } from '../access/index.js'
 import { destroyOnClose } from '../repositories/index.js'
-import { approveMergeRequest, showApprovalState, unapproveMergeRequest } from './approvals.js'
+import { approveMergeRequest, resetApprovals, showApprovalState, unapproveMergeRequest } from './approvals.js'
 import {
   presentMergeRequest,
   presentMergeRequestApprovals,
@@ -82,6 +82,14 @@ export function registerMergeRequestReviewRoutes(api: ApiRouter) {
     const { loaded, row } = await findTarget(ctx, input)
     const state = await unapproveMergeRequest(ctx, loaded, row)
     return reply.code(201).send(presentMergeRequestApprovals(state, mergeRequestOptions(ctx)))
+  })
+
+  // Grape answers the value of `status :accepted` itself: the body is `202`.
+  api.put(`${one}/reset_approvals`, { params: MergeRequestIidParams }, async (request, reply) => {
+    const { ctx, input } = request
+    const { loaded, row } = await findTarget(ctx, input)
+    await resetApprovals(ctx, loaded, row)
+    return reply.code(202).type('application/json').send('202')
   })
 
   api.get(

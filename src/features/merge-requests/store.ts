@@ -208,3 +208,7 @@ export async function deleteMergeRequestApproval(db: Db, mergeRequestId: number,
     .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+export async function deleteMergeRequestApprovals(db: Db, mergeRequestId: number): Promise<void> {
+  await db.deleteFrom('merge_request_approvals').where('merge_request_id', '=', mergeRequestId).execute()
+}
