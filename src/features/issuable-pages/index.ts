@@ -33,6 +33,8 @@ export {
   listPager,
   loadDiscussion,
   metadataFields,
+  previewBodyOf,
+  previewSection,
   stateBadge,
   stateTabs,
   userLink,

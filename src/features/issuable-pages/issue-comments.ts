@@ -10,7 +10,7 @@ import { createNoteWithCommands, findNoteable } from '../notes/index.js'
 import { projectPath } from '../projects/index.js'
 import { SIGN_IN_PATH, type WebRequest } from '../sessions/index.js'
 import { spamRequestOf } from '../spam/index.js'
-import { previewOf } from './issue-forms.js'
+import { previewOf } from './shared.js'
 import { issuePath, renderIssue } from './issues.js'
 
 // Commenting on an issue (GL Projects::NotesController#create at `/<project>/notes?target_type=issue&target_id=<id>`):
@@ -98,7 +98,7 @@ export async function postIssueComment(w: WebRequest, loaded: LoadedProject) {
   if (stateEvent ? !mayUpdate || (body.trim() !== '' && !mayComment) : !mayComment) return w.notFound()
   const again = (errors: string[], preview: Html | null = null) =>
     renderIssue(w, loaded, issue, { comment: { body, internal, preview, errors }, status: errors.length > 0 ? 422 : 200 })
-  if (button === 'preview') return again([], await previewOf(w, loaded, body, 'note_preview'))
+  if (button === 'preview') return again([], await previewOf(w.ctx, loaded, body, 'note_preview'))
   if (!stateEvent && body.trim() === '') return again(["Note can't be blank"])
   const spam = spamRequestOf(w.request.headers, w.request.ip)
   const notices: string[] = []

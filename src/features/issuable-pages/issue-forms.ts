@@ -9,7 +9,7 @@ import type { WebRequest } from '../sessions/index.js'
 import { spamRequestOf } from '../spam/index.js'
 import { peopleChoices, labelChoices, milestoneChoices } from './choices.js'
 import { issuePath } from './issues.js'
-import { markdownOf } from './shared.js'
+import { previewOf } from './shared.js'
 
 // The issue forms (GL Projects::IssuesController#new, #create, #edit, #update): title, description with a preview
 // that works without JavaScript, confidentiality, and for those who may set them (as the API's service decides)
@@ -207,18 +207,6 @@ export function confidentialInput(values: IssueFormValues, prefix: string): Html
   </div>`
 }
 
-/** A rendered preview of Markdown typed in a form, as the page will show it. */
-export async function previewOf(w: WebRequest, loaded: LoadedProject, text: string, id: string): Promise<Html> {
-  return html`<section class="markdown-preview" id="${id}" aria-label="Preview">
-    <h3>Preview</h3>
-    ${
-      text.trim() === ''
-        ? html`<p class="muted">Nothing to preview.</p>`
-        : html`<div class="markdown">${await markdownOf(w.ctx, loaded, text)}</div>`
-    }
-  </section>`
-}
-
 interface IssueFormState {
   mode: 'new' | 'edit'
   issue: IssueRow | null
@@ -300,7 +288,7 @@ export async function createIssueFromForm(w: WebRequest, loaded: LoadedProject) 
   const fields = readIssueForm(w.params)
   const values = { ...EMPTY_VALUES, ...fields.values }
   if (w.params.button === 'preview') {
-    const preview = await previewOf(w, loaded, values.description, 'issue_description_preview')
+    const preview = await previewOf(w.ctx, loaded, values.description, 'issue_description_preview')
     return renderIssueForm(w, loaded, { mode: 'new', issue: null, values, refusal: null, preview })
   }
   try {
@@ -345,7 +333,7 @@ export async function updateIssueFromForm(
   const [current] = await issueViewsOf(w.ctx, [issue])
   const values = { ...issueFormValuesOf(current), ...Object.fromEntries([...fields.sent].map((key) => [key, fields.values[key]])) }
   if (isEditForm && w.params.button === 'preview') {
-    const preview = await previewOf(w, loaded, values.description, 'issue_description_preview')
+    const preview = await previewOf(w.ctx, loaded, values.description, 'issue_description_preview')
     return renderIssueForm(w, loaded, { mode: 'edit', issue, values, refusal: null, preview })
   }
   try {

@@ -56,6 +56,26 @@ export function markdownOf(ctx: Context, loaded: LoadedProject, text: string | n
   return renderMarkdown(ctx, text, { project: loaded })
 }
 
+/** Markdown typed in a form as the page will show it, for the form's Preview button (it works without JavaScript). */
+export async function previewBodyOf(ctx: Context, loaded: LoadedProject, text: string): Promise<Html> {
+  return text.trim() === ''
+    ? html`<p class="muted">Nothing to preview.</p>`
+    : html`<div class="markdown">${await markdownOf(ctx, loaded, text)}</div>`
+}
+
+/** The preview box a form shows under its text, with an id of its own. */
+export function previewSection(id: string, body: Html): Html {
+  return html`<section class="markdown-preview" id="${id}" aria-label="Preview">
+    <h3>Preview</h3>
+    ${body}
+  </section>`
+}
+
+/** A rendered preview of Markdown typed in a form. */
+export async function previewOf(ctx: Context, loaded: LoadedProject, text: string, id: string): Promise<Html> {
+  return previewSection(id, await previewBodyOf(ctx, loaded, text))
+}
+
 /** A description box: its Markdown, or a muted line when there is none. */
 export async function descriptionOf(ctx: Context, loaded: LoadedProject, text: string | null): Promise<Html> {
   if (text === null || text.trim() === '') return html`<p class="muted no-description">No description provided.</p>`

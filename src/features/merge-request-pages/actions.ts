@@ -1,7 +1,9 @@
 import { ActionNotAllowed, BadRequest, Conflict, DomainError, Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { refusalOf } from '../../web/form-errors.js'
+import type { Html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import { canCreateNote, canMerge, type LoadedProject } from '../access/index.js'
+import { previewBodyOf } from '../issuable-pages/index.js'
 import { touchIssuable } from '../issuables/index.js'
 import {
   approveMergeRequest,
@@ -63,8 +65,8 @@ function backTo(w: WebRequest, loaded: LoadedProject, iid: number, anchor: strin
 
 /**
  * POST /-/merge_requests/<iid>/notes: a comment, a new thread ("Start thread"), a reply, or a thread on a diff line
- * with its position. Refused ones come back on their tab with what was typed; a caller who may not comment gets the
- * 404 page.
+ * with its position; Preview shows the form again with the text rendered. Refused ones come back on their tab with
+ * what was typed; a caller who may not comment gets the 404 page.
  */
 async function postNote(w: WebRequest, loaded: LoadedProject) {
   const row = await findMergeRequestOfPage(w, loaded)
@@ -75,10 +77,11 @@ async function postNote(w: WebRequest, loaded: LoadedProject) {
   const position = positionOf(note.position)
   const replyTo = textOf(w.params.in_reply_to_discussion_id)
   const form = replyTo ? `reply:${replyTo}` : position ? `line:${textOf(w.params.line_code)}` : 'comment'
-  const again = (errors: string[]) => {
-    const state = { note: { form, body, errors }, status: 422 }
+  const again = (errors: string[], preview?: Html) => {
+    const state = { note: { form, body, errors, preview }, status: errors.length > 0 ? 422 : 200 }
     return textOf(w.params.return_to) === 'diffs' ? renderDiffs(w, loaded, row, state) : renderOverview(w, loaded, row, state)
   }
+  if (textOf(w.params.button) === 'preview') return again([], await previewBodyOf(w.ctx, loaded, body))
   // GL Note validation: `note` can't be blank.
   if (body.trim() === '') return again(["Note can't be blank"])
   const spam = spamRequestOf(w.request.headers, w.request.ip)

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 
 /**
  * Merge requests in a real browser, without JavaScript, as a Developer: the list filtered by reviewer and sorted by
- * title through its filter form. Each page fits a phone.
+ * title through its filter form; a comment previewed, then posted. Each page fits a phone.
  */
 
 let server: TestServer
@@ -85,6 +85,27 @@ describe('merge requests in a browser', () => {
       await page.click(`.active-filters a[aria-label="Remove reviewer filter @${reviewer.user.username}"]`)
       expect(new URL(page.url()).searchParams.get('reviewer_username')).toBeNull()
       expect(await page.locator('.merge-request-row').count()).toBe(3)
+    } finally {
+      await page.context().close()
+    }
+  })
+
+  test('a Developer previews a comment, then posts it', { timeout: BROWSER_WALK_MS }, async () => {
+    const overview = `/${project.path_with_namespace}/-/merge_requests/1`
+    const page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, overview)
+    try {
+      const text = 'The cart is kept for **a week**:\n\n- in a cookie\n- `cart_id` only'
+      await page.fill('#note_note', text)
+      await Promise.all([page.waitForLoadState('load'), page.click('.mr-new-note button[value="preview"]')])
+      expect(await page.inputValue('#note_note')).toBe(text)
+      expect(await page.textContent('#note_note_preview strong')).toBe('a week')
+      expect(await page.locator('#note_note_preview li').allTextContents()).toEqual(['in a cookie', 'cart_id only'])
+      expect(await page.locator('.note.user-note').count()).toBe(0)
+      await lookAt(page, 'mr-comment-preview')
+
+      await Promise.all([page.waitForURL(/#note_\d+$/), page.click('.mr-new-note button.primary')])
+      expect(await page.locator('.note.user-note .note-text strong').textContent()).toBe('a week')
+      expect(await page.locator('#note_note_preview').count()).toBe(0)
     } finally {
       await page.context().close()
     }

@@ -5,7 +5,7 @@ import { csrfField, html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
 import { canCreateNote, canResolveDiscussion, type LoadedProject } from '../access/index.js'
 import { fileHashOf, type DiffLineRef } from '../diff-view/index.js'
-import { avatar, userLink } from '../issuable-pages/index.js'
+import { avatar, previewSection, userLink } from '../issuable-pages/index.js'
 import { renderMarkdown } from '../markdown/index.js'
 import { findNoteable, isResolvable, isResolved, listDiscussions, type DiscussionView, type LoadedNoteable } from '../notes/index.js'
 import type { FileDiff } from '../repositories/index.js'
@@ -22,6 +22,8 @@ export interface NoteFormState {
   form: string
   body: string
   errors: string[]
+  /** The text as the page will show it, after Preview. */
+  preview?: Html
 }
 
 /** The threads of a merge request as the caller may read them, and what the caller may do with them. */
@@ -115,6 +117,9 @@ function systemNote(threads: Threads, view: DiscussionView['notes'][number]): Ht
   </li>`
 }
 
+/** The Preview button: the form comes back with the text rendered under it, without JavaScript. */
+const PREVIEW_BUTTON = html`<button type="submit" name="button" value="preview">Preview</button>`
+
 /** A textarea form: a new comment, a reply or a thread on a line. */
 function noteForm(options: {
   action: string
@@ -133,6 +138,7 @@ function noteForm(options: {
     <textarea id="${options.id}" name="note[note]" rows="4" placeholder="Write a comment&hellip;" ${options.autofocus ? html`autofocus` : ''}>
 ${state?.body ?? ''}</textarea
     >
+    ${state?.preview ? previewSection(`${options.id}_preview`, state.preview) : ''}
     <div class="button-row">${options.buttons}</div>
   </form>`
 }
@@ -157,7 +163,7 @@ function replyForm(
       label: 'Reply',
       state,
       hidden: html`<input type="hidden" name="in_reply_to_discussion_id" value="${discussion.id}" />${returnFields(options.returnTo)}`,
-      buttons: html`<button type="submit" class="primary">Reply</button>`,
+      buttons: html`<button type="submit" class="primary">Reply</button> ${PREVIEW_BUTTON}`,
     })}
   </details>`
 }
@@ -283,7 +289,7 @@ function commentForm(
       state,
       hidden: html``,
       buttons: html`<button type="submit" class="primary">Comment</button>
-        <button type="submit" name="note[type]" value="DiscussionNote">Start thread</button>`,
+        <button type="submit" name="note[type]" value="DiscussionNote">Start thread</button> ${PREVIEW_BUTTON}`,
     })}
     <p class="help">Markdown is supported. A thread can be resolved; a comment cannot.</p>
   </div>`
@@ -327,7 +333,7 @@ export function lineNoteForm(
         ${field('head_sha', version.head_commit_sha)}${field('position_type', 'text')}${field('old_path', file.oldPath)}
         ${field('new_path', file.newPath)}${field('old_line', line.oldLine)}${field('new_line', line.newLine)}
         <input type="hidden" name="line_code" value="${line.lineCode}" />${returnFields({ tab: 'diffs', view: options.view })}`,
-      buttons: html`<button type="submit" class="primary">Start a thread</button>
+      buttons: html`<button type="submit" class="primary">Start a thread</button> ${PREVIEW_BUTTON}
         <a class="button" href="${diffsPath(loaded, row, options.view)}#${fileHashOf(file)}">Cancel</a>`,
     })}
   </div>`
