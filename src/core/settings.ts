@@ -9,6 +9,10 @@ import { VISIBILITY_NAMES, type VisibilityName } from './access.js'
 export interface Settings {
   /** Administrators must enable Admin Mode (token scope `admin_mode`) to act as admins. */
   admin_mode: boolean
+  /** System hooks may send to loopback and local-network addresses (GitLab's default: they may). */
+  allow_local_requests_from_system_hooks: boolean
+  /** Project and group webhooks may send to loopback and local-network addresses. */
+  allow_local_requests_from_web_hooks_and_services: boolean
   can_create_group: boolean
   /**
    * How a new project's default branch is protected when its group says nothing (GL Gitlab::Access protection levels:
@@ -19,6 +23,8 @@ export interface Settings {
   default_project_visibility: VisibilityName
   default_projects_limit: number
   default_snippet_visibility: VisibilityName
+  /** Outbound requests connect to the address that was checked, so a name cannot be re-pointed at a local one in between. */
+  dns_rebinding_protection_enabled: boolean
   /** Minutes an account stays locked after too many failed sign-ins; null means Devise's 10. */
   failed_login_attempts_unlock_period_in_minutes: number | null
   /** GitLab keeps this in gitlab.yml; here it is a setting so every node sees one value. */
@@ -30,6 +36,11 @@ export interface Settings {
   minimum_password_length: number
   /** GitLab's plan limit of the same name: the largest page × per_page of offset pagination; 0 disables it. */
   offset_pagination_limit: number
+  /**
+   * Where outbound requests may go although local requests are off: IPs, CIDR ranges, host names, each with an optional
+   * `:port` (`[::1]:80` for IPv6). GitLab's name, kept for its API.
+   */
+  outbound_local_requests_whitelist: string[]
   password_authentication_enabled_for_git: boolean
   password_authentication_enabled_for_web: boolean
   /** Body of a throttled (429) response; null means `Retry later`. A newline is always appended. */
@@ -76,18 +87,22 @@ export interface Settings {
 
 export const defaultSettings: Readonly<Settings> = Object.freeze({
   admin_mode: false,
+  allow_local_requests_from_system_hooks: true,
+  allow_local_requests_from_web_hooks_and_services: false,
   can_create_group: true,
   default_branch_protection: 2,
   default_group_visibility: 'private',
   default_project_visibility: 'private',
   default_projects_limit: 100000,
   default_snippet_visibility: 'private',
+  dns_rebinding_protection_enabled: true,
   failed_login_attempts_unlock_period_in_minutes: null,
   impersonation_enabled: true,
   max_login_attempts: null,
   max_personal_access_token_lifetime: null,
   minimum_password_length: 8,
   offset_pagination_limit: 50000,
+  outbound_local_requests_whitelist: [],
   password_authentication_enabled_for_git: true,
   password_authentication_enabled_for_web: true,
   rate_limiting_response_text: null,
@@ -138,19 +153,28 @@ export interface WeightsRule {
   type: 'weights'
 }
 
-export type SettingRule = { type: 'boolean' } | WeightsRule | ((IntegerRule | StringRule) & { nullable?: boolean })
+/** A Grape `Array[String]` that also takes one comma-separated string (GL Validations::Types::CommaSeparatedToArray). */
+export interface StringListRule {
+  type: 'strings'
+  /** The model validations of the list: their error messages, none when it is valid. */
+  check: (entries: string[] | null) => string[]
+}
+
+export type SettingRule = { type: 'boolean' } | WeightsRule | StringListRule | ((IntegerRule | StringRule) & { nullable?: boolean })
 
 type RuleFor<T> = [T] extends [boolean]
   ? { type: 'boolean' }
-  : [T] extends [Record<string, number>]
-    ? WeightsRule
-    : [T] extends [number]
-      ? IntegerRule & { nullable?: false }
-      : [T] extends [number | null]
-        ? IntegerRule & { nullable: true }
-        : [T] extends [string]
-          ? StringRule & { nullable?: false }
-          : StringRule & { nullable: true }
+  : [T] extends [string[]]
+    ? StringListRule
+    : [T] extends [Record<string, number>]
+      ? WeightsRule
+      : [T] extends [number]
+        ? IntegerRule & { nullable?: false }
+        : [T] extends [number | null]
+          ? IntegerRule & { nullable: true }
+          : [T] extends [string]
+            ? StringRule & { nullable?: false }
+            : StringRule & { nullable: true }
 
 /** Flags of the spam-check patterns: case-insensitive, with Unicode case folding. */
 export const SPAM_CHECK_PATTERN_FLAGS = 'iu'
@@ -174,6 +198,43 @@ function spamCheckPatternsError(text: string): string | null {
   return null
 }
 
+/**
+ * A list param as GitLab's CommaSeparatedToArray reads it: a string is split at commas, each item of an array too, and
+ * the pieces are stripped (Ruby's `split` drops trailing empty pieces); null stays null and anything else is no entries.
+ */
+export function stringListOf(value: unknown): string[] | null {
+  if (value === null) return null
+  const pieces = (text: string) => {
+    const parts = text.split(',')
+    while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop()
+    return parts.map((part) => part.trim())
+  }
+  if (typeof value === 'string') return pieces(value)
+  if (Array.isArray(value)) return value.flatMap((item) => pieces(String(item)))
+  return []
+}
+
+/** GitLab's limits on `outbound_local_requests_whitelist` (ApplicationSetting validations, a varchar(255)[] column). */
+export const OUTBOUND_ALLOWLIST_MAX_ENTRIES = 1000
+export const OUTBOUND_ALLOWLIST_MAX_ENTRY_LENGTH = 255
+
+/** ApplicationSetting's `length` and QualifiedDomainArrayValidator checks, in GitLab's order and words. */
+function outboundAllowlistErrors(entries: string[] | null): string[] {
+  if (entries === null) return ['entries cannot be nil']
+  const errors: string[] = []
+  if (entries.length > OUTBOUND_ALLOWLIST_MAX_ENTRIES) errors.push(`is too long (maximum is ${OUTBOUND_ALLOWLIST_MAX_ENTRIES} entries)`)
+  if (entries.some((entry) => [...entry].length > OUTBOUND_ALLOWLIST_MAX_ENTRY_LENGTH)) {
+    errors.push(`entries cannot be larger than ${OUTBOUND_ALLOWLIST_MAX_ENTRY_LENGTH} characters`)
+  }
+  // eslint-disable-next-line no-control-regex
+  if (!entries.every((entry) => /^[\x00-\x7f]*$/.test(entry))) errors.push('unicode domains should use IDNA encoding')
+  // What Rails' full sanitizer would change: a tag, a comment or a character reference.
+  if (entries.some((entry) => /<[a-zA-Z!/?]|&(#\d+|#x[\da-fA-F]+|[a-zA-Z][a-zA-Z\d]*);/.test(entry))) {
+    errors.push('entries cannot contain HTML tags')
+  }
+  return errors
+}
+
 /** Validations that join several settings, as ApplicationSetting's conditional ones do: the error messages by setting. */
 export function settingsRecordErrors(settings: Settings): Record<string, string[]> {
   const errors: Record<string, string[]> = {}
@@ -193,18 +254,22 @@ const flag = { type: 'boolean' } as const
 /** How each setting is typed and validated on PUT (GitLab's model validations and messages). */
 export const settingRules: { readonly [K in keyof Settings]: RuleFor<Settings[K]> } = {
   admin_mode: flag,
+  allow_local_requests_from_system_hooks: flag,
+  allow_local_requests_from_web_hooks_and_services: flag,
   can_create_group: flag,
   default_branch_protection: { type: 'integer', greaterThanOrEqualTo: 0, lessThanOrEqualTo: 4 },
   default_group_visibility: visibility,
   default_project_visibility: visibility,
   default_projects_limit: notNegative,
   default_snippet_visibility: visibility,
+  dns_rebinding_protection_enabled: flag,
   failed_login_attempts_unlock_period_in_minutes: { type: 'integer', nullable: true, greaterThan: 0 },
   impersonation_enabled: flag,
   max_login_attempts: { type: 'integer', nullable: true, greaterThan: 0 },
   max_personal_access_token_lifetime: { type: 'integer', nullable: true, greaterThan: 0, lessThanOrEqualTo: 365 },
   minimum_password_length: { type: 'integer', greaterThanOrEqualTo: 8, lessThanOrEqualTo: 128 },
   offset_pagination_limit: notNegative,
+  outbound_local_requests_whitelist: { type: 'strings', check: outboundAllowlistErrors },
   password_authentication_enabled_for_git: flag,
   password_authentication_enabled_for_web: flag,
   rate_limiting_response_text: { type: 'string', nullable: true, maxLength: 255 },

@@ -316,6 +316,121 @@ describe('PUT /application/settings', () => {
   })
 })
 
+describe('outbound requests settings', () => {
+  const ALLOWLIST = 'outbound_local_requests_whitelist'
+
+  test("GitLab's defaults: system hooks may reach local addresses, webhooks may not, DNS answers are pinned, nothing is allowlisted", async () => {
+    const body = await currentSettings()
+    expect(body).toMatchObject({
+      allow_local_requests_from_system_hooks: true,
+      allow_local_requests_from_web_hooks_and_services: false,
+      dns_rebinding_protection_enabled: true,
+      outbound_local_requests_whitelist: [],
+    })
+  })
+
+  test('the three switches are changed and shown', async () => {
+    try {
+      const res = await put({
+        allow_local_requests_from_system_hooks: false,
+        allow_local_requests_from_web_hooks_and_services: true,
+        dns_rebinding_protection_enabled: 'false',
+      })
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({
+        ...defaultsJson,
+        allow_local_requests_from_system_hooks: false,
+        allow_local_requests_from_web_hooks_and_services: true,
+        dns_rebinding_protection_enabled: false,
+      })
+      expect(await currentSettings()).toEqual(res.body)
+    } finally {
+      await restoreDefaults()
+    }
+  })
+
+  test('the allowlist is taken as an array or as one comma-separated string, each entry stripped, and stored as given', async () => {
+    try {
+      const entries = ['127.0.0.1', '10.0.0.0/8', 'hooks.internal', 'hooks.internal:8080', '[::1]:80', 'fd00::/8']
+      const asArray = await put({ [ALLOWLIST]: entries })
+      expect(asArray.status).toBe(200)
+      expect(asArray.body[ALLOWLIST]).toEqual(entries)
+      const row = await server.database.db
+        .selectFrom('application_settings')
+        .select('value')
+        .where('name', '=', ALLOWLIST)
+        .executeTakeFirstOrThrow()
+      expect(JSON.parse(row.value)).toEqual(entries)
+
+      const asString = await put({ [ALLOWLIST]: ' 192.168.0.1 ,example.test:443, a,,b,' })
+      expect(asString.status).toBe(200)
+      // Ruby's split keeps an empty piece between two commas and drops the trailing ones.
+      expect(asString.body[ALLOWLIST]).toEqual(['192.168.0.1', 'example.test:443', 'a', '', 'b'])
+
+      const itemsSplit = await put({ [ALLOWLIST]: ['a.test,b.test', 'c.test'] })
+      expect(itemsSplit.body[ALLOWLIST]).toEqual(['a.test', 'b.test', 'c.test'])
+
+      const form = await request('PUT', SETTINGS, {
+        token: server.rootToken,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `${ALLOWLIST}[]=10.1.2.3&${ALLOWLIST}[]=hooks.test`,
+      })
+      expect(form.status).toBe(200)
+      expect(form.body[ALLOWLIST]).toEqual(['10.1.2.3', 'hooks.test'])
+
+      const query = await request('PUT', `${SETTINGS}?${ALLOWLIST}=one.test,two.test`, { token: server.rootToken })
+      expect(query.body[ALLOWLIST]).toEqual(['one.test', 'two.test'])
+
+      const cleared = await put({ [ALLOWLIST]: '' })
+      expect(cleared.status).toBe(200)
+      expect(cleared.body[ALLOWLIST]).toEqual([])
+      expect((await currentSettings())[ALLOWLIST]).toEqual([])
+    } finally {
+      await restoreDefaults()
+    }
+  })
+
+  test('1000 entries of 255 characters are the most GitLab keeps', async () => {
+    try {
+      const entries = Array.from({ length: 1000 }, (_, index) => `${index}.${'x'.repeat(250)}`.slice(0, 255))
+      const res = await put({ [ALLOWLIST]: entries })
+      expect(res.status).toBe(200)
+      expect(res.body[ALLOWLIST]).toHaveLength(1000)
+    } finally {
+      await restoreDefaults()
+    }
+  })
+
+  test.each([
+    [null, ['entries cannot be nil']],
+    [
+      Array.from({ length: 1001 }, (_, index) => `10.0.${Math.floor(index / 256)}.${index % 256}`),
+      ['is too long (maximum is 1000 entries)'],
+    ],
+    [['ok.test', 'x'.repeat(256)], ['entries cannot be larger than 255 characters']],
+    [['bücher.example'], ['unicode domains should use IDNA encoding']],
+    [['<b>hooks.test</b>'], ['entries cannot contain HTML tags']],
+    [['hooks.test&amp;'], ['entries cannot contain HTML tags']],
+    [
+      ['ü'.repeat(256), '<i>x</i>'],
+      ['entries cannot be larger than 255 characters', 'unicode domains should use IDNA encoding', 'entries cannot contain HTML tags'],
+    ],
+  ])('allowlist %#: GitLab refuses it with its messages and nothing changes', async (value, messages) => {
+    const res = await put({ [ALLOWLIST]: value, allow_local_requests_from_web_hooks_and_services: true })
+    expect(res.status).toBe(400)
+    expect(res.headers['content-type']).toBe('application/json')
+    expect(res.body).toEqual({ message: { [ALLOWLIST]: messages } })
+    expect(await currentSettings()).toEqual(defaultsJson)
+  })
+
+  test.each([[{ a: 'b' }], [[{ a: 'b' }]]])('an allowlist of the wrong type %j is a 400', async (value) => {
+    const res = await put({ [ALLOWLIST]: value })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ error: `${ALLOWLIST} is invalid` })
+    expect(await currentSettings()).toEqual(defaultsJson)
+  })
+})
+
 describe('several nodes over one database', () => {
   test('a change through one node is seen by another: at once through Redis, else within the cache TTL', async () => {
     const other = await startTestServer({}, { sharing: server })

@@ -7,7 +7,7 @@ import { SETTING_NAMES, settingRules, type SettingRule, type Settings } from '..
 export const LEGACY_PASSWORD_NAMES = ['password_authentication_enabled', 'signin_enabled'] as const
 
 function nullable(schema: TSchema, rule: SettingRule): TSchema {
-  return rule.type !== 'boolean' && rule.type !== 'weights' && rule.nullable ? Nullable(schema) : schema
+  return (rule.type === 'integer' || rule.type === 'string') && rule.nullable ? Nullable(schema) : schema
 }
 
 /** Grape param type of a setting: integers and booleans coerced; bounds are model validations, checked later. */
@@ -15,6 +15,8 @@ function paramSchema(rule: SettingRule): TSchema {
   if (rule.type === 'boolean') return Type.Boolean()
   // Any hash; its values are coerced and checked by the service (GL HashOfIntegerValues).
   if (rule.type === 'weights') return Type.Object({}, { additionalProperties: Type.Unknown() })
+  // An array or one comma-separated string, split by the service; null reaches the model, which refuses it.
+  if (rule.type === 'strings') return Type.Union([Type.Array(Type.String()), Type.String(), Type.Null()])
   if (rule.type === 'integer') return nullable(Type.Integer(), rule)
   if (rule.values) return nullable(Type.Union(rule.values.map((value) => Type.Literal(value))), rule)
   return nullable(Type.String(), rule)
@@ -23,6 +25,7 @@ function paramSchema(rule: SettingRule): TSchema {
 function valueSchema(rule: SettingRule): TSchema {
   if (rule.type === 'boolean') return Type.Boolean()
   if (rule.type === 'weights') return Type.Object({}, { additionalProperties: Type.Integer() })
+  if (rule.type === 'strings') return Type.Array(Type.String())
   if (rule.type === 'integer') return nullable(Type.Integer(), rule)
   return nullable(Type.String(), rule)
 }

@@ -5,6 +5,7 @@ import {
   settingRules,
   settingsRecordErrors,
   storageWeightsOf,
+  stringListOf,
   weightsOfEveryStorage,
   type SettingRule,
   type Settings,
@@ -17,7 +18,7 @@ import { readSettings, upsertSettingRows } from './store.js'
 
 /** GitLab's ActiveRecord message for a value outside a setting's bounds, or null when it fits. */
 function violation(value: unknown, rule: SettingRule): string | null {
-  if (value === null || rule.type === 'boolean' || rule.type === 'weights') return null
+  if (value === null || rule.type === 'boolean' || rule.type === 'weights' || rule.type === 'strings') return null
   if (rule.type === 'integer' && typeof value === 'number') {
     if (rule.greaterThan !== undefined && !(value > rule.greaterThan)) return `must be greater than ${rule.greaterThan}`
     if (rule.greaterThanOrEqualTo !== undefined && value < rule.greaterThanOrEqualTo) {
@@ -60,7 +61,16 @@ export async function updateSettings(ctx: Context, cache: SettingsCache, input: 
   const changes = changesOf(input)
   const errors: Record<string, string[]> = {}
   for (const [name, value] of Object.entries(changes)) {
-    const message = violation(value, settingRules[name as keyof Settings])
+    const rule = settingRules[name as keyof Settings]
+    if (rule.type === 'strings') {
+      const entries = stringListOf(value)
+      const messages = rule.check(entries)
+      if (messages.length > 0) errors[name] = messages
+      // Stored as the split list, as GitLab stores what CommaSeparatedToArray made of the param.
+      Object.assign(changes, { [name]: entries })
+      continue
+    }
+    const message = violation(value, rule)
     if (message) errors[name] = [message]
   }
   if (changes.repository_storages_weighted !== undefined) {

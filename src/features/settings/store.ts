@@ -9,7 +9,8 @@ function fitsRule(value: unknown, rule: SettingRule): boolean {
   if (rule.type === 'weights') {
     return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every(Number.isSafeInteger)
   }
-  if (value === null) return rule.type !== 'boolean' && rule.nullable === true
+  if (rule.type === 'strings') return Array.isArray(value) && value.every((entry) => typeof entry === 'string')
+  if (value === null) return (rule.type === 'integer' || rule.type === 'string') && rule.nullable === true
   if (rule.type === 'boolean') return typeof value === 'boolean'
   if (rule.type === 'integer') return Number.isSafeInteger(value)
   return typeof value === 'string' && (!rule.values || rule.values.includes(value))
