@@ -427,7 +427,7 @@ export async function createGroup(ctx: Context, parentId: number | undefined, at
     return await ctx.db.transaction().execute(async (trx) => {
       await releaseRedirectsAtOrBelow(trx, fullPath)
       const group = await createNamespace(trx, row, parent)
-      await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
+      await addOwner(ctx, trx, { kind: 'group', id: group.id }, user.id, null, at)
       return group
     })
   } catch (error) {
@@ -543,7 +543,7 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
       )
       // A group promoted to the top level keeps an Owner (GL TransferService#ensure_ownership).
       if (!newParent && (await countOwnerMembers(trx, group.id)) === 0) {
-        await addOwner(trx, { kind: 'group', id: group.id }, user.id, null, at)
+        await addOwner(ctx, trx, { kind: 'group', id: group.id }, user.id, null, at)
       }
       return moved
     })

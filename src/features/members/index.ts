@@ -1,6 +1,5 @@
 import type { Db } from '../../db/index.js'
-import type { MemberRow } from '../../db/schema.js'
-import { deleteMemberRow, findMemberRow, insertMember, replaceWithOwnerMember, selectBotMembers, type SourceRef } from './store.js'
+import { deleteMemberRow, findMemberRow, insertMember, selectBotMembers, type SourceRef } from './store.js'
 
 export type { SourceRef } from './store.js'
 
@@ -8,9 +7,7 @@ export type { SourceRef } from './store.js'
  * Makes a user Owner of a new or moved group or project, replacing any direct membership they had there; call it
  * inside the transaction that creates or moves it.
  */
-export function addOwner(trx: Db, source: SourceRef, userId: number, createdById: number | null, at: string): Promise<MemberRow> {
-  return replaceWithOwnerMember(trx, source, userId, createdById, at)
-}
+export { addOwnerMember as addOwner } from './service.js'
 
 /** Makes the bot of a new access token a direct member with the token's role; call it inside the creating transaction. */
 export function addBotMember(trx: Db, source: SourceRef, userId: number, accessLevel: number, createdById: number, at: string) {
@@ -39,7 +36,7 @@ export async function findBotMembers(db: Db, source: SourceRef): Promise<Map<num
   return new Map(rows.map((row) => [row.user_id, row.access_level]))
 }
 
-export { listMembers, type MemberView } from './service.js'
+export { listMembers, roleName, type MemberView } from './service.js'
 export { canReadMembers, type MemberSource } from './policy.js'
 // The members page acts through the same use cases and rules as the members API.
 export { addMember, findMemberSource, listAllMembers, removeMember, updateMember, type AddMemberResult } from './service.js'

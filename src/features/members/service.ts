@@ -7,6 +7,7 @@ import { Conflict, DomainError, Forbidden, Invalid, NotFound, PreconditionFailed
 import type { Db } from '../../db/index.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { MemberRow, NamespaceRow } from '../../db/schema.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordEvent, recordProjectsLeftBelow } from '../event-log/index.js'
 import { findUsersByIds } from '../users/index.js'
 import {
@@ -23,10 +24,12 @@ import {
   findHighestGroupMembership,
   findHighestRoles,
   findMemberRow,
+  findMembershipsBelow,
   findUsersByEmails,
   findUsersByUsernames,
   hasOtherOwner,
   insertMember,
+  replaceWithOwnerMember,
   selectAllMembers,
   selectDirectMembers,
   updateMemberRow,
@@ -47,6 +50,11 @@ const ROLE_NAMES: Record<number, string> = {
   [AccessLevel.DEVELOPER]: 'Developer',
   [AccessLevel.MAINTAINER]: 'Maintainer',
   [AccessLevel.OWNER]: 'Owner',
+}
+
+/** A role's name as GitLab words it, by access level (Gitlab::Access `human_access`). */
+export function roleName(level: number): string {
+  return ROLE_NAMES[level] ?? String(level)
 }
 
 /** How many users one request may add (GL Members::CreateService DEFAULT_INVITE_LIMIT). */
@@ -90,6 +98,34 @@ function traversalIdsOf(namespace: NamespaceRow): number[] {
 function ancestorGroupIds(source: MemberSource): number[] {
   if (source.kind === 'project') return source.namespace.kind === 'group' ? traversalIdsOf(source.namespace) : []
   return traversalIdsOf(source.group).slice(0, -1)
+}
+
+/**
+ * Tells the outside of a membership added, changed or removed, inside the transaction that writes it. A removal is
+ * told before its row goes, so whoever tells of it can still read the membership as it was.
+ */
+function noticeMembership(ctx: Context, trx: Db, source: SourceRef, row: MemberRow, action: 'add' | 'update' | 'remove') {
+  return noticeChange(ctx, trx, {
+    kind: 'member',
+    action,
+    source: { type: source.kind, id: source.id },
+    userId: row.user_id,
+    actorId: ctx.caller.user?.id ?? row.created_by_id ?? row.user_id,
+    accessLevel: row.access_level,
+    expiresAt: row.expires_at,
+    at: ctx.now(),
+  })
+}
+
+/**
+ * Makes a user Owner of a new or moved group or project, replacing any direct membership they had there (GL
+ * `add_owner`: a membership they had is changed, else one is added).
+ */
+export async function addOwnerMember(ctx: Context, trx: Db, source: SourceRef, userId: number, createdById: number | null, at: string) {
+  const had = await findMemberRow(trx, source, userId)
+  const row = await replaceWithOwnerMember(trx, source, userId, createdById, at)
+  await noticeMembership(ctx, trx, source, row, had && !isExpired(had, isoDate(ctx.now())) ? 'update' : 'add')
+  return row
 }
 
 function authorizeRead(source: MemberSource) {
@@ -258,7 +294,7 @@ async function validationErrors(
   if (accessLevel !== null) {
     const inherited = await findHighestGroupMembership(db, ancestorGroupIds(source), userId, isoDate(ctx.now()))
     if (inherited && inherited.access_level > accessLevel) {
-      const role = ROLE_NAMES[inherited.access_level] ?? String(inherited.access_level)
+      const role = roleName(inherited.access_level)
       add('access_level', `should be greater than or equal to ${role} inherited membership from group ${inherited.name}`)
     }
   }
@@ -392,12 +428,14 @@ async function writeMembership(
   const at = ctx.now().toISOString()
   const caller = ctx.caller.user?.id ?? null
   if (current) {
-    return updateMemberRow(db, current.id, {
+    const updated = await updateMemberRow(db, current.id, {
       access_level: input.accessLevel,
       expires_at: input.expiresAt,
       created_by_id: current.created_by_id ?? caller,
       updated_at: at,
     })
+    await noticeMembership(ctx, db, refOf(source), updated, 'update')
+    return updated
   }
   if (stored) await deleteMemberRow(db, stored.id)
   const ref = refOf(source)
@@ -405,7 +443,7 @@ async function writeMembership(
   if (source.kind === 'project' && !isPersonalNamespaceHolder(source, user.id)) {
     await recordEvent(db, { projectId: source.project.id, authorId: user.id, action: 'joined', target: null, at: ctx.now() })
   }
-  return insertMember(db, {
+  const inserted = await insertMember(db, {
     user_id: user.id,
     namespace_id: ref.kind === 'group' ? ref.id : null,
     project_id: ref.kind === 'project' ? ref.id : null,
@@ -415,6 +453,8 @@ async function writeMembership(
     created_at: at,
     updated_at: at,
   })
+  await noticeMembership(ctx, db, ref, inserted, 'add')
+  return inserted
 }
 
 /** Ruby's `String#split(',')`: trailing empty fields are dropped, the others kept. */
@@ -518,7 +558,13 @@ export async function updateMember(ctx: Context, source: MemberSource, userId: n
     if (member.access_level === input.accessLevel && member.expires_at === expiresAt) return member
     const errors = await validationErrors(ctx, trx, source, userId, input.accessLevel, expiresAt)
     if (hasErrors(errors)) throw new Invalid(errors)
-    return updateMemberRow(trx, member.id, { access_level: input.accessLevel, expires_at: expiresAt, updated_at: ctx.now().toISOString() })
+    const updated = await updateMemberRow(trx, member.id, {
+      access_level: input.accessLevel,
+      expires_at: expiresAt,
+      updated_at: ctx.now().toISOString(),
+    })
+    await noticeMembership(ctx, trx, refOf(source), updated, 'update')
+    return updated
   })
   return viewOf(ctx, row)
 }
@@ -538,11 +584,18 @@ export async function removeMember(ctx: Context, source: MemberSource, userId: n
     if (input.unmodifiedSince && Date.parse(member.updated_at) > input.unmodifiedSince.getTime()) throw new PreconditionFailed()
     if (!(await canDestroyMember(ctx, trx, source, member))) throw new Forbidden()
     if (touchesProjectOwner(source, [member.access_level])) throw new Forbidden()
+    await noticeMembership(ctx, trx, refOf(source), member, 'remove')
     await deleteMemberRow(trx, member.id)
     // GL ProjectMember#post_destroy_hook: the user "left" each project membership that goes.
     if (source.kind === 'project')
       await recordEvent(trx, { projectId: source.project.id, authorId: userId, action: 'left', target: null, at: ctx.now() })
     if (source.kind === 'group' && !input.skipSubresources) {
+      // GL Members::DestroyService#delete_subresources: each membership below goes as its own removal.
+      for (const below of await findMembershipsBelow(trx, source.group, userId)) {
+        const ref: SourceRef =
+          below.project_id !== null ? { kind: 'project', id: below.project_id } : { kind: 'group', id: below.namespace_id as number }
+        await noticeMembership(ctx, trx, ref, below, 'remove')
+      }
       await recordProjectsLeftBelow(trx, source.group, userId, ctx.now())
       await deleteMembershipsBelow(trx, source.group, userId)
     }

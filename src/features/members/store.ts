@@ -180,6 +180,27 @@ export async function hasOtherOwner(db: Db, groupIds: number[], except: { groupI
 }
 
 /** Removes a user's direct memberships of the groups below a group and of every project in the group or below it. */
+/** A user's memberships of the subgroups below a group and of their projects (the group's own excepted): projects first. */
+export function findMembershipsBelow(db: Db, group: { id: number; traversal_ids: string }, userId: number) {
+  const below = db
+    .selectFrom('namespaces')
+    .select('id')
+    .where(sql<SqlBool>`traversal_ids like ${group.traversal_ids + '%'}`)
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('namespace_id', 'in', below), eb('namespace_id', '<>', group.id)]),
+        eb('project_id', 'in', db.selectFrom('projects').select('id').where('namespace_id', 'in', below)),
+      ]),
+    )
+    .orderBy(sql`case when project_id is null then 1 else 0 end`)
+    .orderBy('id')
+    .execute()
+}
+
 export async function deleteMembershipsBelow(db: Db, group: { id: number; traversal_ids: string }, userId: number) {
   const below = db
     .selectFrom('namespaces')

@@ -208,7 +208,7 @@ export async function createProject(
       // The new project wins its path: redirects from it go (GL Route `delete_conflicting_redirects`).
       await releaseRedirectsFrom(trx, [inserted.full_path])
       if (namespace.kind === 'user' && namespace.owner_id !== null) {
-        await addOwner(trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
+        await addOwner(acting, trx, { kind: 'project', id: inserted.id }, namespace.owner_id, caller.id, at)
       }
       // GL EventCreateService#create_project: "created", by the user the project is created for, without a target.
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created', target: null, at: new Date(at) })

@@ -159,7 +159,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
     const row = await updateProjectRow(trx, project.id, changes)
     // A project moved into a personal namespace is owned by its owner (GL `ensure_personal_project_owner_membership`).
     if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      await addOwner(trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
+      await addOwner(ctx, trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
     }
     return row
   })

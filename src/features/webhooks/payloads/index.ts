@@ -1,6 +1,9 @@
 import type { Change } from '../../../core/changes.js'
 import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
+import { alertPayloads } from './alert.js'
+import { memberPayloads } from './member.js'
+import { systemPayloads } from './system.js'
 
 /** A hook's switch, by GitLab's column name; `system` is what every system hook receives (project_create, user_create…). */
 export type HookTrigger =
@@ -12,6 +15,8 @@ export type HookTrigger =
   | 'confidential_note_events'
   | 'merge_requests_events'
   | 'member_events'
+  | 'project_events'
+  | 'subgroup_events'
   | 'alert_events'
   | 'repository_update_events'
   | 'system'
@@ -23,6 +28,11 @@ export interface HookPayload {
   trigger: HookTrigger
   /** Which hooks hear it: the project's and its groups' hooks, or only the system hooks. */
   scope: 'project' | 'system'
+  /**
+   * When a group's hooks hear it rather than a project's (its members, its subgroups): that group, whose hooks and
+   * whose ancestors' hooks hear it.
+   */
+  groupId?: number
   /** The pushed branch's name, for `push_events_branch_filter`; absent when the event is not a branch push. */
   branch?: string
   body: Record<string, unknown>
@@ -34,6 +44,14 @@ export interface HookPayload {
  */
 export async function hookPayloadsOf(ctx: Context, trx: Db, change: Change): Promise<HookPayload[]> {
   switch (change.kind) {
+    case 'member':
+      return memberPayloads(ctx, trx, change)
+    case 'alert':
+      return alertPayloads(ctx, trx, change)
+    case 'project':
+    case 'group':
+    case 'user':
+      return systemPayloads(ctx, trx, change)
     default:
       void ctx
       void trx
