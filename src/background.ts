@@ -9,6 +9,7 @@ import { jobHandlers as sessionJobHandlers, periodicJobs as sessionPeriodicJobs 
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
 import { jobHandlers as alertJobHandlers } from './features/alerts/index.js'
+import { jobHandlers as mergeRequestJobHandlers } from './features/merge-requests/index.js'
 import { jobHandlers as mailJobHandlers, periodicJobs as mailPeriodicJobs } from './features/mail/index.js'
 
 /** What runs each kind of job, over every feature: the server's worker and the tests' use the same list. */
@@ -23,6 +24,7 @@ export const jobHandlers: JobHandler[] = [
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,
   ...alertJobHandlers,
+  ...mergeRequestJobHandlers,
   ...mailJobHandlers,
 ]
 

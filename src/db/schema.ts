@@ -400,6 +400,10 @@ export interface MergeRequestsTable {
   closed_at: Timestamp | null
   created_at: Timestamp
   updated_at: Timestamp
+  /** The job rebasing the source branch, while it is queued or running (GL rebase_jid). */
+  rebase_job_id: number | null
+  /** Why the last rebase failed (GL merge_error); cleared by the next one that succeeds. */
+  merge_error: string | null
 }
 
 /** A version of a merge request's diff (GL merge_request_diffs). */

@@ -1,4 +1,7 @@
 /** What other features use of merge requests. */
+import { handle, type JobHandler } from '../../jobs/index.js'
+import { RebaseMergeRequest } from './jobs.js'
+import { runRebase } from './rebase.js'
 export { recordVersionsAfterPush } from './refresh.js'
 
 // What the merge request pages show, read as the API reads it.
@@ -15,3 +18,9 @@ export { diffNoteThread, type DiffPositionInput } from './discussions.js'
 export { closingIssuesOf } from './closing-issues.js'
 export type { ReadableIssue as ClosingIssue } from './issue-references.js'
 export { approveMergeRequest, showApprovalState, unapproveMergeRequest, type ApprovalState } from './approvals.js'
+export { isRebaseInProgress, requestRebase, sourceBranchAccess } from './rebase.js'
+
+/** The rebase job, run by every node's worker. */
+export const jobHandlers: JobHandler[] = [
+  handle(RebaseMergeRequest, (ctx, payload) => runRebase(ctx, payload.mergeRequestId, payload.userId)),
+]

@@ -2,12 +2,11 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../core/errors.js'
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
-import { recordPushEvent, type PushPayload } from '../event-log/index.js'
+import { recordPushEvent } from '../event-log/index.js'
 import { recordStateChange } from '../issuables/index.js'
 import {
   countNewCommits,
   moveRefIfUnchanged,
-  pushCommitTitle,
   readBranchHead,
   readCommit,
   refreshRepositoryState,
@@ -15,6 +14,7 @@ import {
   type GitIdentity as Identity,
 } from '../repositories/index.js'
 import { findUsersByIds } from '../users/index.js'
+import { pushPayload } from './branch-push.js'
 import { closeIssuesAfterMerge } from './closing-issues.js'
 import {
   commitsBehindOf,
@@ -24,6 +24,7 @@ import {
   squashesOnMerge,
   type LoadedBranches,
 } from './mergeability.js'
+import { isRebaseInProgress, sourceBranchAccess } from './rebase.js'
 import { deleteRef, mergeRequestHeadRef, mergeTree, writeRef } from './repository.js'
 import { canBeMergedBy, showMergeRequest, type MergeRequestView } from './service.js'
 import { findMergeRequestApprovals, updateMergeRequestRow } from './store.js'
@@ -98,25 +99,6 @@ function defaultMergeCommitMessage(row: MergeRequestRow, project: ProjectRow, va
 function defaultSquashCommitMessage(row: MergeRequestRow, project: ProjectRow, values: Record<string, string>): string {
   if (project.squash_commit_template) return fillTemplate(project.squash_commit_template, values)
   return row.title
-}
-
-function pushPayload(
-  ref: string,
-  action: PushPayload['action'],
-  from: string | null,
-  to: string | null,
-  count: number,
-  message: string | null,
-) {
-  return {
-    commit_count: count,
-    action,
-    ref_type: 'branch',
-    commit_from: from,
-    commit_to: to,
-    ref,
-    commit_title: message === null ? null : pushCommitTitle(message),
-  } satisfies PushPayload
 }
 
 interface GitMerge {
@@ -282,6 +264,10 @@ export interface MergePanel {
   /** Whether the branches are there (GL MergeRequest#source_branch_exists?, #target_branch_exists?); null once closed or merged. */
   sourceBranchExists: boolean | null
   targetBranchExists: boolean | null
+  /** GL MergeRequest#rebase_in_progress?. */
+  rebaseInProgress: boolean
+  /** GL MergeRequest#can_push_to_source_branch?: the caller may rebase it. */
+  mayRebase: boolean
 }
 
 /** The merge request as the merge panel shows it to the caller, its repository read once. */
@@ -300,6 +286,8 @@ export async function showMergePanel(ctx: Context, loaded: LoadedProject, row: M
     sourceBranchExists:
       branches === null ? null : branches.sourceDir !== null && (await readBranchHead(branches.sourceDir, row.source_branch)) !== null,
     targetBranchExists: branches === null ? null : branches.facts.targetSha !== null,
+    rebaseInProgress: row.state === 'opened' && (await isRebaseInProgress(ctx.db, row)),
+    mayRebase: row.state === 'opened' && user !== null && (await sourceBranchAccess(ctx, row, loaded.project)) === 'allowed',
   }
 }
 

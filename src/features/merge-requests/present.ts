@@ -101,7 +101,7 @@ export function presentMergeRequest(view: MergeRequestView, options: MergeReques
         }
       : {}),
     diff_refs: view.mergeability?.diffRefs ?? null,
-    merge_error: null,
+    merge_error: view.mergeRequest.merge_error,
     first_contribution: detail.firstContribution,
     user: { can_merge: detail.canMerge },
   }

@@ -13,6 +13,7 @@ import { presentMergeRequest, presentMergeRequestBasic, type MergeRequestPresent
 import { registerMergeRequestReviewRoutes } from './review-routes.js'
 import { registerMergeRequestDiscussionRoutes } from './discussion-routes.js'
 import { closingIssuesOf } from './closing-issues.js'
+import { isRebaseInProgress, requestRebase } from './rebase.js'
 import { IssueBasicJson, issueViewsOf, presentIssueBasic } from '../issues/index.js'
 import {
   CreateMergeRequestParams,
@@ -23,6 +24,7 @@ import {
   MergeRequestPageParams,
   MergeRequestParams,
   MergeRequestReviewerJson,
+  RebaseMergeRequestParams,
   ShowMergeRequestParams,
   UPDATE_MERGE_REQUEST_ANY_OF,
   UpdateMergeRequestParams,
@@ -154,8 +156,9 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     const loaded = await findProject(ctx, input.id)
     const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
     const json = presentMergeRequest(await showMergeRequest(ctx, loaded, row), optionsOf(ctx, { kind: 'project' }))
-    if (!input.render_html) return json
-    return { ...json, ...(await renderMergeRequestHtml(ctx, loaded, row)) }
+    const rebase = input.include_rebase_in_progress ? { rebase_in_progress: await isRebaseInProgress(ctx.db, row) } : {}
+    if (!input.render_html) return { ...json, ...rebase }
+    return { ...json, ...(await renderMergeRequestHtml(ctx, loaded, row)), ...rebase }
   })
 
   api.get(
@@ -243,6 +246,19 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     })
     return presentMergeRequest(view, optionsOf(ctx, { kind: 'project' }))
   })
+
+  // GL merge_requests.rb `rebase`: 202 once the rebase is queued; the merge request says when it is done.
+  api.put(
+    `${one}/rebase`,
+    { params: RebaseMergeRequestParams, response: { 202: Type.Object({ rebase_in_progress: Type.Boolean() }) } },
+    async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+      const queued = await requestRebase(ctx, loaded, row, { skipCi: input.skip_ci === true })
+      return reply.code(202).send({ rebase_in_progress: await isRebaseInProgress(ctx.db, queued) })
+    },
+  )
 
   api.delete(one, { params: MergeRequestParams }, async (request, reply) => {
     const { ctx, input } = request

@@ -60,6 +60,7 @@ export const ShowMergeRequestParams = Type.Object({
   id: Type.String(),
   merge_request_iid: Type.Integer(),
   render_html: Type.Optional(Type.Boolean()),
+  include_rebase_in_progress: Type.Optional(Type.Boolean()),
 })
 
 const mergeRequestAttributes = {
@@ -107,6 +108,13 @@ export const MergeMergeRequestParams = Type.Object({
   auto_merge: Type.Optional(Type.Boolean()),
   sha: Type.Optional(Type.String()),
   squash: Type.Optional(Type.Boolean()),
+})
+
+/** PUT /projects/:id/merge_requests/:merge_request_iid/rebase. */
+export const RebaseMergeRequestParams = Type.Object({
+  id: Type.String(),
+  merge_request_iid: Type.Integer(),
+  skip_ci: Type.Optional(Type.Boolean()),
 })
 
 /** GL MergeRequests.update_params_at_least_one_of, in its order. */
@@ -199,6 +207,8 @@ export const MergeRequestJson = Type.Object({
   head_pipeline: Type.Optional(Type.Null()),
   diff_refs: Nullable(Type.Object({ base_sha: Nullable(Type.String()), head_sha: Type.String(), start_sha: Type.String() })),
   merge_error: Nullable(Type.String()),
+  // Only with `include_rebase_in_progress=true`.
+  rebase_in_progress: Type.Optional(Type.Boolean()),
   first_contribution: Type.Boolean(),
   user: Type.Object({ can_merge: Type.Boolean() }),
 })

@@ -56,6 +56,31 @@ export function updateMergeRequestRow(db: Db, id: number, changes: MergeRequestU
   return db.updateTable('merge_requests').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
 }
 
+export function findMergeRequestById(db: Db, id: number): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The merge request's row as it is now, written first so that concurrent transactions take their turns on it. */
+export function lockMergeRequestRow(trx: Db, id: number): Promise<MergeRequestRow | undefined> {
+  return trx
+    .updateTable('merge_requests')
+    .set((eb) => ({ iid: eb.ref('iid') }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Ends the rebase `jobId` ran, unless another one holds the merge request now; answers whether it was that job's. */
+export async function finishMergeRequestRebase(db: Db, id: number, jobId: number, changes: MergeRequestUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('merge_requests')
+    .set({ ...changes, rebase_job_id: null })
+    .where('id', '=', id)
+    .where('rebase_job_id', '=', jobId)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
 export async function deleteMergeRequestRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('merge_requests').where('id', '=', id).execute()
 }
@@ -121,11 +146,7 @@ export async function insertMergeRequestDiffUnlessMoved(
   latestId: number | null,
   row: NewMergeRequestDiffRow,
 ): Promise<MergeRequestDiffRow | undefined> {
-  await trx
-    .updateTable('merge_requests')
-    .set((eb) => ({ iid: eb.ref('iid') }))
-    .where('id', '=', row.merge_request_id)
-    .execute()
+  await lockMergeRequestRow(trx, row.merge_request_id)
   const latest = await findLatestMergeRequestDiff(trx, row.merge_request_id)
   if ((latest?.id ?? null) !== latestId) return undefined
   return trx.insertInto('merge_request_diffs').values(row).returningAll().executeTakeFirstOrThrow()
