@@ -21,6 +21,16 @@ export {
   type MetadataInput,
 } from './service.js'
 export type { IssuableType } from './store.js'
+export {
+  issuableEditChanges,
+  issueCreationChanges,
+  issueWire,
+  mergeRequestCreationChanges,
+  mergeRequestWire,
+  stateChanges,
+  STATE_IDS,
+  type IssuableLinkIds,
+} from './changes.js'
 export { currentLabelsAndAssignees, hasCommented, issuablePartsOf, type IssuableParts } from './views.js'
 export { NO_TIME_STATS, presentLabels, referencesOf, taskCompletionOf } from './present.js'
 export {

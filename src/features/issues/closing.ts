@@ -1,7 +1,9 @@
 import type { Context } from '../../core/context.js'
 import type { IssueRow } from '../../db/schema.js'
 import { canUpdateIssue, findIssueAssigneeIds, type LoadedProject } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordEvent } from '../event-log/index.js'
+import { issueWire, stateChanges } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { updateIssueRow } from './store.js'
 
@@ -17,7 +19,13 @@ export async function closeIssueViaMergeRequest(ctx: Context, loaded: LoadedProj
   const now = ctx.now()
   const at = now.toISOString()
   await ctx.db.transaction().execute(async (trx) => {
-    await updateIssueRow(trx, issue.id, { state: 'closed', closed_at: at, closed_by_id: user.id, updated_at: at, updated_by_id: user.id })
+    const closed = await updateIssueRow(trx, issue.id, {
+      state: 'closed',
+      closed_at: at,
+      closed_by_id: user.id,
+      updated_at: at,
+      updated_by_id: user.id,
+    })
     const noteable = { type: 'Issue' as const, id: issue.id, projectId: issue.project_id }
     await createSystemNote(trx, noteable, user.id, `closed via merge request ${reference}`, now)
     await recordEvent(trx, {
@@ -25,6 +33,16 @@ export async function closeIssueViaMergeRequest(ctx: Context, loaded: LoadedProj
       authorId: user.id,
       action: 'closed',
       target: { type: 'Issue', id: issue.id },
+      at: now,
+    })
+    const changes = stateChanges(issueWire(issue), issueWire(closed))
+    await noticeChange(ctx, trx, {
+      kind: 'issue',
+      action: 'close',
+      projectId: issue.project_id,
+      issueId: issue.id,
+      actorId: user.id,
+      changes,
       at: now,
     })
   })

@@ -4,8 +4,9 @@ import { Forbidden } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import { allocateInternalId } from '../../db/internal-ids.js'
 import type { IssueRow, ProjectRow } from '../../db/schema.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordEvent } from '../event-log/index.js'
-import { recordCreation } from '../issuables/index.js'
+import { issueCreationChanges, issueWire, recordCreation, stateChanges } from '../issuables/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { findIssuesByIds, insertIssue, updateIssueRow } from './store.js'
 
@@ -63,6 +64,16 @@ export async function openIncident(ctx: Context, project: ProjectRow, input: Ope
       updated_at: at,
     })
     await recordCreation(trx, { type: 'Issue', id: issue.id, projectId: project.id }, author.id, now)
+    const changes = issueCreationChanges(issue)
+    await noticeChange(ctx, trx, {
+      kind: 'issue',
+      action: 'open',
+      projectId: project.id,
+      issueId: issue.id,
+      actorId: author.id,
+      changes,
+      at: now,
+    })
     return issue
   })
 }
@@ -99,6 +110,16 @@ export async function closeIncident(ctx: Context, issueId: number, reason: Incid
       authorId: closer.id,
       action: 'closed',
       target: { type: 'Issue', id: issue.id },
+      at: now,
+    })
+    const changes = stateChanges(issueWire(issue), issueWire(closed))
+    await noticeChange(ctx, trx, {
+      kind: 'issue',
+      action: 'close',
+      projectId: issue.project_id,
+      issueId: issue.id,
+      actorId: closer.id,
+      changes,
       at: now,
     })
     return closed

@@ -26,8 +26,11 @@ import {
   dueDateChangeNote,
   currentLabelsAndAssignees,
   hasCommented,
+  issuableEditChanges,
   issuablePartsOf,
   issuableFilterConditions,
+  issueCreationChanges,
+  issueWire,
   issuableSortColumn,
   recordCreation,
   recordStateChange,
@@ -35,6 +38,7 @@ import {
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
@@ -294,6 +298,16 @@ export async function createIssue(
     if (change.milestone) row = await updateIssueRow(trx, inserted.id, { milestone_id: change.milestone.id })
     if (row.due_date !== null) await createSystemNote(trx, noteable, user.id, dueDateChangeNote(row.due_date), now)
     await recordCreation(trx, noteable, user.id, now)
+    const changes = issueCreationChanges(row)
+    await noticeChange(ctx, trx, {
+      kind: 'issue',
+      action: 'open',
+      projectId: row.project_id,
+      issueId: row.id,
+      actorId: user.id,
+      changes,
+      at: now,
+    })
     return row
   })
   const [view] = await issueViewsOf(ctx, [issue], { subscribed: true })
@@ -381,6 +395,19 @@ export async function updateIssue(
     }
     if (row.due_date !== undefined) await createSystemNote(trx, noteable, user.id, dueDateChangeNote(row.due_date), now)
     if (stateChange) await recordStateChange(trx, noteable, user.id, stateChange, now)
+    const before = { labelIds: currentLabels.map((label) => label.id), assigneeIds: currentAssignees.map((u) => u.id) }
+    const removed = new Set(change.removedLabels.map((label) => label.id))
+    const after = {
+      labelIds: [...before.labelIds.filter((id) => !removed.has(id)), ...change.addedLabels.map((label) => label.id)],
+      assigneeIds: change.assignees ? change.assignees.map((u) => u.id) : before.assigneeIds,
+    }
+    // GL Issues::UpdateService: the state_event's close or reopen is told first, then the rest of the edit.
+    const told = issuableEditChanges({ row: issueWire(issue), links: before }, { row: issueWire(saved), links: after })
+    const subject = { kind: 'issue', projectId: saved.project_id, issueId: saved.id, actorId: user.id, at: now } as const
+    if (told.state && stateChange) {
+      await noticeChange(ctx, trx, { ...subject, action: stateChange === 'closed' ? 'close' : 'reopen', changes: told.state })
+    }
+    if (told.edit) await noticeChange(ctx, trx, { ...subject, action: 'update', changes: told.edit })
     return saved
   })
   const [view] = await issueViewsOf(ctx, [updated], { subscribed: true })
