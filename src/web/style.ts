@@ -41,6 +41,7 @@ h1,h2,h3{overflow-wrap:anywhere}
 .breadcrumbs{color:var(--muted);font-size:13px;overflow-wrap:anywhere;margin-bottom:var(--space-2)}
 .breadcrumbs ol{list-style:none;display:flex;flex-wrap:wrap;gap:var(--space-1);margin:0;padding:0}.breadcrumbs li+li::before{content:"/";margin-right:var(--space-1)}
 label{display:block;margin:var(--space-3) 0 var(--space-1);font-weight:600}label.scope,label.inline-label{font-weight:400}
+.sign-in-options{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:var(--space-2)}.sign-in-options label{margin:var(--space-3) 0 0}
 input[type=text],input[type=password],input[type=email],input[type=search],input[type=url],input[type=date],select,textarea{width:100%;padding:6px var(--space-2);font:inherit;border:1px solid #89888d;border-radius:var(--radius);background:#fff}
 .help{color:var(--muted);font-size:13px;margin:var(--space-1) 0}
 button,.button{display:inline-block;padding:6px var(--space-3);font:inherit;cursor:pointer;border:1px solid var(--border);border-radius:var(--radius);background:#fff;color:var(--text);line-height:1.5}

@@ -3,6 +3,7 @@ import { DeliverMails, PruneSentMails } from './jobs.js'
 import { deliverMails, pruneSentMails } from './service.js'
 
 export { mailIdentity, queueMails, type OutgoingMail } from './service.js'
+export { mailButton, mailLayout } from './layout.js'
 
 /** Sending queued mail, run by every node's worker. */
 export const jobHandlers: JobHandler[] = [

@@ -44,6 +44,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     closeTimeout: 100,
+    disableReverseLookup: true,
     logger: false,
     onAuth(auth, _session, callback) {
       if (auth.username === SINK_USER && auth.password === SINK_PASSWORD) callback(null, { user: auth.username })
@@ -86,4 +87,28 @@ export function headersOf(raw: string): [string, string][] {
       const colon = line.indexOf(':')
       return [line.slice(0, colon), line.slice(colon + 1).trim()] as [string, string]
     })
+}
+
+/** The decoded body of a message's part of `type` (text/plain or text/html), lines ending in \n. */
+export function partOf(raw: string, type: 'text/plain' | 'text/html'): string {
+  const parts = raw.split(/\r\n--[^\r\n]+\r\n/)
+  const part = parts.find((candidate) => candidate.startsWith(`Content-Type: ${type}`))
+  if (!part) throw new Error(`no ${type} part`)
+  const split = part.indexOf('\r\n\r\n')
+  const head = part.slice(0, split)
+  let body = part.slice(split + 4).replace(/\r\n--[^\r\n]*--\r\n$/, '')
+  if (/Content-Transfer-Encoding: quoted-printable/i.test(head)) {
+    const text = body.replace(/=\r\n/g, '')
+    const bytes: number[] = []
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] === '=' && /^[0-9A-F]{2}$/.test(text.slice(i + 1, i + 3))) {
+        bytes.push(parseInt(text.slice(i + 1, i + 3), 16))
+        i += 2
+      } else bytes.push(...Buffer.from(text[i], 'utf8'))
+    }
+    body = Buffer.from(bytes).toString('utf8')
+  } else if (/Content-Transfer-Encoding: base64/i.test(head)) {
+    body = Buffer.from(body, 'base64').toString('utf8')
+  }
+  return body.replace(/\r\n/g, '\n')
 }

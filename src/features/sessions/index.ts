@@ -7,6 +7,7 @@ export { PROJECT_PAGE, redirectBody, SIGN_IN_PATH, WebRouter, type WebRequest, t
 export { SESSION_COOKIE, setReturnTo, type Session } from './service.js'
 export { authenticateWithPassword, isCurrentPassword } from './password.js'
 export { jobHandlers, periodicJobs } from './jobs.js'
+export { setPasswordFromCommandLine, unlockAccount } from './recovery.js'
 
 /** Rails also takes the token from the `authenticity_token` parameter (form_authenticity_param). */
 function formToken(request: FastifyRequest): unknown {

@@ -8,8 +8,8 @@ import {
   recordFailedSignIn,
   recordSignIn,
   resetFailedSignIns,
-  unlockUser,
 } from '../users/index.js'
+import { sendUnlockInstructions, unlockAccount } from './recovery.js'
 
 // Devise's failure texts as GitLab shows them (GL config/locales/devise.en.yml; spec/features/users/login_spec.rb,
 // spec/controllers/sessions_controller_spec.rb), with the brand written as svc.
@@ -68,7 +68,7 @@ async function checkPassword(ctx: Context, login: unknown, password: unknown): P
   const now = ctx.now()
   const at = now.toISOString()
   if (user.locked_at !== null && Date.parse(user.locked_at) + unlockInMs(ctx) <= now.getTime()) {
-    user = (await unlockUser(ctx.db, user.id, at)) ?? user
+    user = await unlockAccount(ctx, user)
   }
   const matches = user.password_digest !== null && (await verifyPassword(password, user.password_digest))
   if (matches && user.locked_at === null) return { kind: 'valid', user }
@@ -76,10 +76,16 @@ async function checkPassword(ctx: Context, login: unknown, password: unknown): P
   return { kind: 'invalid' }
 }
 
-/** Counts a failed password for the user and locks the account once the attempts reach the limit. */
+/**
+ * Counts a failed password for the user and locks the account once the attempts reach the limit; the lock and the
+ * mail with its unlock link commit together (Devise's lock_access!, `unlock_strategy :both`).
+ */
 async function countFailedAttempt(ctx: Context, user: User, at: string) {
   const attempts = await recordFailedSignIn(ctx.db, user.id, at)
-  if (attempts >= maxLoginAttempts(ctx) && user.locked_at === null) await lockUser(ctx.db, user.id, at)
+  if (attempts < maxLoginAttempts(ctx) || user.locked_at !== null) return
+  await ctx.db.transaction().execute(async (trx) => {
+    if (await lockUser(trx, user.id, at)) await sendUnlockInstructions(ctx, trx, user)
+  })
 }
 
 /**

@@ -1,5 +1,7 @@
 import { csrfField, html } from '../../web/html.js'
 import { REACTIVATED_MESSAGE, signInWithPassword } from './password.js'
+import { NEW_PASSWORD_PATH } from './recovery.js'
+import { registerRecoveryPages } from './recovery-pages.js'
 import { endSession, setReturnTo, startSession } from './service.js'
 import { SIGN_IN_PATH, type WebRequest, type WebRouter } from './web-router.js'
 
@@ -36,13 +38,13 @@ async function renderSignIn(w: WebRequest, options: { login?: string; alert?: st
   const flash = options.alert ? { kind: 'alert' as const, text: options.alert } : null
   if (!w.ctx.settings.password_authentication_enabled_for_web) {
     return w.render(
-      { title: 'Sign in', flash },
+      { title: 'Sign in', flash, narrow: true },
       html`<h1>Sign in</h1>
       <p>Signing in with a password is turned off on this instance.</p>`,
     )
   }
   return w.render(
-    { title: 'Sign in', flash },
+    { title: 'Sign in', flash, narrow: true },
     html`<h1>Sign in</h1>
       <form method="post" action="${SIGN_IN_PATH}" accept-charset="UTF-8">
         ${csrfField(token)}
@@ -50,7 +52,10 @@ async function renderSignIn(w: WebRequest, options: { login?: string; alert?: st
         <input type="text" id="user_login" name="user[login]" value="${options.login ?? ''}" autocomplete="username" autofocus required />
         <label for="user_password">Password</label>
         <input type="password" id="user_password" name="user[password]" autocomplete="current-password" required />
-        <label class="scope"><input type="checkbox" id="user_remember_me" name="user[remember_me]" value="1" /> Remember me</label>
+        <div class="sign-in-options">
+          <label class="scope"><input type="checkbox" id="user_remember_me" name="user[remember_me]" value="1" /> Remember me</label>
+          <a href="${NEW_PASSWORD_PATH}">Forgot your password?</a>
+        </div>
         <p><button type="submit">Sign in</button></p>
       </form>`,
   )
@@ -101,10 +106,11 @@ async function signOut(w: WebRequest) {
 }
 
 /** GET /: a small home page for the signed-in user; visitors are sent to sign in. */
-/** Sign-in and sign-out pages. */
+/** Sign-in and sign-out pages, and those that reset a forgotten password or unlock an account. */
 export function registerSessionPages(web: WebRouter) {
   web.get(SIGN_IN_PATH, showSignIn)
   web.post(SIGN_IN_PATH, signIn, { protectedPath: true })
   web.delete('/users/sign_out', signOut)
   web.post('/users/sign_out', signOut)
+  registerRecoveryPages(web)
 }

@@ -4,7 +4,14 @@ import type { Db } from '../../db/index.js'
 import { listUsers } from './service.js'
 import { findUserById, findUserByUsername, updateUserRow } from './store.js'
 
-export { findUserByLogin, findUserForAuthentication, findUsersByIds, findUsersByUsernames } from './store.js'
+export {
+  findUserByEmail,
+  findUserByLogin,
+  findUserByUsername,
+  findUserForAuthentication,
+  findUsersByIds,
+  findUsersByUsernames,
+} from './store.js'
 export { lockUser, recordFailedSignIn, recordSignIn, resetFailedSignIns, unlockUser } from './sign-in.js'
 
 export { isLocked, presentUserBasic, type PresentOptions } from './present.js'

@@ -413,7 +413,8 @@ async function saveUserChanges(ctx: Context, user: User, attributes: UserAttribu
   const changes: UserUpdate = { ...columns, updated_at: at }
   if (password !== null) {
     changes.password_digest = await hashPassword(password, ctx.config.passwordHashCost)
-    if (actor.id !== user.id) changes.password_expires_at = at
+    // One's own new password is not expired (GL PasswordsController#update clears password_expires_at).
+    changes.password_expires_at = actor.id !== user.id ? at : null
   }
   let updated: User | undefined
   try {

@@ -15,8 +15,8 @@ export function recordFailedSignIn(db: Db, userId: number, at: string): Promise<
   return incrementFailedAttempts(db, userId, at)
 }
 
-/** Locks the account unless it is already locked (the first lock's time stands). */
-export function lockUser(db: Db, userId: number, at: string): Promise<void> {
+/** Locks the account unless it is already locked (the first lock's time stands); true when this call locked it. */
+export function lockUser(db: Db, userId: number, at: string): Promise<boolean> {
   return lockUserAccess(db, userId, at)
 }
 

@@ -63,9 +63,10 @@ export async function incrementFailedAttempts(db: Db, id: number, at: string): P
   return row?.failed_attempts ?? 0
 }
 
-/** Locks the account unless it is already locked (the first lock's time stands). */
-export async function lockUserAccess(db: Db, id: number, at: string) {
-  await db.updateTable('users').set({ locked_at: at }).where('id', '=', id).where('locked_at', 'is', null).execute()
+/** Locks the account unless it is already locked (the first lock's time stands); true when this call locked it. */
+export async function lockUserAccess(db: Db, id: number, at: string): Promise<boolean> {
+  const result = await db.updateTable('users').set({ locked_at: at }).where('id', '=', id).where('locked_at', 'is', null).executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
 }
 
 const usersByIds = preparedQuery((db: Db, ids: readonly number[]) => db.selectFrom('users').selectAll().where('id', 'in', ids))
