@@ -5,6 +5,7 @@ import { Forbidden, Invalid, RefusedWithErrors } from '../../core/errors.js'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, NewProjectRow, ProjectRow, ProjectUpdate } from '../../db/schema.js'
 import { canChangeRepositoryStorage, canCreateProjectsInGroup, findNamespaceById, groupAccess } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordEvent } from '../event-log/index.js'
 import { addOwner } from '../members/index.js'
 import { findPersonalNamespace, isFullPathTaken, releaseRedirectsFrom } from '../namespaces/index.js'
@@ -212,6 +213,8 @@ export async function createProject(
       }
       // GL EventCreateService#create_project: "created", by the user the project is created for, without a target.
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created', target: null, at: new Date(at) })
+      // GL Projects::CreateService#execute_hooks: after the Owner's membership, which GitLab adds while saving.
+      await noticeChange(acting, trx, { kind: 'project', action: 'create', projectId: inserted.id, actorId: creator.id, at: new Date(at) })
       return inserted
     })
   } catch (error) {

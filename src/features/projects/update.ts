@@ -14,6 +14,7 @@ import {
   groupAccess,
   type LoadedProject,
 } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { requestProjectStorageMove } from '../storage-moves/index.js'
 import { addOwner } from '../members/index.js'
 import { scheduleProjectDeletion } from './deletion.js'
@@ -94,15 +95,34 @@ export async function updateProject(ctx: Context, loaded: LoadedProject, input: 
     delete changes.repository_storage
     changed.delete('repository_storage')
   }
-  if (changed.size === 0) return viewOfLoaded(ctx, loaded)
+  if (changed.size === 0) {
+    // A save that changes nothing still succeeds, and GitLab tells of it (GL UpdateService#after_update).
+    await ctx.db.transaction().execute((trx) => noticeProjectChange(ctx, trx, project, 'update'))
+    return viewOfLoaded(ctx, loaded)
+  }
   // The repository's HEAD names the default branch, as clones and the project's entity read it.
   if (changes.default_branch) await git(['symbolic-ref', 'HEAD', `refs/heads/${changes.default_branch}`], { gitDir: repository })
   const at = ctx.now().toISOString()
   const updated = await ctx.db.transaction().execute(async (trx) => {
     if (changed.has('path') || changed.has('name')) await movePaths(trx, project, namespace, changes, at)
-    return updateProjectRow(trx, project.id, { ...changes, updated_at: at })
+    const row = await updateProjectRow(trx, project.id, { ...changes, updated_at: at })
+    // A new path is told as a rename (GL Projects::AfterRenameService), anything else as an update.
+    await noticeProjectChange(ctx, trx, project, changed.has('path') ? 'rename' : 'update')
+    return row
   })
   return viewOfLoaded(ctx, { ...loaded, project: updated })
+}
+
+/** Tells the outside of a change to the project, with its path before the change for a rename or a transfer. */
+function noticeProjectChange(ctx: Context, trx: Db, before: ProjectRow, action: 'rename' | 'transfer' | 'update') {
+  return noticeChange(ctx, trx, {
+    kind: 'project',
+    action,
+    projectId: before.id,
+    actorId: ctx.caller.user?.id ?? before.creator_id ?? 0,
+    ...(action === 'update' ? {} : { oldPathWithNamespace: before.full_path }),
+    at: ctx.now(),
+  })
 }
 
 /** GL TransferService's refusals, as the API words them: 400 "Failed to transfer project {:new_namespace=>[…]}". */
@@ -161,6 +181,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
     if (namespace.kind === 'user' && namespace.owner_id !== null) {
       await addOwner(ctx, trx, { kind: 'project', id: project.id }, namespace.owner_id, ctx.caller.user?.id ?? null, at)
     }
+    await noticeProjectChange(ctx, trx, project, 'transfer')
     return row
   })
   return reload(ctx, updated)
@@ -173,7 +194,7 @@ export async function transferProject(ctx: Context, loaded: LoadedProject, targe
 export async function deleteProject(ctx: Context, loaded: LoadedProject, unmodifiedSince: Date | null): Promise<void> {
   authorizeProject(loaded.access, 'remove_project')
   if (unmodifiedSince && Date.parse(loaded.project.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
-  await ctx.db.transaction().execute((trx) => scheduleProjectDeletion(trx, loaded.project.id, ctx.now()))
+  await ctx.db.transaction().execute((trx) => scheduleProjectDeletion(trx, loaded.project.id, ctx.now(), ctx.caller.user?.id))
 }
 
 /** POST /projects/:id/archive and /unarchive: Owner (GL `archive_project`); archiving twice changes nothing. */
@@ -181,6 +202,11 @@ export async function setArchived(ctx: Context, loaded: LoadedProject, archived:
   authorizeProject(loaded.access, 'archive_project')
   const value = archived ? 1 : 0
   if (loaded.project.archived === value) return viewOfLoaded(ctx, loaded)
-  const updated = await updateProjectRow(ctx.db, loaded.project.id, { archived: value, updated_at: ctx.now().toISOString() })
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    const row = await updateProjectRow(trx, loaded.project.id, { archived: value, updated_at: ctx.now().toISOString() })
+    // GL Projects::ArchiveService and UnarchiveService tell it as an update.
+    await noticeProjectChange(ctx, trx, loaded.project, 'update')
+    return row
+  })
   return viewOfLoaded(ctx, { ...loaded, project: updated })
 }
