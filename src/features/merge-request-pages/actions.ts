@@ -9,6 +9,7 @@ import {
   approveMergeRequest,
   diffNoteThread,
   mergeMergeRequest,
+  requestRebase,
   unapproveMergeRequest,
   updateMergeRequest,
   type DiffPositionInput,
@@ -21,7 +22,7 @@ import { findMergeRequestOfPage, renderDiffs, renderOverview } from './pages.js'
 import { mergeRequestPath } from './paths.js'
 
 // What the merge request page's forms do (GL Projects::NotesController#create, Projects::DiscussionsController#resolve
-// and #unresolve, Projects::MergeRequestsController#merge, approve and unapprove): each through the API's own service,
+// and #unresolve, Projects::MergeRequestsController#merge, rebase, approve and unapprove): each through the API's own service,
 // refused in its words.
 
 function hashOf(value: unknown): Record<string, unknown> {
@@ -186,6 +187,23 @@ async function changeApproval(w: WebRequest, loaded: LoadedProject, approve: boo
   return w.redirect(mergeRequestPath(loaded, row.iid))
 }
 
+/**
+ * POST /-/merge_requests/<iid>/rebase (GL Projects::MergeRequestsController#rebase): queues the rebase and comes back to
+ * the merge request, whose widget says "Rebase in progress" until it ends. Those who may not push to the source branch
+ * get the 404 page; a rebase already under way is left to finish.
+ */
+async function rebase(w: WebRequest, loaded: LoadedProject) {
+  const row = await findMergeRequestOfPage(w, loaded)
+  if (!w.ctx.caller.user) return w.notFound()
+  try {
+    await requestRebase(w.ctx, loaded, row, { skipCi: false })
+  } catch (error) {
+    if (error instanceof Forbidden) return w.notFound()
+    if (!(error instanceof Conflict)) throw error
+  }
+  return w.redirect(mergeRequestPath(loaded, row.iid))
+}
+
 export function registerMergeRequestActions(web: WebRouter) {
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/notes')) web.post(url, projectPage(postNote))
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/discussions/:discussion_id/resolve')) {
@@ -199,6 +217,7 @@ export function registerMergeRequestActions(web: WebRouter) {
     )
   }
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/merge')) web.post(url, projectPage(merge))
+  for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/rebase')) web.post(url, projectPage(rebase))
   for (const url of projectPageRoutes('/-/merge_requests/:merge_request_iid/approve')) {
     web.post(
       url,

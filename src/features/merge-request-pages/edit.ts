@@ -4,7 +4,7 @@ import { errorList, refusalOf, type Refusal } from '../../web/form-errors.js'
 import { csrfField, html } from '../../web/html.js'
 import { textOf } from '../../web/list-page.js'
 import { canSetMergeRequestMetadata, canUpdateMergeRequest, type LoadedProject } from '../access/index.js'
-import { mergeRequestViewsOf, updateMergeRequest, type MergeRequestView } from '../merge-requests/index.js'
+import { mergeRequestViewsOf, setMergeRequestDraft, updateMergeRequest, type MergeRequestView } from '../merge-requests/index.js'
 import { projectPage, projectPageRoutes, renderProjectPage } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { labelChoices, milestoneChoices, peopleChoices } from '../issuable-pages/index.js'
@@ -23,7 +23,8 @@ import { mergeRequestPath, mergeRequestsPath } from './paths.js'
 
 // Editing a merge request (GL Projects::MergeRequestsController#edit and #update, MergeRequests::UpdateService): title,
 // description, target branch, and for Developers assignees, reviewers, labels and milestone; its merge options. The
-// same PUT closes and reopens it from the page's buttons (`merge_request[state_event]`).
+// same PUT closes and reopens it from the page's buttons (`merge_request[state_event]`), and marks it as a draft or as
+// ready (`merge_request[wip_event]`).
 
 async function viewOf(w: WebRequest, row: MergeRequestRow): Promise<MergeRequestView> {
   const [view] = await mergeRequestViewsOf(w.ctx, [row])
@@ -127,6 +128,12 @@ async function update(w: WebRequest, loaded: LoadedProject) {
   try {
     if (form.title === undefined && (stateEvent === 'close' || stateEvent === 'reopen')) {
       await updateMergeRequest(w.ctx, loaded, mr.iid, { stateEvent })
+      return w.redirect(mergeRequestPath(loaded, mr.iid))
+    }
+    // GL toggle_draft_merge_request_path: Mark as draft and Mark as ready send `wip_event` alone.
+    const wipEvent = textOf(form.wip_event)
+    if (form.title === undefined && (wipEvent === 'draft' || wipEvent === 'ready')) {
+      await setMergeRequestDraft(w.ctx, loaded, mr.iid, wipEvent === 'draft')
       return w.redirect(mergeRequestPath(loaded, mr.iid))
     }
     const values = formValuesOf(w.params)

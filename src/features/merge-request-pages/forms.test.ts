@@ -482,7 +482,7 @@ describe('the merge widget and merging', () => {
 
     const draft = await openMergeRequest('drafty', { title: 'Draft: not yet' })
     const draftPage = await visit(mrPath(`/${draft.iid}`), ownerSession)
-    expect(draftPage.text).toContain('<strong>Merge blocked: merge request must not be draft.')
+    expect(draftPage.text).toContain('<strong>Merge blocked: Select Mark as ready to remove it from Draft status.</strong>')
 
     const moving = await openMergeRequest('moving')
     const stale = await visit(mrPath(`/${moving.iid}`), ownerSession)
@@ -565,5 +565,92 @@ describe("a fork's branch into its upstream", () => {
       ).status,
     ).toBe(404)
     expect((await call('GET', `/projects/${upstream.id}/merge_requests/1`)).state).toBe('opened')
+  })
+})
+
+describe('marking as draft or ready, and rebasing', () => {
+  const mergeRequestNotes = async (iid: number) => {
+    const notes: { body: string; system: boolean }[] = await call('GET', `/projects/${project.id}/merge_requests/${iid}/notes?sort=asc`)
+    return notes.filter((note) => note.system).map((note) => note.body)
+  }
+
+  test('Mark as ready and Mark as draft change the title prefix, with their system notes; a Reporter is offered neither', async () => {
+    const mr = await openMergeRequest('unfinished', { title: 'Draft: Unfinished work' })
+    const page = await visit(mrPath(`/${mr.iid}`), developerSession)
+    expect(page.text).toMatch(
+      /<input type="hidden" name="merge_request\[wip_event\]" value="ready" \/>\s*<button type="submit">Mark as ready<\/button>/,
+    )
+    expect(page.text).toMatch(/<form method="post" action="[^"]+" class="mr-mark-ready">/)
+    expect(page.text).toContain('<strong>Merge blocked: Select Mark as ready to remove it from Draft status.</strong>')
+    const asReporter = await visit(mrPath(`/${mr.iid}`), reporterSession)
+    expect(asReporter.text).not.toContain('wip_event')
+
+    const ready = await submit(developerSession, mrPath(`/${mr.iid}`), [
+      ['_method', 'put'],
+      ['merge_request[wip_event]', 'ready'],
+    ])
+    expect([ready.status, ready.location]).toEqual([302, mrPath(`/${mr.iid}`)])
+    expect(await mergeRequestOf(mr.iid)).toMatchObject({ title: 'Unfinished work', draft: false, work_in_progress: false })
+    const readyPage = await visit(mrPath(`/${mr.iid}`), developerSession)
+    expect(readyPage.text).toMatch(/value="draft" \/>\s*<button type="submit">Mark as draft<\/button>/)
+    expect(readyPage.text).not.toContain('class="mr-mark-ready"')
+
+    const drafted = await submit(developerSession, mrPath(`/${mr.iid}`), [
+      ['_method', 'put'],
+      ['merge_request[wip_event]', 'draft'],
+    ])
+    expect(drafted.status).toBe(302)
+    expect(await mergeRequestOf(mr.iid)).toMatchObject({ title: 'Draft: Unfinished work', draft: true })
+    expect(await mergeRequestNotes(mr.iid)).toEqual(['marked this merge request as **ready**', 'marked this merge request as **draft**'])
+    const refused = await submit(reporterSession, mrPath(`/${mr.iid}`), [
+      ['_method', 'put'],
+      ['merge_request[wip_event]', 'ready'],
+    ])
+    expect(refused.status).toBe(404)
+    expect((await mergeRequestOf(mr.iid)).draft).toBe(true)
+  })
+
+  test('a fast-forward project offers Rebase for a branch behind; the job rebases it, or the widget says why it could not', async () => {
+    await call('PUT', `/projects/${project.id}`, { merge_method: 'ff' })
+    try {
+      const mr = await openMergeRequest('behind')
+      const clash = await openMergeRequest('clash')
+      await call('POST', `/projects/${project.id}/repository/commits`, {
+        branch: 'main',
+        commit_message: 'Main moves on',
+        actions: [
+          { action: 'create', file_path: 'main-moves.txt', content: 'main\n' },
+          { action: 'create', file_path: 'clash.txt', content: 'main clashes\n' },
+        ],
+      })
+      const page = await visit(mrPath(`/${mr.iid}`), developerSession)
+      expect(page.text).toContain('<strong>Merge blocked: the source branch must be rebased onto the target branch.</strong>')
+      const rebaseForm = new RegExp(`<form method="post" action="${mrPath(`/${mr.iid}/rebase`)}" class="mr-rebase">`)
+      expect(page.text).toMatch(rebaseForm)
+      expect((await visit(mrPath(`/${mr.iid}`), reporterSession)).text).not.toMatch(rebaseForm)
+      expect((await submit(reporterSession, mrPath(`/${mr.iid}/rebase`), [])).status).toBe(404)
+
+      const queued = await submit(developerSession, mrPath(`/${mr.iid}/rebase`), [])
+      expect([queued.status, queued.location]).toEqual([302, mrPath(`/${mr.iid}`)])
+      const during = await visit(mrPath(`/${mr.iid}`), developerSession)
+      expect(during.text).toContain('<strong>Rebase in progress</strong>')
+      expect(during.text).not.toMatch(rebaseForm)
+      expect(await server.runJobs()).toBe(1)
+      const after = await visit(mrPath(`/${mr.iid}`), ownerSession)
+      expect(after.text).toContain('<strong>Ready to merge!</strong>')
+      expect(after.text).not.toContain('Rebase in progress')
+      expect(after.text).toContain('class="mr-merge-form"')
+
+      expect((await submit(developerSession, mrPath(`/${clash.iid}/rebase`), [])).status).toBe(302)
+      expect(await server.runJobs()).toBe(1)
+      const failed = await visit(mrPath(`/${clash.iid}`), developerSession)
+      expect(failed.text).toContain(
+        '<p class="flash mr-merge-error" role="alert">Rebase failed: Rebase locally, resolve all conflicts, then push the branch.</p>',
+      )
+      // A conflicting branch is not offered Rebase again.
+      expect(failed.text).not.toMatch(new RegExp(`action="${mrPath(`/${clash.iid}/rebase`)}"`))
+    } finally {
+      await call('PUT', `/projects/${project.id}`, { merge_method: 'merge' })
+    }
   })
 })

@@ -1,10 +1,10 @@
 import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { timeOf } from '../../web/list-page.js'
-import type { LoadedProject } from '../access/index.js'
+import { canUpdateMergeRequest, type LoadedProject } from '../access/index.js'
 import { shortCommitId } from '../commits/index.js'
 import { userLink } from '../issuable-pages/index.js'
-import type { ClosingIssue, MergePanel } from '../merge-requests/index.js'
+import { requiresFastForward, type ClosingIssue, type MergePanel } from '../merge-requests/index.js'
 import { projectPath } from '../projects/index.js'
 import { mergeRequestPath } from './paths.js'
 
@@ -30,7 +30,7 @@ function checksOf(project: ProjectRow): string[] {
   return CHECK_ORDER.filter((check) => {
     if (check === 'ci_must_pass') return project.only_allow_merge_if_pipeline_succeeds === 1
     if (check === 'discussions_not_resolved') return project.only_allow_merge_if_all_discussions_are_resolved === 1
-    if (check === 'need_rebase') return project.merge_method === 'ff' || project.merge_method === 'rebase_merge'
+    if (check === 'need_rebase') return requiresFastForward(project)
     return true
   })
 }
@@ -41,13 +41,13 @@ function blockedSentence(status: string, panel: MergePanel, row: MergeRequestRow
     case 'conflict':
       return html`Merge blocked: merge conflicts must be resolved.`
     case 'need_rebase':
-      return html`Merge blocked: fast-forward merge is not possible. To merge this request, first rebase locally.`
+      return html`Merge blocked: the source branch must be rebased onto the target branch.`
     case 'discussions_not_resolved':
       return html`Merge blocked: all threads must be resolved.`
     case 'ci_must_pass':
       return html`Merge blocked: pipeline must succeed. Push a commit that fixes the failure.`
     case 'draft_status':
-      return html`Merge blocked: merge request must not be draft. Remove the <code>Draft:</code> prefix from the title when it is ready.`
+      return html`Merge blocked: Select Mark as ready to remove it from Draft status.`
     case 'commits_status':
       if (panel.sourceBranchExists === false)
         return html`Merge blocked: the source branch <code>${row.source_branch}</code> does not exist.`
@@ -142,6 +142,47 @@ function closingLine(loaded: LoadedProject, closing: readonly ClosingIssue[]): H
   return html`<p class="mr-related">${closing.length === 1 ? 'Closes issue' : 'Closes issues'} ${joined}</p>`
 }
 
+/** GL mr_widget_alert_message: why the last rebase (or merge) failed, as one sentence. */
+function mergeErrorLine(row: MergeRequestRow, panel: MergePanel): Html {
+  if (row.merge_error === null || panel.rebaseInProgress) return html``
+  const sentence = row.merge_error.endsWith('.') ? row.merge_error : `${row.merge_error}.`
+  return html`<p class="flash mr-merge-error" role="alert">${sentence}</p>`
+}
+
+/**
+ * What can be done about a draft or a branch behind (GL work_in_progress.vue, mr_widget_rebase.vue): Mark as ready for
+ * those who may update it, Rebase for those who may push to the source branch of a project that merges fast-forward
+ * or semi-linear (unless it conflicts), "Rebase in progress" while a rebase runs.
+ */
+function widgetActions(loaded: LoadedProject, row: MergeRequestRow, panel: MergePanel, csrfToken: string | null): Html {
+  const user = loaded.access.caller.user
+  const assigneeIds = panel.view.assignees.map((assignee) => assignee.id)
+  const mayUpdate = user !== null && canUpdateMergeRequest(loaded.access, loaded.project, row, assigneeIds)
+  // A conflicting branch cannot be rebased here either: it is rebased locally.
+  const status = panel.view.mergeability?.detailedMergeStatus
+  const behind = requiresFastForward(loaded.project) && panel.commitsBehind > 0 && status !== 'conflict'
+  const markReady =
+    row.draft === 1 && mayUpdate && csrfToken !== null
+      ? html`<form method="post" action="${mergeRequestPath(loaded, row.iid)}" class="mr-mark-ready">
+          ${csrfField(csrfToken)}<input type="hidden" name="_method" value="put" />
+          <input type="hidden" name="merge_request[wip_event]" value="ready" />
+          <button type="submit" class="primary">Mark as ready</button>
+        </form>`
+      : ''
+  const rebase = panel.rebaseInProgress
+    ? html`<span class="mr-rebase-status"
+        ><strong>Rebase in progress</strong> &middot; <a href="${mergeRequestPath(loaded, row.iid)}">Refresh</a></span
+      >`
+    : behind && panel.mayRebase && csrfToken !== null
+      ? html`<form method="post" action="${mergeRequestPath(loaded, row.iid, '/rebase')}" class="mr-rebase">
+          ${csrfField(csrfToken)}
+          <button type="submit" class="${row.draft === 1 ? '' : 'primary'}">Rebase</button>
+        </form>`
+      : ''
+  if (markReady === '' && rebase === '') return html``
+  return html`<div class="button-row mr-widget-actions">${markReady} ${rebase}</div>`
+}
+
 /** The widget of an open merge request. */
 function openWidget(
   loaded: LoadedProject,
@@ -189,7 +230,8 @@ function openWidget(
           ? html`<p class="muted">Users who can write to the source or target branches can resolve the conflicts.</p>`
           : ''
       }
-      ${closingLine(loaded, closing)} ${!failed && canMerge && csrfToken !== null ? mergeForm(loaded, row, panel, csrfToken) : ''}
+      ${mergeErrorLine(row, panel)} ${widgetActions(loaded, row, panel, csrfToken)} ${closingLine(loaded, closing)}
+      ${!failed && canMerge && csrfToken !== null ? mergeForm(loaded, row, panel, csrfToken) : ''}
     </div>
   </section>`
 }

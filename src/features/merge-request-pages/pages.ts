@@ -202,7 +202,7 @@ function branchLink(projectFullPath: string, branch: string, prefix: string | nu
   return html`<a class="ref-name" href="/${projectFullPath}/-/tree/${encodeRef(branch)}"><code>${prefix ? `${prefix}:` : ''}${branch}</code></a>`
 }
 
-/** Edit, and Close or Reopen, for those who may update the merge request (GL `update_merge_request`). */
+/** Edit, Mark as draft or as ready, and Close or Reopen, for those who may update the merge request (GL `update_merge_request`). */
 async function headerActions(w: WebRequest, loaded: LoadedProject, view: MergeRequestView): Promise<Html> {
   const mr = view.mergeRequest
   const mayUpdate =
@@ -215,16 +215,18 @@ async function headerActions(w: WebRequest, loaded: LoadedProject, view: MergeRe
     )
   if (!mayUpdate) return html``
   const token = await w.csrfToken()
-  const stateForm = (event: 'close' | 'reopen', label: string) =>
+  const putForm = (field: 'state_event' | 'wip_event', value: string, label: string) =>
     html`<form method="post" action="${mergeRequestPath(loaded, mr.iid)}" class="inline">
       ${csrfField(token)}<input type="hidden" name="_method" value="put" />
-      <input type="hidden" name="merge_request[state_event]" value="${event}" />
+      <input type="hidden" name="merge_request[${field}]" value="${value}" />
       <button type="submit">${label}</button>
     </form>`
+  // GL toggle_draft_merge_request_path: an open merge request is marked as a draft, or as ready.
+  const draftForm = mr.draft === 1 ? putForm('wip_event', 'ready', 'Mark as ready') : putForm('wip_event', 'draft', 'Mark as draft')
   return html`<div class="mr-actions">
-    <a class="button" href="${mergeRequestPath(loaded, mr.iid, '/edit')}">Edit</a>
-    ${mr.state === 'opened' || mr.state === 'locked' ? stateForm('close', 'Close merge request') : ''}
-    ${mr.state === 'closed' ? stateForm('reopen', 'Reopen merge request') : ''}
+    <a class="button" href="${mergeRequestPath(loaded, mr.iid, '/edit')}">Edit</a> ${mr.state === 'opened' ? draftForm : ''}
+    ${mr.state === 'opened' || mr.state === 'locked' ? putForm('state_event', 'close', 'Close merge request') : ''}
+    ${mr.state === 'closed' ? putForm('state_event', 'reopen', 'Reopen merge request') : ''}
   </div>`
 }
 
