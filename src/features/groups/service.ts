@@ -24,6 +24,7 @@ import {
   memberGroupsCondition,
   visibleGroupsCondition,
 } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { addOwner } from '../members/index.js'
 import {
   BranchProtectionLevel,
@@ -427,6 +428,8 @@ export async function createGroup(ctx: Context, parentId: number | undefined, at
     return await ctx.db.transaction().execute(async (trx) => {
       await releaseRedirectsAtOrBelow(trx, fullPath)
       const group = await createNamespace(trx, row, parent)
+      // GL Group#post_create_hook tells of the group before its creator becomes its Owner.
+      await noticeChange(ctx, trx, { kind: 'group', action: 'create', groupId: group.id, actorId: user.id, at: ctx.now() })
       await addOwner(ctx, trx, { kind: 'group', id: group.id }, user.id, null, at)
       return group
     })
@@ -488,6 +491,18 @@ export async function updateGroup(ctx: Context, loaded: LoadedGroup, attributes:
       }
       const updated = await updateGroupRow(trx, group.id, { ...columns, updated_at: at })
       if (lockChanging && updated.share_with_group_lock === 1) await lockSharingBelow(trx, updated)
+      // GL Group#path_changed_hook: only a new path is told (a new name alone is not).
+      if (changed.path) {
+        const actorId = ctx.caller.user?.id ?? 0
+        await noticeChange(ctx, trx, {
+          kind: 'group',
+          action: 'rename',
+          groupId: group.id,
+          actorId,
+          oldFullPath: group.full_path,
+          at: ctx.now(),
+        })
+      }
       return updated
     })
   } catch (error) {
@@ -558,5 +573,5 @@ export async function transferGroup(ctx: Context, loaded: LoadedGroup, newParent
 /** DELETE /groups/:id: Owners only; marks the group and everything below it for deletion and schedules its removal. */
 export async function deleteGroup(ctx: Context, loaded: LoadedGroup): Promise<void> {
   authorizeGroup(loaded.access, 'remove_group')
-  await ctx.db.transaction().execute((trx) => scheduleGroupDeletion(trx, loaded.group, ctx.now()))
+  await ctx.db.transaction().execute((trx) => scheduleGroupDeletion(trx, loaded.group, ctx.now(), ctx.caller.user?.id))
 }

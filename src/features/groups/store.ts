@@ -149,6 +149,16 @@ export async function deleteGroupRow(db: Db, id: number): Promise<void> {
   await db.deleteFrom('namespaces').where('id', '=', id).execute()
 }
 
+/** A group and its subgroups, by id. */
+export function groupsInSubtree(db: Db, group: NamespaceRow) {
+  return db
+    .selectFrom('namespaces')
+    .select(['id', 'parent_id'])
+    .where('traversal_ids', 'like', `${group.traversal_ids}%`)
+    .orderBy('id')
+    .execute()
+}
+
 /** Marks a group and its subgroups for deletion. */
 export async function markGroupsAtOrBelowPendingDelete(db: Db, group: NamespaceRow): Promise<void> {
   await db.updateTable('namespaces').set({ pending_delete: 1 }).where('traversal_ids', 'like', `${group.traversal_ids}%`).execute()
@@ -158,8 +168,9 @@ export async function markGroupsAtOrBelowPendingDelete(db: Db, group: NamespaceR
 export function projectsInSubtree(db: Db, group: NamespaceRow) {
   return db
     .selectFrom('projects')
-    .select(['id', 'repository_storage'])
+    .select(['id', 'namespace_id', 'repository_storage'])
     .where('namespace_id', 'in', db.selectFrom('namespaces').select('id').where('traversal_ids', 'like', `${group.traversal_ids}%`))
+    .orderBy('id')
     .execute()
 }
 

@@ -8,6 +8,7 @@ export type { SourceRef } from './store.js'
  * inside the transaction that creates or moves it.
  */
 export { addOwnerMember as addOwner } from './service.js'
+export { noticeMembershipsEnding } from './service.js'
 
 /** Makes the bot of a new access token a direct member with the token's role; call it inside the creating transaction. */
 export function addBotMember(trx: Db, source: SourceRef, userId: number, accessLevel: number, createdById: number, at: string) {

@@ -22,6 +22,7 @@ import {
   deleteMemberRow,
   deleteMembershipsBelow,
   findHighestGroupMembership,
+  findCurrentMemberRows,
   findHighestRoles,
   findMemberRow,
   findMembershipsBelow,
@@ -104,13 +105,20 @@ function ancestorGroupIds(source: MemberSource): number[] {
  * Tells the outside of a membership added, changed or removed, inside the transaction that writes it. A removal is
  * told before its row goes, so whoever tells of it can still read the membership as it was.
  */
-function noticeMembership(ctx: Context, trx: Db, source: SourceRef, row: MemberRow, action: 'add' | 'update' | 'remove') {
+function noticeMembership(
+  ctx: Context,
+  trx: Db,
+  source: SourceRef,
+  row: MemberRow,
+  action: 'add' | 'update' | 'remove',
+  actorId = ctx.caller.user?.id ?? row.created_by_id ?? row.user_id,
+) {
   return noticeChange(ctx, trx, {
     kind: 'member',
     action,
     source: { type: source.kind, id: source.id },
     userId: row.user_id,
-    actorId: ctx.caller.user?.id ?? row.created_by_id ?? row.user_id,
+    actorId,
     accessLevel: row.access_level,
     expiresAt: row.expires_at,
     at: ctx.now(),
@@ -126,6 +134,16 @@ export async function addOwnerMember(ctx: Context, trx: Db, source: SourceRef, u
   const row = await replaceWithOwnerMember(trx, source, userId, createdById, at)
   await noticeMembership(ctx, trx, source, row, had && !isExpired(had, isoDate(ctx.now())) ? 'update' : 'add')
   return row
+}
+
+/**
+ * Tells of the removal of every current direct membership of a group that is about to be deleted, as GitLab's
+ * `dependent: :destroy` removes them one by one; call it in the deleting transaction, before the rows go.
+ */
+export async function noticeMembershipsEnding(ctx: Context, trx: Db, source: SourceRef, actorId: number) {
+  for (const row of await findCurrentMemberRows(trx, source, isoDate(ctx.now()))) {
+    await noticeMembership(ctx, trx, source, row, 'remove', actorId)
+  }
 }
 
 function authorizeRead(source: MemberSource) {

@@ -180,6 +180,17 @@ export async function hasOtherOwner(db: Db, groupIds: number[], except: { groupI
 }
 
 /** Removes a user's direct memberships of the groups below a group and of every project in the group or below it. */
+/** The direct memberships of a project or group that have not expired, oldest first. */
+export function findCurrentMemberRows(db: Db, source: SourceRef, today: string) {
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where(sourceColumn(source), '=', source.id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+    .orderBy('id')
+    .execute()
+}
+
 /** A user's memberships of the subgroups below a group and of their projects (the group's own excepted): projects first. */
 export function findMembershipsBelow(db: Db, group: { id: number; traversal_ids: string }, userId: number) {
   const below = db
