@@ -88,6 +88,7 @@ import { registerCommitRoutes } from './features/commits/routes.js'
 import { registerCommitActionRoutes } from './features/commit-actions/routes.js'
 import { registerRepositoryFileRoutes } from './features/repository-files/routes.js'
 import { registerRepositoryBrowseRoutes } from './features/repository-browse/routes.js'
+import { registerWebhookRoutes } from './features/webhooks/routes.js'
 import { InstanceMemo } from './core/instance-memo.js'
 import { SVC_VERSION } from './version.js'
 
@@ -320,6 +321,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCommitActionRoutes(api)
   registerRepositoryFileRoutes(api)
   registerRepositoryBrowseRoutes(api)
+  registerWebhookRoutes(api)
   registerErrorCollectorRoutes(fastify, plain, errorCollector)
   registerErrorTrackingPages(web)
   registerOverviewPages(web)

@@ -9,6 +9,7 @@ import { jobHandlers as sessionJobHandlers, periodicJobs as sessionPeriodicJobs 
 import { jobHandlers as snippetJobHandlers } from './features/snippets/index.js'
 import { jobHandlers as storageMoveJobHandlers } from './features/storage-moves/index.js'
 import { jobHandlers as alertJobHandlers } from './features/alerts/index.js'
+import { jobHandlers as webhookJobHandlers, periodicJobs as webhookPeriodicJobs } from './features/webhooks/index.js'
 import { jobHandlers as mergeRequestJobHandlers } from './features/merge-requests/index.js'
 import { jobHandlers as mailJobHandlers, periodicJobs as mailPeriodicJobs } from './features/mail/index.js'
 
@@ -24,9 +25,16 @@ export const jobHandlers: JobHandler[] = [
   ...snippetJobHandlers,
   ...storageMoveJobHandlers,
   ...alertJobHandlers,
+  ...webhookJobHandlers,
   ...mergeRequestJobHandlers,
   ...mailJobHandlers,
 ]
 
 /** Jobs every node schedules on a timer (once per slot across nodes). */
-export const periodicJobs: PeriodicJob[] = [...queuePeriodicJobs, ...eventPeriodicJobs, ...sessionPeriodicJobs, ...mailPeriodicJobs]
+export const periodicJobs: PeriodicJob[] = [
+  ...queuePeriodicJobs,
+  ...eventPeriodicJobs,
+  ...sessionPeriodicJobs,
+  ...mailPeriodicJobs,
+  ...webhookPeriodicJobs,
+]

@@ -857,6 +857,99 @@ export interface AccountTokensTable {
 
 export type AccountTokenPurpose = 'reset_password' | 'unlock'
 
+/** An outgoing webhook (GL web_hooks): a project's, a group's or the instance's (system hook), by `type`. */
+export interface WebHooksTable {
+  id: Generated<number>
+  type: WebHookType
+  project_id: number | null
+  group_id: number | null
+  /** The URL as entered, `{name}` placeholders included: the URL variables fill them when sending. */
+  url: string
+  /** Sent as X-Gitlab-Token; never shown back. */
+  token: string | null
+  /** JSON object of URL variable names and values (secrets: only the names are shown). */
+  url_variables: Generated<string>
+  /** JSON object of header names and values sent with every request (secrets: only the names are shown). */
+  custom_headers: Generated<string>
+  name: string | null
+  description: string | null
+  push_events: Generated<Flag>
+  tag_push_events: Generated<Flag>
+  issues_events: Generated<Flag>
+  confidential_issues_events: Generated<Flag>
+  note_events: Generated<Flag>
+  confidential_note_events: Generated<Flag>
+  merge_requests_events: Generated<Flag>
+  job_events: Generated<Flag>
+  pipeline_events: Generated<Flag>
+  wiki_page_events: Generated<Flag>
+  deployment_events: Generated<Flag>
+  feature_flag_events: Generated<Flag>
+  releases_events: Generated<Flag>
+  milestone_events: Generated<Flag>
+  emoji_events: Generated<Flag>
+  resource_access_token_events: Generated<Flag>
+  vulnerability_events: Generated<Flag>
+  member_events: Generated<Flag>
+  subgroup_events: Generated<Flag>
+  project_events: Generated<Flag>
+  repository_update_events: Generated<Flag>
+  enable_ssl_verification: Generated<Flag>
+  push_events_branch_filter: string | null
+  branch_filter_strategy: Generated<BranchFilterStrategy>
+  custom_webhook_template: string | null
+  /** Failed requests in a row (GL WebHooks::AutoDisabling); a success sets it back to 0. */
+  recent_failures: Generated<number>
+  /** Until when a temporarily disabled hook sends nothing. */
+  disabled_until: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type WebHookType = 'ProjectHook' | 'GroupHook' | 'SystemHook'
+export type BranchFilterStrategy = 'wildcard' | 'regex' | 'all_branches'
+
+/** A request a hook still has to send: written with the change it tells of, removed once sent or given up. */
+export interface WebHookDeliveriesTable {
+  id: Generated<number>
+  web_hook_id: number
+  /** GitLab's hook name: `push_hooks`, `issue_hooks`, `system_hooks`… (the log's `trigger`). */
+  trigger: string
+  /** The X-Gitlab-Event header. */
+  event: string
+  /** JSON of the body, before the hook's custom template. */
+  payload: string
+  /** Sent as Idempotency-Key, the same on every attempt. */
+  idempotency_key: string
+  /** Sent as X-Gitlab-Event-UUID. */
+  event_uuid: string
+  /** Requests sent so far. */
+  attempts: Generated<number>
+  created_at: Timestamp
+}
+
+/** One request a hook sent and what came back (GL web_hook_logs). */
+export interface WebHookLogsTable {
+  id: Generated<number>
+  web_hook_id: number
+  trigger: string
+  /** The hook's URL as entered, with any user and password masked. */
+  url: string
+  /** SHA-256 of the URL the request went to: a resend needs the hook to point there still. */
+  url_hash: string | null
+  /** JSON objects; header values that are secrets are redacted. */
+  request_headers: string
+  request_data: string
+  response_headers: string
+  response_body: string
+  /** The HTTP status as text, or `internal error` when no response came. */
+  response_status: string
+  /** Seconds. */
+  execution_duration: number
+  internal_error_message: string | null
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -909,6 +1002,9 @@ export interface Database {
   protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable
   mail_outbox: MailOutboxTable
   account_tokens: AccountTokensTable
+  web_hooks: WebHooksTable
+  web_hook_deliveries: WebHookDeliveriesTable
+  web_hook_logs: WebHookLogsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -973,3 +1069,9 @@ export type ProtectedTagCreateAccessLevelRow = Selectable<ProtectedTagCreateAcce
 export type MailOutboxRow = Selectable<MailOutboxTable>
 export type NewMailOutboxRow = Insertable<MailOutboxTable>
 export type AccountTokenRow = Selectable<AccountTokensTable>
+export type WebHookRow = Selectable<WebHooksTable>
+export type NewWebHookRow = Insertable<WebHooksTable>
+export type WebHookUpdate = Updateable<WebHooksTable>
+export type WebHookDeliveryRow = Selectable<WebHookDeliveriesTable>
+export type WebHookLogRow = Selectable<WebHookLogsTable>
+export type NewWebHookLogRow = Insertable<WebHookLogsTable>

@@ -1,0 +1,36 @@
+/**
+ * Outgoing webhooks: project, group and system hooks, what a change sends them (`tellWebhooks`, one of
+ * change-notices' tellers), the jobs that send it, and the use cases the API and the settings pages share.
+ */
+import { every, handle } from '../../jobs/index.js'
+import { deliverWebhook, pruneWebhookLogs } from './deliveries.js'
+import { DeliverWebhook, PruneWebhookLogs } from './jobs.js'
+
+export { tellWebhooks, DELIVERY_ATTEMPTS, LOG_RETENTION_MS } from './deliveries.js'
+export { alertStatusOf, type AlertStatus } from './auto-disabling.js'
+export {
+  authorizeHooks,
+  createHook,
+  deleteHook,
+  findHook,
+  HookNotSaved,
+  listHooks,
+  setHookKey,
+  unsetHookKey,
+  updateHook,
+  type HookInput,
+  type HookParent,
+  type KeyValue,
+} from './service.js'
+export { listHookEvents, resendHookEvent } from './events.js'
+export { testHook, testSystemHook } from './test-hook.js'
+export { canAdminGroupHooks, canAdminProjectHooks, canAdminSystemHooks, hasGroupHooks } from './policy.js'
+export { TEST_TRIGGERS, type TestTrigger } from './schemas.js'
+
+export const jobHandlers = [
+  handle(DeliverWebhook, (ctx, payload) => deliverWebhook(ctx, payload.deliveryId, payload.attempt)),
+  handle(PruneWebhookLogs, async (ctx) => void (await pruneWebhookLogs(ctx))),
+]
+
+/** The logs keep two days: an hourly prune keeps them near that. */
+export const periodicJobs = [every(60 * 60_000, PruneWebhookLogs, {})]
