@@ -1,6 +1,7 @@
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { hashPassword, verifyPassword } from '../../core/secrets.js'
+import { noticeChange } from '../change-notices/index.js'
 import {
   findUserByLogin,
   findUserForAuthentication,
@@ -121,6 +122,11 @@ export async function signInWithPassword(ctx: Context, login: unknown, password:
   if (check.kind === 'invalid') return { kind: 'refused', message: INVALID_LOGIN_MESSAGE }
   const { user } = check
   const inactive = inactiveMessage(user)
+  if (inactive === BLOCKED_MESSAGE) {
+    // GL Gitlab::Auth::BlockedUserTracker: a blocked user who knew the password is told of as user_failed_login.
+    const change = { kind: 'user', action: 'failed_login', userId: user.id, at: ctx.now() } as const
+    await ctx.db.transaction().execute((trx) => noticeChange(ctx, trx, change))
+  }
   if (inactive) return { kind: 'refused', message: inactive }
   const reactivated = user.state === 'deactivated'
   const updated = await recordSignIn(ctx.db, user, ip, ctx.now())

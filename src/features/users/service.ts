@@ -3,13 +3,16 @@ import { authorizeAdmin, type User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { BadRequest, Conflict, Forbidden, Invalid, NotFound, PreconditionFailed, Refused, Unauthorized } from '../../core/errors.js'
 import { hashPassword } from '../../core/secrets.js'
+import { isoDate } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
 import { fetchKeysetPage, fetchOffsetPage, type KeysetPage, type KeysetPosition, type OffsetPage } from '../../db/pagination.js'
 import type { NewUserRow, UserUpdate } from '../../db/schema.js'
+import { noticeChange } from '../change-notices/index.js'
 import { createPersonalNamespace, isUsernameUsedByNamespace, syncPersonalNamespace } from '../namespaces/index.js'
 import { scheduleRepositoryRemoval } from '../repositories/index.js'
 import { canListUsers, canReadAllUsers } from './policy.js'
 import {
+  currentMembershipsOfUser,
   deleteUserRow,
   repositoriesOfUser,
   findUserById,
@@ -295,6 +298,7 @@ export async function createUser(ctx: Context, attributes: UserAttributes): Prom
     user = await ctx.db.transaction().execute(async (trx) => {
       const inserted = await insertUser(trx, { ...row, password_digest: digest })
       await createPersonalNamespace(trx, inserted)
+      await noticeChange(ctx, trx, { kind: 'user', action: 'create', userId: inserted.id, at: ctx.now() })
       return inserted
     })
   } catch (error) {
@@ -421,6 +425,10 @@ async function saveUserChanges(ctx: Context, user: User, attributes: UserAttribu
     updated = await ctx.db.transaction().execute(async (trx) => {
       const row = await updateUserRow(trx, user.id, changes)
       if (row) await syncPersonalNamespace(trx, row, at)
+      // GL User#username_changed_hook.
+      if (row && columns.username !== undefined) {
+        await noticeChange(ctx, trx, { kind: 'user', action: 'rename', userId: user.id, oldUsername: user.username, at: ctx.now() })
+      }
       return row
     })
   } catch (error) {
@@ -442,9 +450,33 @@ export async function deleteUser(ctx: Context, id: number, unmodifiedSince: Date
   if (unmodifiedSince && Date.parse(user.updated_at) > unmodifiedSince.getTime()) throw new PreconditionFailed()
   // Their personal projects and snippets go with the rows; a job removes their repositories once that has committed.
   await ctx.db.transaction().execute(async (trx) => {
-    await scheduleRepositoryRemoval(trx, await repositoriesOfUser(trx, id), ctx.now())
+    const repositories = await repositoriesOfUser(trx, id)
+    await noticeUserDeletion(ctx, trx, user, repositories)
+    await scheduleRepositoryRemoval(trx, repositories, ctx.now())
     if (!(await deleteUserRow(trx, id))) throw new NotFound('User')
   })
+}
+
+/**
+ * Tells of what a user's deletion removes, in GL Users::DestroyService's order and before the rows go: each membership,
+ * each personal project, then the user.
+ */
+async function noticeUserDeletion(ctx: Context, trx: Db, user: User, repositories: { kind: string; id: number }[]) {
+  const actorId = ctx.caller.user?.id ?? user.id
+  const at = ctx.now()
+  for (const row of await currentMembershipsOfUser(trx, user.id, isoDate(at))) {
+    const source =
+      row.project_id !== null
+        ? { type: 'project' as const, id: row.project_id }
+        : { type: 'group' as const, id: row.namespace_id as number }
+    const { access_level: accessLevel, expires_at: expiresAt } = row
+    await noticeChange(ctx, trx, { kind: 'member', action: 'remove', source, userId: user.id, actorId, accessLevel, expiresAt, at })
+  }
+  for (const repository of repositories) {
+    if (repository.kind === 'project')
+      await noticeChange(ctx, trx, { kind: 'project', action: 'destroy', projectId: repository.id, actorId, at })
+  }
+  await noticeChange(ctx, trx, { kind: 'user', action: 'destroy', userId: user.id, at })
 }
 
 // ---------------------------------------------------------------------------------------------

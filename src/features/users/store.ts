@@ -123,6 +123,17 @@ export async function repositoriesOfUser(db: Db, userId: number): Promise<Reposi
   ]
 }
 
+/** A user's memberships that have not expired, oldest first. */
+export function currentMembershipsOfUser(db: Db, userId: number, today: string) {
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+    .orderBy('id')
+    .execute()
+}
+
 /** Removes the user; their tokens go with them (foreign keys cascade). */
 export async function deleteUserRow(db: Db, id: number): Promise<boolean> {
   const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()
