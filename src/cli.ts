@@ -12,12 +12,19 @@ import { openDatabase } from './db/index.js'
 import { migrateToLatest } from './db/migrate.js'
 import { SettingsCache } from './features/settings/cache.js'
 import { ensureRootUser } from './features/users/bootstrap.js'
-import { createUser, findUserByIdOrUsername } from './features/users/index.js'
+import { createUser, findUserByIdOrUsername, findUserByUsername } from './features/users/index.js'
+import { setPasswordFromCommandLine, unlockAccount } from './features/sessions/index.js'
+import { toSentence } from './core/sentence.js'
 import { ensureRootToken, issuePersonalAccessToken } from './features/tokens/index.js'
 import { InstanceMemo } from './core/instance-memo.js'
 
 export const ADMIN_COMMANDS_HELP = `  create-user    Create a user (--username, --email, --name, [--password], [--admin])
-  create-token   Create a personal access token (--user, --scopes a,b, [--name], [--expires-at YYYY-MM-DD])`
+  create-token   Create a personal access token (--user, --scopes a,b, [--name], [--expires-at YYYY-MM-DD])
+  user reset-password <username>
+                 Set a user's password, asked twice (or read from standard input: the password, then
+                 optionally its confirmation, one a line); the user's sessions end
+  user unlock <username>
+                 Unlock an account locked after too many failed sign-ins`
 
 /** A refusal the command reports as one line on stderr; 2 means the command line itself was wrong. */
 export class CommandError extends Error {
@@ -134,6 +141,98 @@ async function createTokenCommand(args: string[], config: Config) {
   process.stdout.write(`${token}\n`)
 }
 
+/**
+ * Lines typed at the terminal, one for each question, without echoing them (GL Gitlab::TaskHelpers.prompt_for_password).
+ * The terminal is raw (no echo) before a question shows; what was typed ahead answers the next question.
+ */
+function promptHidden(questions: string[]): Promise<string[]> {
+  const input = process.stdin
+  const answers: string[] = []
+  let typed = ''
+  input.setRawMode(true)
+  input.setEncoding('utf8')
+  process.stdout.write(questions[0])
+  return new Promise((resolve, reject) => {
+    const finish = (error: Error | null) => {
+      input.setRawMode(false)
+      input.off('data', onData)
+      input.pause()
+      if (error) reject(error)
+      else resolve(answers)
+    }
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') {
+          answers.push(typed)
+          typed = ''
+          process.stdout.write('\n')
+          if (answers.length === questions.length) return finish(null)
+          process.stdout.write(questions[answers.length])
+        } else if (char === '\u0003') {
+          process.stdout.write('\n')
+          return finish(new CommandError('interrupted', 130))
+        } else if (char === '\u007f' || char === '\b') typed = [...typed].slice(0, -1).join('')
+        else if (char >= ' ') typed += char
+      }
+    }
+    input.on('data', onData)
+    input.resume()
+  })
+}
+
+/** Standard input whole, when it is not a terminal: a script's answers. */
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** The full messages of a refusal as one sentence: "Password is too short (minimum is 8 characters)". */
+function fullMessages(error: DomainError): string {
+  if (!(error instanceof Invalid)) return error.message
+  const label = (attribute: string) => attribute.charAt(0).toUpperCase() + attribute.slice(1).replace(/_/g, ' ')
+  return toSentence(Object.entries(error.errors).flatMap(([attribute, messages]) => messages.map((text) => `${label(attribute)} ${text}`)))
+}
+
+/**
+ * `svc user reset-password <username>` (GL gitlab:password:reset): the new password twice at a terminal, else from
+ * standard input; GitLab's answers. `svc user unlock <username>` lifts a lock at once, as the unlock link does.
+ */
+async function userCommand(args: string[], config: Config) {
+  const { positionals } = parseArgs({ args, strict: true, allowPositionals: true, options: {} })
+  const [action, username, ...extra] = positionals
+  if ((action !== 'reset-password' && action !== 'unlock') || extra.length > 0) {
+    throw new CommandError('expected reset-password <username> or unlock <username>', 2)
+  }
+  if (!username) throw new CommandError('Username can not be empty.')
+  await withAdminContext(config, async (ctx) => {
+    const user = await findUserByUsername(ctx.db, username)
+    if (!user) throw new CommandError(`Unable to find user with username ${username}.`)
+    if (action === 'unlock') {
+      if (user.locked_at === null) {
+        process.stdout.write(`The account of the user with username ${username} is not locked.\n`)
+        return
+      }
+      await unlockAccount(ctx, user)
+      process.stdout.write(`Unlocked the account of the user with username ${username}.\n`)
+      return
+    }
+    // From a script: the password, then its confirmation when given, one a line.
+    const [password, passwordConfirmation] = process.stdin.isTTY
+      ? await promptHidden(['Enter password: ', 'Confirm password: '])
+      : (await readStandardInput()).split(/\r?\n/).map((line, n, lines) => (n === 1 && line === '' ? lines[0] : line))
+    try {
+      await setPasswordFromCommandLine(ctx, user, { password, passwordConfirmation: passwordConfirmation ?? password })
+    } catch (error) {
+      if (error instanceof DomainError) {
+        throw new CommandError(`Unable to change password of the user with username ${username}.\n${fullMessages(error)}`)
+      }
+      throw error
+    }
+    process.stdout.write(`Password successfully updated for user with username ${username}.\n`)
+  })
+}
+
 /** Runs an administrative command; false when `command` is not one. */
 export async function runAdminCommand(command: string, args: string[], config: Config): Promise<boolean> {
   try {
@@ -143,6 +242,9 @@ export async function runAdminCommand(command: string, args: string[], config: C
         return true
       case 'create-token':
         await createTokenCommand(args, config)
+        return true
+      case 'user':
+        await userCommand(args, config)
         return true
       default:
         return false
