@@ -14,8 +14,9 @@ export interface SmtpSink {
   /** Refuses every recipient with this reply code while set (451: try later; 550: never); the refusals are counted. */
   refusing: number | null
   refusals: number
-  /** Holds every message at its end of data without an answer while set, as a stalled server does. */
+  /** Holds every message at its end of data without an answer while set, as a stalled server does; those held are counted. */
   stalling: boolean
+  stalled: number
   /** Resolves once `count` messages have arrived. */
   waitFor(count: number): Promise<void>
   close(): Promise<void>
@@ -33,6 +34,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     refusing: null,
     refusals: 0,
     stalling: false,
+    stalled: 0,
     waitFor(count) {
       if (sink.received.length >= count) return Promise.resolve()
       return new Promise((resolve) => waiters.push({ count, resolve }))
@@ -60,7 +62,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
-        if (sink.stalling) return
+        if (sink.stalling) {
+          sink.stalled += 1
+          return
+        }
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
         sink.received.push({ from, to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') })
         for (const waiter of waiters.filter((w) => sink.received.length >= w.count)) {
