@@ -3,6 +3,7 @@ import type { Context } from '../../core/context.js'
 import { Invalid, NotFound } from '../../core/errors.js'
 import type { AlertRow } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { createAlertSystemNote, findAlertNotes } from '../notes/index.js'
 import { findUsersByIds } from '../users/index.js'
 import type { LoadedProject } from '../access/index.js'
@@ -151,6 +152,7 @@ export async function updateAlertStatus(ctx: Context, loaded: LoadedProject, iid
     }
     const values: Partial<AlertRow> = { status, ended_at: status === Status.RESOLVED ? at : null, updated_at: at }
     await updateAlertRow(trx, before.id, values)
+    await noticeChange(ctx, trx, { kind: 'alert', action: 'update', projectId: loaded.project.id, alertId: before.id, at: now })
     if (user) {
       const body = `changed the status to **${statusTitle(status)}**`
       await createAlertSystemNote(trx, { id: before.id, projectId: loaded.project.id }, user.id, body, now)

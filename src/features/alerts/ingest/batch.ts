@@ -1,6 +1,8 @@
+import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
 import type { NewAlertRow } from '../../../db/schema.js'
 import { enqueueJob } from '../../../jobs/index.js'
+import { noticeChange } from '../../change-notices/index.js'
 import { findEnvironmentsByNames } from '../../environments/index.js'
 import { CloseIncident, CreateIncident } from '../jobs.js'
 import { Status } from '../present.js'
@@ -34,6 +36,8 @@ export interface AlertSubmission {
    * prometheus: such items are left out of the answer.
    */
   kind: 'generic' | 'prometheus'
+  /** The request's context: the alerts it creates, counts or resolves are told of with it. */
+  ctx: Context
 }
 
 export type SubmissionOutcome = { ok: true; alerts: { iid: number; title: string }[] } | { ok: false }
@@ -51,6 +55,8 @@ interface Target {
   added: number
   resolved: { endedAt: string; source: string; integration: IngestIntegration } | null
   created: { row: NewAlertRow; environmentName: string | null; integration: IngestIntegration } | null
+  /** The context of the last request that touched it. */
+  ctx: Context
 }
 
 function sourceOf(monitoringTool: string | null, integration: IngestIntegration): string {
@@ -97,6 +103,7 @@ export async function applySubmissions(
         added: 0,
         resolved: null,
         created: null,
+        ctx: submissions[indexes[0]].ctx,
       })
     }
     const touched = new Set<Target>()
@@ -118,6 +125,7 @@ export async function applySubmissions(
           } else {
             match.added += 1
           }
+          match.ctx = submission.ctx
           touched.add(match)
           landed.push(match)
         } else if (alert.resolved || alert.title === null) {
@@ -157,6 +165,7 @@ export async function applySubmissions(
               environmentName: alert.environmentName,
               integration: submission.integration,
             },
+            ctx: submission.ctx,
           }
           created.push(target)
           if (alert.fingerprint) open.set(alert.fingerprint, target)
@@ -210,6 +219,17 @@ export async function applySubmissions(
       notes.push({ projectId, alertId, authorId: botId, body: 'changed the status to **Resolved**', at })
     }
     await insertAlertNotes(trx, notes)
+    // GL AlertProcessing: a new alert is told of once saved (Alert#execute_integrations); one resolved or counted again
+    // is an update of it.
+    for (const target of created) {
+      await noticeChange(target.ctx, trx, { kind: 'alert', action: 'create', projectId, alertId: target.id as number, at: now })
+      if (target.resolved)
+        await noticeChange(target.ctx, trx, { kind: 'alert', action: 'update', projectId, alertId: target.id as number, at: now })
+    }
+    for (const target of touched) {
+      if (target.created) continue
+      await noticeChange(target.ctx, trx, { kind: 'alert', action: 'update', projectId, alertId: target.id as number, at: now })
+    }
     for (const target of created) {
       if (!target.resolved && target.created?.integration.createIncident)
         await enqueueJob(trx, CreateIncident, { alertId: target.id as number }, { now })

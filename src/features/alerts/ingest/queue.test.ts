@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Db } from '../../../db/index.js'
+import { contextFor } from '../../../testing/context.js'
 import { createTestGroup, createTestProject } from '../../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../../testing/server.js'
 import type { AlertSubmission } from './batch.js'
@@ -44,6 +45,7 @@ function submission(projectId: number, integrationId: number, payload: Record<st
     integration: { id: integrationId, name: 'Q', createIncident: false, autoCloseIncident: false },
     alerts: [alert],
     kind: 'generic',
+    ctx: contextFor(server, null),
   }
 }
 

@@ -220,6 +220,7 @@ export async function receiveAlerts(ctx: Context, intake: AlertIntake, request: 
     },
     alerts,
     kind: prometheus ? 'prometheus' : 'generic',
+    ctx,
   }
   const stored: SubmissionOutcome = alerts.length === 0 ? { ok: true, alerts: [] } : await intake.queue.submit(submission)
   if (!stored.ok) return { outcome: 'not-accepted' }
