@@ -11,6 +11,7 @@ import {
 } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { createTestAlertIntegration } from './testing.js'
 
 let server: TestServer
 let db: Db
@@ -35,21 +36,7 @@ async function member(project: ProjectRow, accessLevel: number) {
 async function projectWithIntegration(options: { autoClose?: boolean } = {}) {
   const group = await createTestGroup(db, { visibility: 'private' })
   const project = await createTestProject(db, { namespace: group, visibility: 'private' })
-  const at = new Date().toISOString()
-  await db
-    .insertInto('alert_integrations')
-    .values({
-      project_id: project.id,
-      name: 'HTTP',
-      type: 'http',
-      active: 1,
-      endpoint_identifier: 'legacy',
-      token: KEY,
-      auto_close_incident: options.autoClose === false ? 0 : 1,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute()
+  await createTestAlertIntegration(db, project.id, KEY, { auto_close_incident: options.autoClose === false ? 0 : 1 })
   return project
 }
 

@@ -20,7 +20,7 @@ import {
 } from './policy.js'
 import {
   deleteMemberRow,
-  deleteMembershipsBelow,
+  deleteMemberRows,
   findHighestGroupMembership,
   findCurrentMemberRows,
   findHighestRoles,
@@ -609,13 +609,15 @@ export async function removeMember(ctx: Context, source: MemberSource, userId: n
       await recordEvent(trx, { projectId: source.project.id, authorId: userId, action: 'left', target: null, at: ctx.now() })
     if (source.kind === 'group' && !input.skipSubresources) {
       // GL Members::DestroyService#delete_subresources: each membership below goes as its own removal.
-      for (const below of await findMembershipsBelow(trx, source.group, userId)) {
+      const below = await findMembershipsBelow(trx, source.group, userId)
+      for (const row of below) {
         const ref: SourceRef =
-          below.project_id !== null ? { kind: 'project', id: below.project_id } : { kind: 'group', id: below.namespace_id as number }
-        await noticeMembership(ctx, trx, ref, below, 'remove')
+          row.project_id !== null ? { kind: 'project', id: row.project_id } : { kind: 'group', id: row.namespace_id as number }
+        await noticeMembership(ctx, trx, ref, row, 'remove')
       }
       await recordProjectsLeftBelow(trx, source.group, userId, ctx.now())
-      await deleteMembershipsBelow(trx, source.group, userId)
+      const ids = below.map((row) => row.id)
+      await deleteMemberRows(trx, ids)
     }
   })
 }

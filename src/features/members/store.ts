@@ -212,21 +212,8 @@ export function findMembershipsBelow(db: Db, group: { id: number; traversal_ids:
     .execute()
 }
 
-export async function deleteMembershipsBelow(db: Db, group: { id: number; traversal_ids: string }, userId: number) {
-  const below = db
-    .selectFrom('namespaces')
-    .select('id')
-    .where(sql<SqlBool>`traversal_ids like ${group.traversal_ids + '%'}`)
-  await db
-    .deleteFrom('members')
-    .where('user_id', '=', userId)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('namespace_id', 'in', below), eb('namespace_id', '<>', group.id)]),
-        eb('project_id', 'in', db.selectFrom('projects').select('id').where('namespace_id', 'in', below)),
-      ]),
-    )
-    .execute()
+export async function deleteMemberRows(db: Db, ids: number[]) {
+  if (ids.length > 0) await db.deleteFrom('members').where('id', 'in', ids).execute()
 }
 
 /** Each user's highest current role anywhere (GitLab's `highest_role`, which decides whether a user takes a seat). */

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/index.js'
 import { contextFor } from '../../../testing/context.js'
 import { createTestGroup, createTestProject } from '../../../testing/factories.js'
 import { startTestServer, type TestServer } from '../../../testing/server.js'
+import { createTestAlertIntegration } from '../testing.js'
 import type { AlertSubmission } from './batch.js'
 import { parseGeneric } from './parsers/index.js'
 import { createAlertIngestQueue } from './queue.js'
@@ -20,21 +21,7 @@ afterAll(() => server.close())
 async function projectWithIntegration() {
   const group = await createTestGroup(db, { visibility: 'private' })
   const project = await createTestProject(db, { namespace: group, visibility: 'private' })
-  const at = new Date().toISOString()
-  const integration = await db
-    .insertInto('alert_integrations')
-    .values({
-      project_id: project.id,
-      name: 'Q',
-      type: 'http',
-      active: 1,
-      endpoint_identifier: 'legacy',
-      token: 'k',
-      created_at: at,
-      updated_at: at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const integration = await createTestAlertIntegration(db, project.id, 'k', { name: 'Q' })
   return { project, integrationId: Number(integration.id) }
 }
 

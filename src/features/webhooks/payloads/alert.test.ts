@@ -3,6 +3,7 @@ import type { Change } from '../../../core/changes.js'
 import { createTestGroup, createTestProject } from '../../../testing/factories.js'
 import { contextFor } from '../../../testing/context.js'
 import { startTestServer, type TestServer } from '../../../testing/server.js'
+import { createTestAlertIntegration } from '../../alerts/testing.js'
 import { hookPayloadsOf } from './index.js'
 
 let server: TestServer
@@ -21,20 +22,7 @@ async function projectWithIntegration() {
   const db = server.database.db
   const group = await createTestGroup(db, { visibility: 'private' })
   const project = await createTestProject(db, { namespace: group, visibility: 'private' })
-  const at = new Date().toISOString()
-  await db
-    .insertInto('alert_integrations')
-    .values({
-      project_id: project.id,
-      name: 'HTTP',
-      type: 'http',
-      active: 1,
-      endpoint_identifier: 'legacy',
-      token: KEY,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute()
+  await createTestAlertIntegration(db, project.id, KEY)
   return project
 }
 
