@@ -15,8 +15,8 @@ export interface SvcRun {
   stderr: string
 }
 
-/** Runs `svc <args>` with only PATH and `env` in its environment. */
-export function runSvc(args: string[], env: Record<string, string>): Promise<SvcRun> {
+/** Runs `svc <args>` with only PATH and `env` in its environment; `input`, when given, is its whole standard input (a pipe). */
+export function runSvc(args: string[], env: Record<string, string>, input?: string): Promise<SvcRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
     let stdout = ''
@@ -24,6 +24,7 @@ export function runSvc(args: string[], env: Record<string, string>): Promise<Svc
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stderr.on('data', (chunk) => (stderr += chunk))
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+    if (input !== undefined) child.stdin.end(input)
   })
 }
 

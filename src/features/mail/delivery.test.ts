@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { loadConfig } from '../../config/index.js'
 import { countJobsByKindAndState } from '../../jobs/index.js'
 import { contextFor } from '../../testing/context.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
@@ -49,6 +50,31 @@ test('the identity comes from the configuration: GitLab <gitlab@host>, replies t
     replyTo: 'GitLab <noreply@127.0.0.1>',
     host: '127.0.0.1',
   })
+})
+
+test('SVC_EMAIL_FROM, SVC_EMAIL_DISPLAY_NAME and SVC_EMAIL_REPLY_TO change it; a bad address stops the start', () => {
+  const configured = loadConfig({
+    SVC_EXTERNAL_URL: 'https://git.example.com:8443/',
+    SVC_EMAIL_FROM: 'ops@example.com',
+    SVC_EMAIL_DISPLAY_NAME: 'Example, Inc. GitLab',
+    SVC_EMAIL_REPLY_TO: 'help@example.com',
+  })
+  expect(mailIdentity({ ...contextFor(server, null), config: configured })).toEqual({
+    from: '"Example, Inc. GitLab" <ops@example.com>',
+    replyTo: '"Example, Inc. GitLab" <help@example.com>',
+    host: 'git.example.com',
+  })
+  expect(loadConfig({ SVC_EXTERNAL_URL: 'https://git.example.com:8443/' })).toMatchObject({
+    emailFrom: 'gitlab@git.example.com',
+    emailDisplayName: 'GitLab',
+    emailReplyTo: 'noreply@git.example.com',
+  })
+  expect(() => loadConfig({ SVC_EMAIL_FROM: 'GitLab <gitlab@example.com>' })).toThrow(
+    'SVC_EMAIL_FROM="GitLab <gitlab@example.com>" is invalid: expected an e-mail address such as gitlab@example.com',
+  )
+  expect(() => loadConfig({ SVC_SMTP_URL: 'http://mail.example.com' })).toThrow(
+    'SVC_SMTP_URL="http://mail.example.com" is invalid: expected an smtp:// or smtps:// URL',
+  )
 })
 
 test('a queued mail reaches the SMTP server as one multipart message with GitLab headers, and is marked sent', async () => {

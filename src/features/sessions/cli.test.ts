@@ -4,22 +4,9 @@ import { existsSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { verifyPassword } from '../../core/secrets.js'
 import { client } from '../../testing/http.js'
-import { freePort, freshInstanceEnv, MAIN, runSvc, startSvc, waitUntilReady, type SvcRun } from '../../testing/cli.js'
+import { freePort, freshInstanceEnv, MAIN, runSvc, startSvc, waitUntilReady } from '../../testing/cli.js'
 import { findUserByUsername } from '../users/index.js'
 import { webClient } from './testing.js'
-
-/** Runs `svc <args>` with `input` on its standard input (a pipe, not a terminal). */
-function runWithInput(args: string[], env: Record<string, string>, input: string): Promise<SvcRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
-}
 
 async function createAlice(env: Record<string, string>) {
   const created = await runSvc(
@@ -33,9 +20,9 @@ describe('svc user reset-password', () => {
   test('sets the password read from standard input, with GitLab rake task answers', async () => {
     const { env, open } = await freshInstanceEnv()
     await createAlice(env)
-    const changed = await runWithInput(['user', 'reset-password', 'alice'], env, 'second-password\n')
+    const changed = await runSvc(['user', 'reset-password', 'alice'], env, 'second-password\n')
     expect(changed).toEqual({ code: 0, stdout: 'Password successfully updated for user with username alice.\n', stderr: '' })
-    const confirmed = await runWithInput(['user', 'reset-password', 'alice'], env, 'third-password\nthird-password\n')
+    const confirmed = await runSvc(['user', 'reset-password', 'alice'], env, 'third-password\nthird-password\n')
     expect(confirmed.code).toBe(0)
     const database = await open()
     try {
@@ -61,7 +48,7 @@ describe('svc user reset-password', () => {
       [[], '', 'svc user: Username can not be empty.\n'],
     ]
     for (const [rest, input, stderr] of refusals) {
-      expect(await runWithInput(['user', 'reset-password', ...rest], env, input)).toEqual({ code: 1, stdout: '', stderr })
+      expect(await runSvc(['user', 'reset-password', ...rest], env, input)).toEqual({ code: 1, stdout: '', stderr })
     }
     expect(await runSvc(['user', 'rename', 'alice'], env)).toEqual({
       code: 2,
@@ -129,7 +116,7 @@ describe('svc user commands on a running instance', () => {
       expect((await web.signIn('alice', 'first-password')).headers.location).toBe('/')
       expect((await web.request('GET', '/')).status).toBe(200)
 
-      const changed = await runWithInput(['user', 'reset-password', 'alice'], env, 'second-password\n')
+      const changed = await runSvc(['user', 'reset-password', 'alice'], env, 'second-password\n')
       expect(changed.code, changed.stderr).toBe(0)
       expect((await web.request('GET', '/')).headers.location).toBe('/users/sign_in')
 

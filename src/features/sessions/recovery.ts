@@ -85,7 +85,7 @@ function resetPasswordMail(ctx: Context, user: User, token: string): OutgoingMai
       ctx,
       subject,
       html`<h1 style="margin:0 0 16px;font-size:20px;">Hello, ${user.name}!</h1>
-        <p>Someone, hopefully you, has requested to reset the password for your svc account on <a href="${base}">${base}</a>.</p>
+        <p>Someone, hopefully you, has requested to reset the password for your svc account on <a href="${base}" style="color:#1f75cb;">${base}</a>.</p>
         <p>If you did not perform this request, you can safely ignore this email.</p>
         <p>Otherwise, click the link below to complete the process.</p>
         <p style="margin:24px 0;">${mailButton(link, 'Reset password')}</p>`,
