@@ -58,6 +58,7 @@ import { registerMilestoneRoutes } from './features/milestones/routes.js'
 import { registerNoteRoutes } from './features/notes/routes.js'
 import { touchIssuable } from './features/issuables/index.js'
 import { readIssueNoteCommands } from './features/issues/index.js'
+import { readMergeRequestNoteCommands } from './features/merge-requests/index.js'
 import { registerNotificationSettingRoutes } from './features/notification-settings/routes.js'
 import { registerForkRoutes } from './features/forks/routes.js'
 import { registerSnippetRoutes } from './features/snippets/routes.js'
@@ -298,7 +299,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerMemberRoutes(api)
   registerIssueRoutes(api)
   registerMergeRequestRoutes(api)
-  registerNoteRoutes(api, touchIssuable, readIssueNoteCommands)
+  registerNoteRoutes(api, touchIssuable, { Issue: readIssueNoteCommands, MergeRequest: readMergeRequestNoteCommands })
   registerMilestoneRoutes(api)
   registerLabelRoutes(api)
   registerEventRoutes(api)

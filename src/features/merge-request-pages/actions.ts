@@ -9,12 +9,20 @@ import {
   approveMergeRequest,
   diffNoteThread,
   mergeMergeRequest,
+  readMergeRequestNoteCommands,
   requestRebase,
   unapproveMergeRequest,
   updateMergeRequest,
   type DiffPositionInput,
 } from '../merge-requests/index.js'
-import { createNote, findNoteable, newDiscussionId, replyToDiscussion, resolveDiscussion, type NoteThread } from '../notes/index.js'
+import {
+  createNoteWithCommands,
+  findNoteable,
+  newDiscussionId,
+  replyToDiscussion,
+  resolveDiscussion,
+  type NoteThread,
+} from '../notes/index.js'
 import { projectPage, projectPageRoutes } from '../projects/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { spamRequestOf } from '../spam/index.js'
@@ -66,8 +74,8 @@ function backTo(w: WebRequest, loaded: LoadedProject, iid: number, anchor: strin
 
 /**
  * POST /-/merge_requests/<iid>/notes: a comment, a new thread ("Start thread"), a reply, or a thread on a diff line
- * with its position; Preview shows the form again with the text rendered. Refused ones come back on their tab with
- * what was typed; a caller who may not comment gets the 404 page.
+ * with its position, running its quick actions; Preview shows the form again with the text rendered. Refused ones
+ * come back on their tab with what was typed; a caller who may not comment gets the 404 page.
  */
 async function postNote(w: WebRequest, loaded: LoadedProject) {
   const row = await findMergeRequestOfPage(w, loaded)
@@ -87,25 +95,33 @@ async function postNote(w: WebRequest, loaded: LoadedProject) {
   if (body.trim() === '') return again(["Note can't be blank"])
   const spam = spamRequestOf(w.request.headers, w.request.ip)
   try {
-    let created
     if (replyTo) {
-      created = await replyToDiscussion(w.ctx, target, replyTo, { body, internal: false, createdAt: undefined, spam }, touchIssuable)
-    } else {
-      let thread: NoteThread | undefined
-      if (position) {
-        try {
-          thread = await diffNoteThread(w.ctx, loaded, row, position)
-        } catch (error) {
-          if (error instanceof BadRequest)
-            return again(['The line is no longer in the changes: reload them to comment on the latest version.'])
-          throw error
-        }
-      } else if (textOf(note.type) === 'DiscussionNote') {
-        thread = { type: 'DiscussionNote', discussionId: newDiscussionId(), position: null, lineCode: null }
-      }
-      created = await createNote(w.ctx, target, { body, internal: false, createdAt: undefined, spam, thread }, touchIssuable)
+      const reply = await replyToDiscussion(w.ctx, target, replyTo, { body, internal: false, createdAt: undefined, spam }, touchIssuable)
+      return backTo(w, loaded, row.iid, `#note_${reply.row.id}`)
     }
-    return backTo(w, loaded, row.iid, `#note_${created.row.id}`)
+    let thread: NoteThread | undefined
+    if (position) {
+      try {
+        thread = await diffNoteThread(w.ctx, loaded, row, position)
+      } catch (error) {
+        if (error instanceof BadRequest)
+          return again(['The line is no longer in the changes: reload them to comment on the latest version.'])
+        throw error
+      }
+    } else if (textOf(note.type) === 'DiscussionNote') {
+      thread = { type: 'DiscussionNote', discussionId: newDiscussionId(), position: null, lineCode: null }
+    }
+    // The comment's quick actions run as the API runs them; what they did is the next page's notice.
+    const created = await createNoteWithCommands(
+      w.ctx,
+      target,
+      { body, internal: false, createdAt: undefined, spam, thread },
+      touchIssuable,
+      readMergeRequestNoteCommands,
+      { mergeRequestDiffHeadSha: textOf(w.params.merge_request_diff_head_sha) || undefined },
+    )
+    if (created.summary.length > 0) await w.flash('notice', created.summary.join(' '))
+    return backTo(w, loaded, row.iid, created.view ? `#note_${created.view.row.id}` : '')
   } catch (error) {
     if (!(error instanceof DomainError) || error instanceof NotFound) throw error
     if (error instanceof Forbidden) return w.notFound()

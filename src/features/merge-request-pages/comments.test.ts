@@ -6,9 +6,10 @@ import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createTestSession, type TestSession } from '../../testing/sessions.js'
+import { flashOf } from '../sessions/testing.js'
 
 // Commenting on a merge request's pages: a Preview that works without JavaScript, on the overview's comment form, a
-// reply and a thread on a diff line.
+// reply and a thread on a diff line; quick actions run from the comment form as from the API.
 
 let server: TestServer
 let db: Db
@@ -17,6 +18,7 @@ let web: ReturnType<typeof client>
 let owner: Person
 let developer: Person
 let developerSession: TestSession
+let ownerSession: TestSession
 let strangerSession: TestSession
 let project: Record<string, any>
 let mr: Record<string, any>
@@ -61,6 +63,7 @@ beforeAll(async () => {
   project = await createRepositoryProject(api, owner, { name: 'Shop', path: 'shop', visibility: 'private' })
   await addProjectMember(db, developer, project.id, 30)
   developerSession = await createTestSession(server, developer.user)
+  ownerSession = await createTestSession(server, owner.user)
   strangerSession = await createTestSession(server, await createTestUser(db))
   await call('POST', `/projects/${project.id}/repository/commits`, {
     branch: 'feature/cart',
@@ -137,5 +140,50 @@ describe('Preview', () => {
     expect(line.text).toContain(`<section class="markdown-preview" id="line_note_${code}_preview" aria-label="Preview">`)
     expect(line.text).toContain('Rename <code>cart</code>?')
     expect(await notesOf()).toEqual(['Is the cart kept?'])
+  })
+})
+
+describe('quick actions in the comment form', () => {
+  test('run when commenting: the notice says what they did; commands alone leave no comment', async () => {
+    await call('POST', `/projects/${project.id}/labels`, { name: 'checkout', color: '#428bca' })
+    let res = await submit(developerSession, mrPath('/notes'), [['note[note]', 'Not yet.\n/label ~checkout\n/draft']])
+    expect(res.status).toBe(302)
+    expect(res.location).toMatch(new RegExp(`${mrPath()}#note_\\d+$`))
+    let page = await visit(mrPath(), developerSession)
+    expect(flashOf(page.text)).toBe('Added ~"checkout" label. Marked this merge request as a draft.')
+    expect(page.text).toContain('<span class="badge draft-badge">Draft</span>')
+    expect(await call('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).toMatchObject({ labels: ['checkout'], draft: true })
+    res = await submit(developerSession, mrPath('/notes'), [['note[note]', '/ready']])
+    expect([res.status, res.location]).toEqual([302, mrPath()])
+    page = await visit(mrPath(), developerSession)
+    expect(flashOf(page.text)).toBe('Marked this merge request as ready.')
+    expect((await notesOf()).filter((body: string) => !body.startsWith('Is the cart') && !body.includes('~'))).toEqual([
+      'Not yet.',
+      'marked this merge request as **draft**',
+      'marked this merge request as **ready**',
+    ])
+    const nothing = await submit(developerSession, mrPath('/notes'), [['note[note]', '/label ~nothing-like-this']])
+    expect(nothing.status).toBe(422)
+    expect(nothing.text).toContain('<li>Failed to apply commands.</li>')
+  })
+
+  test('/merge merges the head the page showed, for those who may merge', async () => {
+    const head = (await call('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).sha
+    const overview = await visit(mrPath(), ownerSession)
+    expect(overview.text).toContain(`<input type="hidden" name="merge_request_diff_head_sha" value="${head}" />`)
+    const refused = await submit(developerSession, mrPath('/notes'), [
+      ['note[note]', '/merge'],
+      ['merge_request_diff_head_sha', head],
+    ])
+    expect(refused.status).toBe(302)
+    expect(flashOf((await visit(mrPath(), developerSession)).text)).toBe('Could not apply merge command.')
+    const merged = await submit(ownerSession, mrPath('/notes'), [
+      ['note[note]', '/merge'],
+      ['merge_request_diff_head_sha', head],
+    ])
+    expect([merged.status, merged.location]).toEqual([302, mrPath()])
+    const page = await visit(mrPath(), ownerSession)
+    expect(flashOf(page.text)).toBe('Merged this merge request.')
+    expect(page.text).toContain('<span class="badge status-merged issuable-state">Merged</span>')
   })
 })

@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from '../../testing/server.js'
 
 /**
  * Merge requests in a real browser, without JavaScript, as a Developer: the list filtered by reviewer and sorted by
- * title through its filter form; a comment previewed, then posted. Each page fits a phone.
+ * title through its filter form; a comment previewed, then posted; quick actions in a comment, and /merge by the
+ * project's owner. Each page fits a phone.
  */
 
 let server: TestServer
@@ -106,6 +107,38 @@ describe('merge requests in a browser', () => {
       await Promise.all([page.waitForURL(/#note_\d+$/), page.click('.mr-new-note button.primary')])
       expect(await page.locator('.note.user-note .note-text strong').textContent()).toBe('a week')
       expect(await page.locator('#note_note_preview').count()).toBe(0)
+    } finally {
+      await page.context().close()
+    }
+  })
+
+  test('a Developer runs quick actions from a comment; the owner merges with /merge', { timeout: BROWSER_WALK_MS }, async () => {
+    const overview = `/${project.path_with_namespace}/-/merge_requests/2`
+    let page = await signInAt(browser, server.url, { username: developer.user.username, password: developer.password }, overview)
+    try {
+      await page.fill('#note_note', `Almost there.\n/assign me\n/reviewer @${owner.user.username}\n/draft`)
+      await Promise.all([page.waitForURL(/#note_\d+$/), page.click('.mr-new-note button.primary')])
+      expect((await page.textContent('.flash.notice'))?.trim()).toBe(
+        `Assigned @${developer.user.username}. Assigned @${owner.user.username} as reviewer. Marked this merge request as a draft.`,
+      )
+      expect(await page.textContent('h1.issuable-title')).toBe('Draft: Accept coupons at checkout')
+      expect(await page.textContent('.issuable-sidebar .assignees')).toContain(`@${developer.user.username}`)
+      expect(await page.textContent('.issuable-sidebar .reviewers')).toContain(`@${owner.user.username}`)
+      expect(await page.locator('.note.user-note .note-text').last().textContent()).toBe('Almost there.')
+      await lookAt(page, 'mr-quick-actions')
+      await page.fill('#note_note', '/ready')
+      await Promise.all([page.waitForURL(server.url + overview), page.click('.mr-new-note button.primary')])
+      expect((await page.textContent('.flash.notice'))?.trim()).toBe('Marked this merge request as ready.')
+    } finally {
+      await page.context().close()
+    }
+    page = await signInAt(browser, server.url, { username: owner.user.username, password: owner.password }, overview)
+    try {
+      await page.fill('#note_note', 'Thanks!\n/merge')
+      await Promise.all([page.waitForURL(/#note_\d+$/), page.click('.mr-new-note button.primary')])
+      expect((await page.textContent('.flash.notice'))?.trim()).toBe('Merged this merge request.')
+      expect(await page.textContent('.issuable-header .issuable-state')).toBe('Merged')
+      await lookAt(page, 'mr-quick-action-merged')
     } finally {
       await page.context().close()
     }

@@ -271,7 +271,7 @@ function commentForm(
   threads: Threads,
   loaded: LoadedProject,
   row: MergeRequestRow,
-  options: { csrfToken: string; state: NoteFormState | null },
+  options: { csrfToken: string; state: NoteFormState | null; latestHead: string | null },
 ): Html {
   if (!threads.signedIn) return html`<p class="mr-comment-signed-out muted">Please <a href="${SIGN_IN_PATH}">sign in</a> to reply</p>`
   if (!threads.mayComment) {
@@ -287,11 +287,15 @@ function commentForm(
       id: 'note_note',
       label: 'Comment',
       state,
-      hidden: html``,
+      // GL notes form: /merge merges only the head the page showed.
+      hidden: options.latestHead ? html`<input type="hidden" name="merge_request_diff_head_sha" value="${options.latestHead}" />` : html``,
       buttons: html`<button type="submit" class="primary">Comment</button>
         <button type="submit" name="note[type]" value="DiscussionNote">Start thread</button> ${PREVIEW_BUTTON}`,
     })}
-    <p class="help">Markdown is supported. A thread can be resolved; a comment cannot.</p>
+    <p class="help">
+      Markdown is supported. A thread can be resolved; a comment cannot. Quick actions such as <code>/label ~bug</code>,
+      <code>/assign_reviewer @user</code>, <code>/draft</code>, <code>/approve</code> or <code>/merge</code> run when you comment.
+    </p>
   </div>`
 }
 

@@ -12,6 +12,9 @@ export { listMergeRequests } from './service.js'
 // The merge request pages act through the API's own use cases: create, edit, close and reopen, merge, threads.
 export { createMergeRequest, isDraftTitle, showMergeRequest, updateMergeRequest, type MergeRequestInput } from './service.js'
 export { draftTitleOf, setMergeRequestDraft } from './service.js'
+
+// Quick actions in merge request comments, read for the notes feature.
+export { readMergeRequestNoteCommands } from './quick-actions.js'
 export { mergeMergeRequest, showMergePanel, type MergeInput, type MergePanel } from './merging.js'
 export { requiresFastForward, squashesOnMerge } from './mergeability.js'
 export { diffNoteThread, type DiffPositionInput } from './discussions.js'

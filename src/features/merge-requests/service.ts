@@ -33,6 +33,7 @@ import {
   reviewerConditions,
   type Reviewer,
 } from './reviewers.js'
+import { applyApproval, mergeRequestTargetOf, withDescriptionCommands } from './quick-actions.js'
 import type { MergeRequestOrder } from './schemas.js'
 import {
   deleteMergeRequestRow,
@@ -291,6 +292,8 @@ export async function createMergeRequest(
   if (target.project.id !== source.id && !(await inSameForkNetwork(ctx.db, source, target.project))) {
     throw new Unprocessable(['Source project is not a fork of the target project'])
   }
+  // The description's commands act on the target project, as the merge request will be there.
+  input = { ...(await withDescriptionCommands(ctx, mergeRequestTargetOf(ctx, target, null), input, null)).input, title: input.title }
   const title = input.draft === undefined ? input.title : draftTitleOf(input.title, input.draft)
   validateText(title, input.description)
   const projects = { target: target.project.id, source: source.id }
@@ -364,6 +367,11 @@ export async function updateMergeRequest(
   if (!current) throw new RecordNotFound()
   const assigneeIds = await findMergeRequestAssigneeIds(ctx.db, current.id)
   if (!user || !canUpdateMergeRequest(loaded.access, loaded.project, current, assigneeIds)) throw new Forbidden()
+  let approval: 'approve' | 'unapprove' | undefined
+  if (input.description !== undefined) {
+    const [view] = await mergeRequestViewsOf(ctx, [current])
+    ;({ input, approval } = await withDescriptionCommands(ctx, mergeRequestTargetOf(ctx, loaded, view), input, current.description))
+  }
   const title = input.draft === undefined ? input.title : draftTitleOf(input.title ?? current.title, input.draft)
   validateText(title, input.description)
   const mayAdmin = canSetMergeRequestMetadata(loaded.access, loaded.project)
@@ -447,6 +455,7 @@ export async function updateMergeRequest(
     return updated
   })
   if (saved.title !== current.title || saved.description !== current.description) await recordMentions(ctx, loaded, saved)
+  await applyApproval(ctx, loaded, saved, approval)
   return showMergeRequest(ctx, loaded, saved)
 }
 

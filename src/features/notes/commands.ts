@@ -18,11 +18,27 @@ export interface NoteCommands {
   message: string
   /** The changes as the note's `commands_changes` shows them. */
   changes: Record<string, unknown>
+  /** Applies what the commands ask for; nothing when they ask for nothing. */
   apply(): Promise<void>
 }
 
-/** Reads a comment's quick actions; null for a noteable that runs none. The app passes the feature that owns issues. */
-export type ReadNoteCommands = (ctx: Context, target: LoadedNoteable, body: string, spam: SpamRequest) => Promise<NoteCommands | null>
+/** What a comment's request says besides its text. */
+export interface NoteCommandOptions {
+  /** GL `merge_request_diff_head_sha`: the source branch's head the comment was written against, for /merge. */
+  mergeRequestDiffHeadSha?: string
+}
+
+/**
+ * Reads a comment's quick actions; null for a noteable that runs none. The app passes, for each kind of noteable, the
+ * feature that owns it.
+ */
+export type ReadNoteCommands = (
+  ctx: Context,
+  target: LoadedNoteable,
+  body: string,
+  spam: SpamRequest,
+  options?: NoteCommandOptions,
+) => Promise<NoteCommands | null>
 
 /** A comment with its quick actions: the note (null when the comment held only commands) and what the commands did. */
 export interface NoteCreation {
@@ -44,17 +60,18 @@ export async function createNoteWithCommands(
   input: CreateNoteInput,
   touchNoteable: TouchNoteable,
   readCommands: ReadNoteCommands,
+  options: NoteCommandOptions = {},
 ): Promise<NoteCreation> {
   const { access, project } = target.loaded
   // The note's own checks (permission, a blank body) come first, as GitLab validates the note before its commands.
   const mayCreate = ctx.caller.user !== null && canCreateNote(access, project, target) && input.body.trim() !== ''
-  const commands = mayCreate ? await readCommands(ctx, target, input.body, input.spam) : null
+  const commands = mayCreate ? await readCommands(ctx, target, input.body, input.spam, options) : null
   if (!commands || commands.commandCount === 0) {
     return { view: await createNote(ctx, target, input, touchNoteable), changes: {}, summary: [] }
   }
   const commandsOnly = commands.content === ''
   const view = commandsOnly ? null : await createNote(ctx, target, { ...input, body: commands.content }, touchNoteable)
-  if (Object.keys(commands.changes).length > 0) await commands.apply()
+  await commands.apply()
   if (commandsOnly && commands.message === '') throw new BadRequest('Failed to apply commands.')
   return { view, changes: commands.changes, summary: commands.message === '' ? [] : [commands.message] }
 }

@@ -123,6 +123,6 @@ export {
 } from './discussions.js'
 export { discussionIdOf, isResolvable, newDiscussionId } from './thread-ids.js'
 
-// Comments with quick actions, for the issue's API and pages; the issues feature reads the commands.
-export { createNoteWithCommands, type NoteCommands, type NoteCreation, type ReadNoteCommands } from './commands.js'
+// Comments with quick actions, for the API and the issue and merge request pages; the features owning them read them.
+export { createNoteWithCommands, type NoteCommandOptions, type NoteCommands, type NoteCreation, type ReadNoteCommands } from './commands.js'
 export { NoteCommandsJson } from './schemas.js'

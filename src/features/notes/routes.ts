@@ -26,9 +26,9 @@ function presentOptions(ctx: Context): PresentOptions {
 
 /**
  * `touchNoteable` is what a saved note does to its issue or merge request, and `readCommands` reads a comment's quick
- * actions, both from the feature that owns them.
+ * actions, each from the feature that owns them.
  */
-export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable, readCommands: ReadNoteCommands) {
+export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable, readCommands: Record<Noteable['type'], ReadNoteCommands>) {
   for (const [plural, type] of NOTEABLES) {
     const notes = `/projects/:id/${plural}/:noteable_id/notes`
 
@@ -73,7 +73,8 @@ export function registerNoteRoutes(api: ApiRouter, touchNoteable: TouchNoteable,
           spam: spamRequestOf(request.headers, request.ip),
         },
         touchNoteable,
-        readCommands,
+        readCommands[type],
+        { mergeRequestDiffHeadSha: input.merge_request_diff_head_sha },
       )
       if (created.view === null) return reply.code(202).send({ commands_changes: created.changes, summary: created.summary })
       return reply.code(201).send({ ...presentNote(created.view, presentOptions(ctx)), commands_changes: created.changes })

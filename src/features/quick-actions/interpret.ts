@@ -1,25 +1,66 @@
 import type { Context } from '../../core/context.js'
 import { toSentence } from '../../core/sentence.js'
-import type { IssueRow, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
-import { canSetIssueMetadata, canUpdateIssue, type LoadedProject } from '../access/index.js'
+import type { IssueRow, LabelRow, MergeRequestRow, MilestoneRow, UserRow } from '../../db/schema.js'
+import {
+  canSetIssueMetadata,
+  canSetMergeRequestMetadata,
+  canUpdateIssue,
+  canUpdateMergeRequest,
+  type LoadedProject,
+} from '../access/index.js'
 import { listLabels } from '../labels/index.js'
 import { listMilestones } from '../milestones/index.js'
 import { findUsersByUsernames } from '../users/index.js'
 import { parseDueDate, shortDate } from './dates.js'
 import { extractCommands, type ExtractedCommand } from './extract.js'
 
-// What the quick actions of an issue's description or comment do (GL QuickActions::InterpretService with
-// IssuableActions, IssueAndMergeRequestActions and IssueActions): each command checks its condition against the
-// issue as it is, then records its change; nothing is written here.
+// What the quick actions of an issue's or a merge request's description or comment do (GL
+// QuickActions::InterpretService with IssuableActions, IssueAndMergeRequestActions, IssueActions and
+// MergeRequestActions): each command checks its condition against the issue or merge request as it is, then records
+// its change; nothing is written here.
 
-/** The issue the commands act on, as it is before they run. */
-export interface QuickActionTarget {
+interface TargetParts {
   loaded: LoadedProject
-  /** Null while the issue is being created (commands that need a saved issue are then not available). */
-  issue: IssueRow | null
   labels: readonly LabelRow[]
   assignees: readonly UserRow[]
   milestone: MilestoneRow | null
+}
+
+/** An issue as the commands see it before they run. */
+export interface IssueTarget extends TargetParts {
+  type: 'Issue'
+  /** Null while the issue is being created (commands that need a saved issue are then not available). */
+  issue: IssueRow | null
+}
+
+/** What /merge, /approve and /unapprove ask of a merge request, read by the merge requests feature. */
+export interface MergeRequestReviewState {
+  /** GL MergeOrchestrationService#can_merge?: the caller may merge it, and it is mergeable now. */
+  mayMerge: boolean
+  /** GL `diff_head_sha`. */
+  headSha: string | null
+  /** GL MergeRequest#eligible_for_approval_by? and #eligible_for_unapproval_by?. */
+  mayApprove: boolean
+  mayUnapprove: boolean
+}
+
+/** A merge request as the commands see it before they run. */
+export interface MergeRequestTarget extends TargetParts {
+  type: 'MergeRequest'
+  /** Null while the merge request is being created. */
+  mergeRequest: MergeRequestRow | null
+  reviewers: readonly UserRow[]
+  /** Read only when a command needs it: it looks at the repository. */
+  reviewState(): Promise<MergeRequestReviewState>
+}
+
+/** The issue or merge request the commands act on. */
+export type QuickActionTarget = IssueTarget | MergeRequestTarget
+
+/** What the request says besides the text (GL quick action `params`). */
+export interface QuickActionOptions {
+  /** The source branch's head when the comment was written: /merge merges only that (GL `merge_request_diff_head_sha`). */
+  mergeRequestDiffHeadSha?: string
 }
 
 /** The changes the commands ask for, in the order they were first asked (GL `@updates`). */
@@ -34,6 +75,11 @@ export interface QuickActionUpdates {
   title?: string
   confidential?: boolean
   discussionLocked?: boolean
+  reviewerIds?: number[]
+  /** GL `wip_event`. */
+  wipEvent?: 'draft' | 'ready'
+  /** The head commit to merge (GL `merge`). */
+  merge?: string
 }
 
 export interface Interpretation {
@@ -46,6 +92,8 @@ export interface Interpretation {
   labelsById: Map<number, LabelRow>
   /** What the commands did, one sentence each, joined by spaces (GL `execution_messages_for`). */
   message: string
+  /** /approve and /unapprove, which GitLab runs at once rather than as an update (so not in `commands_changes`). */
+  approval?: 'approve' | 'unapprove'
 }
 
 /** GL Gitlab::QuickActions::UsersExtractor::MAX_QUICK_ACTION_USERS. */
@@ -73,9 +121,23 @@ const COMMAND_NAMES = [
   'confidential',
   'lock',
   'unlock',
+  'draft',
+  'ready',
+  'assign_reviewer',
+  'reviewer',
+  'unassign_reviewer',
+  'remove_reviewer',
+  'merge',
+  'approve',
+  'unapprove',
 ]
 
-const ALIASES: Record<string, string> = { labels: 'label', remove_label: 'unlabel' }
+const ALIASES: Record<string, string> = {
+  labels: 'label',
+  remove_label: 'unlabel',
+  reviewer: 'assign_reviewer',
+  remove_reviewer: 'unassign_reviewer',
+}
 
 /** GL Label#to_reference(format: :name). */
 function labelReference(label: LabelRow): string {
@@ -100,31 +162,66 @@ class Interpreter {
   readonly updates: QuickActionUpdates = {}
   readonly executionMessages = new Map<string, string>()
   readonly labelsById = new Map<number, LabelRow>()
+  approval: 'approve' | 'unapprove' | undefined
   private availableLabels: Promise<LabelRow[]> | null = null
   private projectMilestones: Promise<MilestoneRow[]> | null = null
+  private review: Promise<MergeRequestReviewState> | null = null
   readonly maySetMetadata: boolean
   readonly mayUpdate: boolean
+  /** Several assignees, and several reviewers, are paid tiers' (GL `allows_multiple_assignees?`, `allows_multiple_reviewers?`). */
   readonly multipleAssignees: boolean
 
   constructor(
     readonly ctx: Context,
     readonly target: QuickActionTarget,
+    readonly options: QuickActionOptions,
   ) {
     const { access, project } = target.loaded
-    this.maySetMetadata = ctx.caller.user !== null && canSetIssueMetadata(access, project)
-    this.mayUpdate =
-      target.issue !== null &&
-      canUpdateIssue(
-        access,
-        project,
-        target.issue,
-        target.assignees.map((user) => user.id),
-      )
+    const assigneeIds = target.assignees.map((user) => user.id)
+    if (target.type === 'Issue') {
+      this.maySetMetadata = ctx.caller.user !== null && canSetIssueMetadata(access, project)
+      this.mayUpdate = target.issue !== null && canUpdateIssue(access, project, target.issue, assigneeIds)
+    } else {
+      this.maySetMetadata = ctx.caller.user !== null && canSetMergeRequestMetadata(access, project)
+      this.mayUpdate = target.mergeRequest !== null && canUpdateMergeRequest(access, project, target.mergeRequest, assigneeIds)
+    }
     this.multipleAssignees = ctx.config.tier !== 'free'
   }
 
+  /** The issue's or merge request's row; null while it is being created. */
+  get row(): IssueRow | MergeRequestRow | null {
+    return this.target.type === 'Issue' ? this.target.issue : this.target.mergeRequest
+  }
+
   get persisted(): boolean {
-    return this.target.issue !== null
+    return this.row !== null
+  }
+
+  /** GL `open?`: a locked merge request is open too. */
+  get isOpen(): boolean {
+    return this.row !== null && (this.row.state === 'opened' || this.row.state === 'locked')
+  }
+
+  /** "issue" or "merge request" (GL `target_issuable_name`). */
+  get noun(): string {
+    return this.target.type === 'Issue' ? 'issue' : 'merge request'
+  }
+
+  get mergeRequest(): MergeRequestTarget | null {
+    return this.target.type === 'MergeRequest' ? this.target : null
+  }
+
+  get issue(): IssueRow | null {
+    return this.target.type === 'Issue' ? this.target.issue : null
+  }
+
+  get isDraft(): boolean {
+    return this.mergeRequest?.mergeRequest?.draft === 1
+  }
+
+  reviewState(): Promise<MergeRequestReviewState> {
+    this.review ??= this.mergeRequest!.reviewState()
+    return this.review
   }
 
   labels(): Promise<LabelRow[]> {
@@ -222,17 +319,25 @@ class Interpreter {
     return toSentence((this.multipleAssignees ? users : users.slice(0, 1)).map((user) => `@${user.username}`))
   }
 
+  /** The reviewers as the commands so far leave them (GL `@updates[:reviewer_ids] ||= reviewers`). */
+  currentReviewerIds(): number[] {
+    return this.updates.reviewerIds ?? this.mergeRequest!.reviewers.map((user) => user.id)
+  }
+
   addIds(key: 'addLabelIds' | 'removeLabelIds' | 'labelIds', ids: readonly number[]) {
     this.updates[key] = unique([...(this.updates[key] ?? []), ...ids])
   }
 }
 
 /**
- * One command (GL CommandDefinition): whether it is available now, what it changes, and what it says it did. `run`
- * and `message` get the argument as written, or null; an argument that cannot be read throws a ParseFailure.
+ * One command (GL CommandDefinition): for which targets it is, whether it is available now, what it changes, and what
+ * it says it did. `run` and `message` get the argument as written, or null; an argument that cannot be read throws a
+ * ParseFailure.
  */
 interface Command {
   name: string
+  /** GL `types`; both when absent. */
+  type?: QuickActionTarget['type']
   available(it: Interpreter): boolean | Promise<boolean>
   run(it: Interpreter, arg: string | null): Promise<void> | void
   message(it: Interpreter, arg: string | null): Promise<string | null> | string | null
@@ -241,15 +346,15 @@ interface Command {
 const COMMANDS: Command[] = [
   {
     name: 'close',
-    available: (it) => it.persisted && it.target.issue!.state === 'opened' && it.mayUpdate,
+    available: (it) => it.isOpen && it.mayUpdate,
     run: (it) => void (it.updates.stateEvent = 'close'),
-    message: () => 'Closed this issue.',
+    message: (it) => `Closed this ${it.noun}.`,
   },
   {
     name: 'reopen',
-    available: (it) => it.persisted && it.target.issue!.state === 'closed' && it.mayUpdate,
+    available: (it) => it.row?.state === 'closed' && it.mayUpdate,
     run: (it) => void (it.updates.stateEvent = 'reopen'),
-    message: () => 'Reopened this issue.',
+    message: (it) => `Reopened this ${it.noun}.`,
   },
   {
     name: 'title',
@@ -369,6 +474,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'due',
+    type: 'Issue',
     available: (it) => it.maySetMetadata,
     run: (it, arg) => {
       if (arg === null) return
@@ -384,27 +490,105 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'remove_due_date',
-    available: (it) => it.persisted && it.target.issue!.due_date !== null && it.maySetMetadata,
+    type: 'Issue',
+    available: (it) => it.issue !== null && it.issue.due_date !== null && it.maySetMetadata,
     run: (it) => void (it.updates.dueDate = null),
     message: () => 'Removed the due date.',
   },
   {
     name: 'confidential',
-    available: (it) => it.target.issue?.confidential !== 1 && it.maySetMetadata,
+    type: 'Issue',
+    available: (it) => it.issue?.confidential !== 1 && it.maySetMetadata,
     run: (it) => void (it.updates.confidential = true),
     message: () => 'Made this issue confidential.',
   },
   {
     name: 'lock',
-    available: (it) => it.persisted && it.target.issue!.discussion_locked !== 1 && it.maySetMetadata,
+    available: (it) => it.persisted && it.row!.discussion_locked !== 1 && it.maySetMetadata,
     run: (it) => void (it.updates.discussionLocked = true),
     message: () => 'Locked the discussion.',
   },
   {
     name: 'unlock',
-    available: (it) => it.persisted && it.target.issue!.discussion_locked === 1 && it.maySetMetadata,
+    available: (it) => it.persisted && it.row!.discussion_locked === 1 && it.maySetMetadata,
     run: (it) => void (it.updates.discussionLocked = false),
     message: () => 'Unlocked the discussion.',
+  },
+  {
+    name: 'draft',
+    type: 'MergeRequest',
+    available: (it) => !it.persisted || it.mayUpdate,
+    run: (it) => void (it.updates.wipEvent = 'draft'),
+    message: (it) => (it.isDraft ? "No change to this merge request's draft status." : 'Marked this merge request as a draft.'),
+  },
+  {
+    name: 'ready',
+    type: 'MergeRequest',
+    available: (it) => !it.persisted || it.mayUpdate,
+    run: (it) => {
+      if (it.isDraft) it.updates.wipEvent = 'ready'
+    },
+    message: (it) => (it.isDraft ? 'Marked this merge request as ready.' : "No change to this merge request's draft status."),
+  },
+  {
+    name: 'assign_reviewer',
+    type: 'MergeRequest',
+    available: (it) => it.maySetMetadata,
+    run: async (it, arg) => {
+      const users = arg === null ? [] : await it.findUsers(arg)
+      if (users.length === 0) return
+      it.updates.reviewerIds = it.multipleAssignees ? unique([...it.currentReviewerIds(), ...users.map((user) => user.id)]) : [users[0].id]
+    },
+    message: async (it, arg) => {
+      const users = arg === null ? [] : await it.findUsers(arg)
+      if (users.length === 0) return 'Failed to assign a reviewer because no user was specified.'
+      const added = it.multipleAssignees ? users : users.slice(0, 1)
+      return `Assigned ${toSentence(added.map((user) => `@${user.username}`))} as ${plural(added.length, 'reviewer')}.`
+    },
+  },
+  {
+    name: 'unassign_reviewer',
+    type: 'MergeRequest',
+    available: (it) => (it.mergeRequest!.reviewers.length > 0 || (it.updates.reviewerIds ?? []).length > 0) && it.maySetMetadata,
+    run: async (it, arg) => {
+      const users = arg !== null && it.multipleAssignees ? await it.findUsers(arg) : []
+      const removed = new Set(users.map((user) => user.id))
+      it.updates.reviewerIds = users.length > 0 ? it.currentReviewerIds().filter((id) => !removed.has(id)) : []
+    },
+    message: async (it, arg) => {
+      const users = arg !== null && it.multipleAssignees ? await it.findUsers(arg) : []
+      const removed = users.length > 0 ? users : it.mergeRequest!.reviewers
+      return `Removed ${plural(removed.length, 'reviewer')} ${toSentence(removed.map((user) => `@${user.username}`))}.`
+    },
+  },
+  {
+    name: 'merge',
+    type: 'MergeRequest',
+    available: async (it) => it.persisted && (await it.reviewState()).mayMerge,
+    run: async (it) => {
+      const sha = it.options.mergeRequestDiffHeadSha
+      if (sha && sha === (await it.reviewState()).headSha) it.updates.merge = sha
+    },
+    message: async (it) => {
+      const sha = it.options.mergeRequestDiffHeadSha
+      if (!sha) return 'The `/merge` quick action requires the SHA of the head of the branch.'
+      if (sha !== (await it.reviewState()).headSha) return 'Branch has been updated since the merge was requested.'
+      return 'Merged this merge request.'
+    },
+  },
+  {
+    name: 'approve',
+    type: 'MergeRequest',
+    available: async (it) => it.persisted && it.row!.state !== 'merged' && (await it.reviewState()).mayApprove,
+    run: (it) => void (it.approval = 'approve'),
+    message: () => 'Approved the current merge request.',
+  },
+  {
+    name: 'unapprove',
+    type: 'MergeRequest',
+    available: async (it) => it.persisted && it.row!.state !== 'merged' && (await it.reviewState()).mayUnapprove,
+    run: (it) => void (it.approval = 'unapprove'),
+    message: () => 'Unapproved the current merge request.',
   },
 ]
 
@@ -414,9 +598,14 @@ function commandOf(extracted: ExtractedCommand): Command | undefined {
   return COMMAND_BY_NAME.get(ALIASES[extracted.name] ?? extracted.name)
 }
 
+/** GL CommandDefinition#available?: a command of the target's type whose condition holds now. */
+async function isAvailable(it: Interpreter, command: Command): Promise<boolean> {
+  return (command.type === undefined || command.type === it.target.type) && (await command.available(it))
+}
+
 /** GL CommandDefinition#execute_message: "Could not apply <name> command." when the command is not available now. */
 async function messageOf(it: Interpreter, command: Command, arg: string | null): Promise<string | null> {
-  if (!(await command.available(it))) return `Could not apply ${command.name} command.`
+  if (!(await isAvailable(it, command))) return `Could not apply ${command.name} command.`
   try {
     return await command.message(it, arg)
   } catch (error) {
@@ -431,18 +620,23 @@ export function mayHoldQuickActions(text: string | null | undefined): boolean {
 }
 
 /**
- * The commands of `text` for the issue (GL InterpretService#execute): the text without them, the changes they ask
- * for and what they say; a caller who is not signed in runs none.
+ * The commands of `text` for the issue or merge request (GL InterpretService#execute): the text without them, the
+ * changes they ask for and what they say; a caller who is not signed in runs none.
  */
-export async function interpretQuickActions(ctx: Context, target: QuickActionTarget, text: string): Promise<Interpretation> {
+export async function interpretQuickActions(
+  ctx: Context,
+  target: QuickActionTarget,
+  text: string,
+  options: QuickActionOptions = {},
+): Promise<Interpretation> {
   const none: Interpretation = { content: text, commandCount: 0, updates: {}, labelsById: new Map(), message: '' }
   if (!ctx.caller.user || !mayHoldQuickActions(text)) return none
   const { content, commands } = extractCommands(text, COMMAND_NAMES)
   if (commands.length === 0) return { ...none, content }
-  const it = new Interpreter(ctx, target)
+  const it = new Interpreter(ctx, target, options)
   for (const extracted of commands) {
     const command = commandOf(extracted)
-    if (!command || !(await command.available(it))) continue
+    if (!command || !(await isAvailable(it, command))) continue
     try {
       await command.run(it, extracted.arg)
     } catch (error) {
@@ -455,7 +649,14 @@ export async function interpretQuickActions(ctx: Context, target: QuickActionTar
     const message = command ? await messageOf(it, command, extracted.arg) : null
     if (message) messages.push(message)
   }
-  return { content, commandCount: commands.length, updates: it.updates, labelsById: it.labelsById, message: messages.join(' ') }
+  return {
+    content,
+    commandCount: commands.length,
+    updates: it.updates,
+    labelsById: it.labelsById,
+    message: messages.join(' '),
+    approval: it.approval,
+  }
 }
 
 const WIRE_NAMES: Record<keyof QuickActionUpdates, string> = {
@@ -469,6 +670,9 @@ const WIRE_NAMES: Record<keyof QuickActionUpdates, string> = {
   title: 'title',
   confidential: 'confidential',
   discussionLocked: 'discussion_locked',
+  reviewerIds: 'reviewer_ids',
+  wipEvent: 'wip_event',
+  merge: 'merge',
 }
 
 /** The changes as a note's `commands_changes` shows them (GL `note.commands_changes`, the update params). */
