@@ -16,6 +16,21 @@ export const AccessLevel = {
 /** The access levels a membership may have. */
 export const MEMBER_ACCESS_LEVELS: readonly number[] = [5, 10, 15, 20, 30, 40, 50]
 
+const ROLE_NAMES: Record<number, string> = {
+  [AccessLevel.MINIMAL_ACCESS]: 'Minimal Access',
+  [AccessLevel.GUEST]: 'Guest',
+  [AccessLevel.PLANNER]: 'Planner',
+  [AccessLevel.REPORTER]: 'Reporter',
+  [AccessLevel.DEVELOPER]: 'Developer',
+  [AccessLevel.MAINTAINER]: 'Maintainer',
+  [AccessLevel.OWNER]: 'Owner',
+}
+
+/** A role's name by access level, as GitLab words it in messages and hooks (Gitlab::Access `human_access`). */
+export function roleName(level: number): string {
+  return ROLE_NAMES[level] ?? String(level)
+}
+
 export const Visibility = { PRIVATE: 0, INTERNAL: 10, PUBLIC: 20 } as const
 export type VisibilityName = 'private' | 'internal' | 'public'
 export const VISIBILITY_NAMES: readonly VisibilityName[] = ['private', 'internal', 'public']

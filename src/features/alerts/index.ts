@@ -9,6 +9,3 @@ export const jobHandlers: JobHandler[] = [
 
 // An incident's page links the alert it was opened for.
 export { findIncidentAlert, type IncidentAlert } from './incident-alert.js'
-
-// What an alert hook shows of an alert.
-export { alertWebUrl, SEVERITY_NAMES, STATUS_NAMES } from './present.js'

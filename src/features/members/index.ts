@@ -37,7 +37,7 @@ export async function findBotMembers(db: Db, source: SourceRef): Promise<Map<num
   return new Map(rows.map((row) => [row.user_id, row.access_level]))
 }
 
-export { listMembers, roleName, type MemberView } from './service.js'
+export { listMembers, type MemberView } from './service.js'
 export { canReadMembers, type MemberSource } from './policy.js'
 // The members page acts through the same use cases and rules as the members API.
 export { addMember, findMemberSource, listAllMembers, removeMember, updateMember, type AddMemberResult } from './service.js'

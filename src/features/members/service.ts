@@ -1,4 +1,4 @@
-import { AccessLevel, MEMBER_ACCESS_LEVELS, tierIncludes } from '../../core/access.js'
+import { AccessLevel, MEMBER_ACCESS_LEVELS, roleName, tierIncludes } from '../../core/access.js'
 import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import { isoDate } from '../../core/time.js'
@@ -41,22 +41,6 @@ import {
 import { findGroup, findProject } from '../access/index.js'
 
 export type { MemberSource } from './policy.js'
-
-/** Role names as GitLab words them in messages (Gitlab::Access `human_access`). */
-const ROLE_NAMES: Record<number, string> = {
-  [AccessLevel.MINIMAL_ACCESS]: 'Minimal Access',
-  [AccessLevel.GUEST]: 'Guest',
-  [AccessLevel.PLANNER]: 'Planner',
-  [AccessLevel.REPORTER]: 'Reporter',
-  [AccessLevel.DEVELOPER]: 'Developer',
-  [AccessLevel.MAINTAINER]: 'Maintainer',
-  [AccessLevel.OWNER]: 'Owner',
-}
-
-/** A role's name as GitLab words it, by access level (Gitlab::Access `human_access`). */
-export function roleName(level: number): string {
-  return ROLE_NAMES[level] ?? String(level)
-}
 
 /** How many users one request may add (GL Members::CreateService DEFAULT_INVITE_LIMIT). */
 export const INVITE_LIMIT = 100

@@ -2,10 +2,14 @@ import type { Change } from '../../../core/changes.js'
 import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
 import { findProjectById } from '../../access/index.js'
-import { alertWebUrl, SEVERITY_NAMES, STATUS_NAMES } from '../../alerts/index.js'
 import { rubyUtc } from './formats.js'
 import type { HookPayload } from './index.js'
 import { findHookAlert } from './store.js'
+
+// GL AlertManagement::Alert's severity and status enums, by stored number. Read here rather than from the alerts feature,
+// which tells of changes itself: what tells the outside depends on no feature that tells it.
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'unknown']
+const STATUSES = ['triggered', 'acknowledged', 'resolved', 'ignored']
 
 /**
  * A new alert, as GitLab hands it to what listens for `alert_events` (GL AlertManagement::AlertProcessing
@@ -21,10 +25,10 @@ export async function alertPayloads(ctx: Context, trx: Db, change: Extract<Chang
     object_kind: 'alert',
     object_attributes: {
       title: alert.title,
-      url: alertWebUrl({ externalUrl: ctx.config.externalUrl, projectFullPath: project.full_path }, alert.iid),
-      severity: SEVERITY_NAMES[alert.severity] ?? 'critical',
+      url: `${ctx.config.externalUrl}/${project.full_path}/-/alert_management/${alert.iid}/details`,
+      severity: SEVERITIES[alert.severity] ?? 'critical',
       events: alert.events,
-      status: STATUS_NAMES[alert.status] ?? 'triggered',
+      status: STATUSES[alert.status] ?? 'triggered',
       started_at: rubyUtc(alert.started_at),
     },
   }
