@@ -3,6 +3,7 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, Forbidden, NotFound, PreconditionFailed, RecordNotFound } from '../../core/errors.js'
 import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { NoteRow } from '../../db/schema.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordEvent } from '../event-log/index.js'
 import { checkSpam, type SpamRequest } from '../spam/index.js'
 import { findUsersByIds } from '../users/index.js'
@@ -176,6 +177,7 @@ export async function createNote(
       target: { type: 'Note', id: note.id },
       at: now,
     })
+    await noticeChange(ctx, trx, { kind: 'note', action: 'create', projectId: project.id, noteId: note.id, actorId: user.id, at: now })
     return note
   })
   return { row, author: user, noteable: target, resolvedBy: null }
@@ -218,10 +220,12 @@ export async function updateNote(
   if (input.body === undefined || input.body === note.body) return viewOf(ctx, target, note)
   const body = input.body
   await checkSpam(ctx, input.spam, { type: 'Note', title: null, description: body })
-  const at = ctx.now().toISOString()
+  const now = ctx.now()
+  const at = now.toISOString()
   const row = await ctx.db.transaction().execute(async (trx) => {
     const updated = await updateNoteRow(trx, note.id, { body, updated_by_id: user.id, updated_at: at })
     await touchNoteable(trx, target.noteable, at)
+    await noticeChange(ctx, trx, { kind: 'note', action: 'update', projectId: project.id, noteId: note.id, actorId: user.id, at: now })
     return updated
   })
   return viewOf(ctx, target, row)
