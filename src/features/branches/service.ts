@@ -26,6 +26,7 @@ import {
   repositoryExists,
   type ParsedCommit,
 } from '../repositories/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
 import { findOpenMergeRequestBranchNames } from './store.js'
 
@@ -242,7 +243,12 @@ async function recordBranchEvent(
     commit_title: title,
   }
   const at = ctx.now()
-  await ctx.db.transaction().execute((trx) => recordPushEvent(trx, { projectId: loaded.project.id, authorId: user.id, at, payload }))
+  const blank = '0'.repeat((from ?? to ?? '').length)
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, { projectId: loaded.project.id, authorId: user.id, at, payload })
+    const update = { ref: `refs/heads/${name}`, before: from ?? blank, after: to ?? blank }
+    await noticeChange(ctx, trx, { kind: 'push', projectId: loaded.project.id, actorId: user.id, ...update, at })
+  })
 }
 
 /** GL Branches::CreateService#create_default_branch: an empty repository gets an empty README on its default branch first. */

@@ -3,7 +3,8 @@ import { BadRequest, DomainError, Forbidden, NotFound, Rejected } from '../../co
 import { canPushCode, canReadCode, findProject, isFeatureAvailable, type LoadedProject } from '../access/index.js'
 import { findProjectCommit } from '../commits/index.js'
 import { recordPushEvent } from '../event-log/index.js'
-import { recordVersionsAfterPush } from '../merge-requests/index.js'
+import { noticeChange } from '../change-notices/index.js'
+import { noticeSourceBranchPushes, recordVersionsAfterPush } from '../merge-requests/index.js'
 import { assertMayChangeRef, type RefChange } from '../protected-refs/index.js'
 import {
   codeDirectory,
@@ -137,8 +138,13 @@ async function recordBranchUpdate(
     commit_title: count > 0 ? pushCommitTitle(after.message) : null,
   }
   const at = ctx.now()
-  await ctx.db.transaction().execute((trx) => recordPushEvent(trx, { projectId: loaded.project.id, authorId: user.id, at, payload }))
   const { project } = loaded
+  const update = { ref: `refs/heads/${branch}`, before: before ?? '0'.repeat(after.oid.length), after: after.oid }
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
+    await noticeChange(ctx, trx, { kind: 'push', projectId: project.id, actorId: user.id, ...update, at })
+    await noticeSourceBranchPushes(ctx, trx, project, { actorId: user.id, at, updates: [update] })
+  })
   await refreshRepositoryState(ctx.db, ctx.config, project, {
     recorded: { emptyRepo: project.empty_repo === 1, defaultBranch: project.default_branch ?? '', readmePath: project.readme_path },
   })

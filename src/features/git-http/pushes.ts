@@ -4,7 +4,8 @@ import type { User } from '../../core/caller.js'
 import type { Context } from '../../core/context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { recordPushEvent, type PushPayload } from '../event-log/index.js'
-import { recordVersionsAfterPush } from '../merge-requests/index.js'
+import { noticeChange } from '../change-notices/index.js'
+import { noticeSourceBranchPushes, recordVersionsAfterPush, type RefUpdate } from '../merge-requests/index.js'
 import { refChangeRefusal, type RefSubject } from '../protected-refs/index.js'
 import { git, pushCommitTitle, refreshRepositoryState } from '../repositories/index.js'
 
@@ -258,8 +259,13 @@ export async function recordPushes(ctx: Context, project: ProjectRow, user: User
   for (const ref of changed) payloads.push(await describe(directory, ref, before.get(ref), after.get(ref), before))
   if (payloads.length > 0) {
     const at = ctx.now()
+    const updates = changed.map((ref) => refUpdateOf(ref, before.get(ref), after.get(ref)))
     await ctx.db.transaction().execute(async (trx) => {
-      for (const payload of payloads) await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
+      for (const [index, payload] of payloads.entries()) {
+        await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
+        await noticeChange(ctx, trx, { kind: 'push', projectId: project.id, actorId: user.id, ...updates[index], at })
+      }
+      await noticeSourceBranchPushes(ctx, trx, project, { actorId: user.id, at, updates })
     })
   }
   await refreshRepositoryState(ctx.db, ctx.config, project, {
@@ -269,6 +275,12 @@ export async function recordPushes(ctx: Context, project: ProjectRow, user: User
   // GL MergeRequests::RefreshService: a new diff version for each open merge request whose source branch moved.
   await recordVersionsAfterPush(ctx, project, changed)
   await packRefsWhenMany(directory)
+}
+
+/** A ref's update as hooks tell it: a missing value is all zeros, as git writes it. */
+function refUpdateOf(ref: string, from: string | undefined, to: string | undefined): RefUpdate {
+  const blank = '0'.repeat((from ?? to ?? '').length)
+  return { ref, before: from ?? blank, after: to ?? blank }
 }
 
 /** Repositories whose refs this process is packing, or whose objects it is collecting: one at a time each. */

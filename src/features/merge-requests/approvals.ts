@@ -1,7 +1,9 @@
 import type { Context } from '../../core/context.js'
 import { Conflict, Forbidden, RecordNotFound, Unauthorized } from '../../core/errors.js'
+import type { Db } from '../../db/index.js'
 import type { MergeRequestRow, UserRow } from '../../db/schema.js'
 import { canApproveMergeRequest, type LoadedProject } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { createSystemNote } from '../notes/index.js'
 import { loadBranches } from './mergeability.js'
 import {
@@ -62,6 +64,9 @@ export async function approveMergeRequest(
   const approved = await ctx.db.transaction().execute(async (trx) => {
     if (!(await insertMergeRequestApproval(trx, row.id, user.id, now.toISOString()))) return false
     await createSystemNote(trx, noteableOf(row), user.id, 'approved this merge request', now)
+    // The first approval approves it (no rules, no required count); later ones are one user's approval each.
+    const first = (await findMergeRequestApprovals(trx, row.id)).length === 1
+    await noticeApproval(ctx, trx, row, first ? 'approved' : 'approval', now)
     return true
   })
   if (!approved) throw new Unauthorized()
@@ -76,6 +81,9 @@ export async function unapproveMergeRequest(ctx: Context, loaded: LoadedProject,
   const removed = await ctx.db.transaction().execute(async (trx) => {
     if (!(await deleteMergeRequestApproval(trx, row.id, user.id))) return false
     await createSystemNote(trx, noteableOf(row), user.id, 'unapproved this merge request', now)
+    // Removing the last approval unapproves it; removing one of several takes back one user's approval.
+    const last = (await findMergeRequestApprovals(trx, row.id)).length === 0
+    await noticeApproval(ctx, trx, row, last ? 'unapproved' : 'unapproval', now)
     return true
   })
   if (!removed) throw new RecordNotFound()
@@ -90,6 +98,26 @@ export async function resetApprovals(ctx: Context, loaded: LoadedProject, row: M
   const user = ctx.caller.user
   if (!user || user.bot !== 1 || row.state === 'merged' || !(await mayApprove(ctx, loaded, row))) throw new Unauthorized()
   await deleteMergeRequestApprovals(ctx.db, row.id)
+}
+
+/** An approval given or taken back, told as GitLab's approval hooks tell it: nothing of the merge request changed. */
+function noticeApproval(
+  ctx: Context,
+  trx: Db,
+  row: MergeRequestRow,
+  action: 'approved' | 'approval' | 'unapproved' | 'unapproval',
+  at: Date,
+) {
+  const actorId = ctx.caller.user!.id
+  return noticeChange(ctx, trx, {
+    kind: 'merge_request',
+    action,
+    projectId: row.project_id,
+    mergeRequestId: row.id,
+    actorId,
+    changes: {},
+    at,
+  })
 }
 
 function noteableOf(row: MergeRequestRow) {

@@ -2,7 +2,7 @@
 import { handle, type JobHandler } from '../../jobs/index.js'
 import { RebaseMergeRequest } from './jobs.js'
 import { runRebase } from './rebase.js'
-export { recordVersionsAfterPush } from './refresh.js'
+export { noticeSourceBranchPushes, recordVersionsAfterPush, type RefUpdate } from './refresh.js'
 
 // What the merge request pages show, read as the API reads it.
 export { listMergeRequestCommits, listMergeRequestDiffs, listMergeRequestVersions } from './review.js'

@@ -3,7 +3,8 @@ import type { Context } from '../../core/context.js'
 import { ActionNotAllowed, Conflict, Unauthorized, Unprocessable } from '../../core/errors.js'
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { recordPushEvent } from '../event-log/index.js'
-import { recordStateChange } from '../issuables/index.js'
+import { noticeChange } from '../change-notices/index.js'
+import { mergeRequestWire, recordStateChange, stateChanges } from '../issuables/index.js'
 import {
   countNewCommits,
   moveRefIfUnchanged,
@@ -214,7 +215,28 @@ export async function mergeMergeRequest(ctx: Context, loaded: LoadedProject, iid
       at: now,
       payload: pushPayload(row.target_branch, 'pushed', branches.facts.targetSha, merged.head, newCommits, headMessage),
     })
+    // GitLab's merge is a push to the target branch too, heard by push hooks.
+    const ref = `refs/heads/${row.target_branch}`
+    await noticeChange(ctx, trx, {
+      kind: 'push',
+      projectId: project.id,
+      actorId: user.id,
+      ref,
+      before: branches.facts.targetSha!,
+      after: merged.head,
+      at: now,
+    })
     await recordStateChange(trx, noteable, user.id, 'merged', now)
+    const changes = stateChanges(mergeRequestWire(row), mergeRequestWire(updated))
+    await noticeChange(ctx, trx, {
+      kind: 'merge_request',
+      action: 'merge',
+      projectId: project.id,
+      mergeRequestId: row.id,
+      actorId: user.id,
+      changes,
+      at: now,
+    })
     return updated
   })
   await refreshRepositoryState(ctx.db, ctx.config, project)
@@ -240,14 +262,24 @@ async function removeSourceBranch(ctx: Context, user: User, row: MergeRequestRow
   if ((await readBranchHead(branches.sourceDir, row.source_branch)) !== mergedSha) return
   if (!(await deleteRef(branches.sourceDir, `refs/heads/${row.source_branch}`, mergedSha))) return
   const now = ctx.now()
-  await ctx.db.transaction().execute((trx) =>
-    recordPushEvent(trx, {
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, {
       projectId: source.id,
       authorId: user.id,
       at: now,
       payload: pushPayload(row.source_branch, 'removed', mergedSha, null, 0, null),
-    }),
-  )
+    })
+    const ref = `refs/heads/${row.source_branch}`
+    await noticeChange(ctx, trx, {
+      kind: 'push',
+      projectId: source.id,
+      actorId: user.id,
+      ref,
+      before: mergedSha,
+      after: '0'.repeat(mergedSha.length),
+      at: now,
+    })
+  })
   await refreshRepositoryState(ctx.db, ctx.config, source)
 }
 

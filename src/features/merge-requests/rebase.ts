@@ -4,6 +4,7 @@ import type { MergeRequestRow, ProjectRow } from '../../db/schema.js'
 import { enqueueJob, findJobById, wakeJobWorkers, type JobContext } from '../../jobs/index.js'
 import type { Db } from '../../db/index.js'
 import { findProjectsByIds, withAccess, type LoadedProject } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordPushEvent } from '../event-log/index.js'
 import { canPushToBranch, loadRefSubject, refChangeRefusal } from '../protected-refs/index.js'
 import {
@@ -20,7 +21,7 @@ import {
 import { findUsersByIds } from '../users/index.js'
 import { RebaseMergeRequest } from './jobs.js'
 import { pushPayload } from './branch-push.js'
-import { recordVersionsAfterPush } from './refresh.js'
+import { noticeSourceBranchPushes, recordVersionsAfterPush } from './refresh.js'
 import { fetchBranchInto, rebaseCommits } from './repository.js'
 import { findMergeRequestById, finishMergeRequestRebase, lockMergeRequestRow, updateMergeRequestRow } from './store.js'
 
@@ -134,14 +135,18 @@ async function rebaseSourceBranch(ctx: Context, row: MergeRequestRow, userId: nu
   const count = await countNewCommits(sourceDir, head, sourceSha)
   const message = (await readCommit(sourceDir, head))?.message ?? null
   const at = ctx.now()
-  await ctx.db.transaction().execute((trx) =>
-    recordPushEvent(trx, {
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, {
       projectId: source.id,
       authorId: user.id,
       at,
       payload: pushPayload(row.source_branch, 'pushed', sourceSha, head, count, message),
-    }),
-  )
+    })
+    // GitLab's rebase is a push to the source branch: push hooks hear it, and its merge requests are updated.
+    const update = { ref, before: sourceSha, after: head }
+    await noticeChange(userCtx, trx, { kind: 'push', projectId: source.id, actorId: user.id, ...update, at })
+    await noticeSourceBranchPushes(userCtx, trx, source, { actorId: user.id, at, updates: [update] })
+  })
   await refreshRepositoryState(ctx.db, ctx.config, source)
   await recordVersionsAfterPush(userCtx, source, [ref])
   return null

@@ -9,15 +9,19 @@ import {
   applyMetadata,
   currentLabelsAndAssignees,
   hasCommented,
+  issuableEditChanges,
   issuablePartsOf,
   issuableFilterConditions,
   issuableSortColumn,
+  mergeRequestCreationChanges,
+  mergeRequestWire,
   recordCreation,
   recordStateChange,
   resolveMetadata,
   type IssuableFilters,
   type MetadataInput,
 } from '../issuables/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import { renderMarkdownField, renderSingleLineField } from '../markdown/index.js'
 import { createSystemNote, deleteNotesOf } from '../notes/index.js'
 import { inSameForkNetwork } from '../projects/index.js'
@@ -329,6 +333,15 @@ export async function createMergeRequest(
     await replaceReviewers(trx, inserted.id, [], reviewers, at)
     const saved = change.milestone ? await updateMergeRequestRow(trx, inserted.id, { milestone_id: change.milestone.id }) : inserted
     await recordCreation(trx, noteable, user.id, now)
+    await noticeChange(ctx, trx, {
+      kind: 'merge_request',
+      action: 'open',
+      projectId: saved.project_id,
+      mergeRequestId: saved.id,
+      actorId: user.id,
+      changes: mergeRequestCreationChanges(saved),
+      at: now,
+    })
     return saved
   })
   await recordMentions(ctx, target, row)
@@ -452,6 +465,26 @@ export async function updateMergeRequest(
     }
     if (closing) await recordStateChange(trx, noteable, user.id, 'closed', now)
     if (reopening) await recordStateChange(trx, noteable, user.id, 'reopened', now)
+    const removed = new Set(change.removedLabels.map((label) => label.id))
+    const linksBefore = {
+      labelIds: currentLabels.map((label) => label.id),
+      assigneeIds: currentAssignees.map((u) => u.id),
+      reviewerIds: currentReviewers.map((u) => u.id),
+    }
+    const linksAfter = {
+      labelIds: [...linksBefore.labelIds.filter((id) => !removed.has(id)), ...change.addedLabels.map((label) => label.id)],
+      assigneeIds: change.assignees ? change.assignees.map((u) => u.id) : linksBefore.assigneeIds,
+      reviewerIds: reviewers ? reviewers.map((u) => u.id) : linksBefore.reviewerIds,
+    }
+    // GL MergeRequests::UpdateService: the state_event's close or reopen is told first, then the rest of the edit.
+    const told = issuableEditChanges(
+      { row: mergeRequestWire(current), links: linksBefore },
+      { row: mergeRequestWire(updated), links: linksAfter },
+    )
+    const subject = { kind: 'merge_request', projectId: updated.project_id, mergeRequestId: updated.id, actorId: user.id, at: now } as const
+    if (told.state && (closing || reopening))
+      await noticeChange(ctx, trx, { ...subject, action: closing ? 'close' : 'reopen', changes: told.state })
+    if (told.edit) await noticeChange(ctx, trx, { ...subject, action: 'update', changes: told.edit })
     return updated
   })
   if (saved.title !== current.title || saved.description !== current.description) await recordMentions(ctx, loaded, saved)

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.js'
 import { Forbidden, NotFound, PreconditionFailed, Rejected } from '../../core/errors.js'
 import type { OffsetPage } from '../../db/pagination.js'
+import { noticeChange } from '../change-notices/index.js'
 import { recordPushEvent } from '../event-log/index.js'
 import {
   git,
@@ -168,8 +169,8 @@ export async function createTag(
     if (error instanceof GitError) throw new Rejected(`Tag ${input.name} already exists`)
     throw error
   }
-  await ctx.db.transaction().execute((trx) =>
-    recordPushEvent(trx, {
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, {
       projectId: loaded.project.id,
       authorId: user.id,
       at: now,
@@ -182,8 +183,10 @@ export async function createTag(
         ref: input.name,
         commit_title: pushCommitTitle(commit.message),
       },
-    }),
-  )
+    })
+    const update = { ref: fullName, before: '0'.repeat(target.length), after: target }
+    await noticeChange(ctx, trx, { kind: 'push', projectId: loaded.project.id, actorId: user.id, ...update, at: now })
+  })
   const isProtected = isTagProtected(await loadProtection(ctx.db, loaded.project.id), input.name)
   return tagViewOf(directory, input.name, target, message === '' ? 'commit' : 'tag', isProtected)
 }
@@ -211,8 +214,8 @@ export async function deleteTag(ctx: Context, loaded: LoadedProject, name: strin
     throw error
   }
   const now = ctx.now()
-  await ctx.db.transaction().execute((trx) =>
-    recordPushEvent(trx, {
+  await ctx.db.transaction().execute(async (trx) => {
+    await recordPushEvent(trx, {
       projectId: loaded.project.id,
       authorId: user.id,
       at: now,
@@ -225,6 +228,8 @@ export async function deleteTag(ctx: Context, loaded: LoadedProject, name: strin
         ref: name,
         commit_title: null,
       },
-    }),
-  )
+    })
+    const update = { ref: fullName, before: ref.oid, after: '0'.repeat(ref.oid.length) }
+    await noticeChange(ctx, trx, { kind: 'push', projectId: loaded.project.id, actorId: user.id, ...update, at: now })
+  })
 }
