@@ -2,7 +2,11 @@ import type { Change } from '../../../core/changes.js'
 import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
 import { alertPayloads } from './alert.js'
+import { issuePayloads } from './issue.js'
 import { memberPayloads } from './member.js'
+import { mergeRequestPayloads } from './merge-request.js'
+import { notePayloads } from './note.js'
+import { pushPayloads } from './push.js'
 import { systemPayloads } from './system.js'
 
 /** A hook's switch, by GitLab's column name; `system` is what every system hook receives (project_create, user_create…). */
@@ -44,6 +48,14 @@ export interface HookPayload {
  */
 export async function hookPayloadsOf(ctx: Context, trx: Db, change: Change): Promise<HookPayload[]> {
   switch (change.kind) {
+    case 'push':
+      return pushPayloads(ctx, trx, change)
+    case 'issue':
+      return issuePayloads(ctx, trx, change)
+    case 'merge_request':
+      return mergeRequestPayloads(ctx, trx, change)
+    case 'note':
+      return notePayloads(ctx, trx, change)
     case 'member':
       return memberPayloads(ctx, trx, change)
     case 'alert':

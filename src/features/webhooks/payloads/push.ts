@@ -1,0 +1,149 @@
+import type { Change } from '../../../core/changes.js'
+import type { Context } from '../../../core/context.js'
+import type { Db } from '../../../db/index.js'
+import { withAccess } from '../../access/index.js'
+import { avatarUrlOf } from '../../namespaces/index.js'
+import { isBranchProtected, isTagProtected, loadRefSubject } from '../../protected-refs/index.js'
+import { git, parseTag, projectRepositoryDirectory, readObject, type ParsedCommit } from '../../repositories/index.js'
+import { commitAt, commitFileChanges, commitHookAttrs, findHookProject, projectHookAttrs, type HookProject } from './common.js'
+import type { HookPayload } from './index.js'
+import { findHookUserRow } from './issuable-store.js'
+
+// A branch or a tag pushed, created or deleted (GL Git::BranchHooksService and Git::TagHooksService with
+// Gitlab::DataBuilder::Push; PostReceive's repository_update for the system hooks, Gitlab::DataBuilder::Repository).
+
+type PushChange = Extract<Change, { kind: 'push' }>
+
+/** GL Gitlab::DataBuilder::Push: the newest 20 commits go in a push's body, oldest first. */
+const COMMITS_SHOWN = 20
+
+const isBlank = (oid: string) => /^0+$/.test(oid)
+
+/** The newest commits of `range` (git rev-list arguments), oldest first, and how many it holds. */
+async function commitsOf(directory: string, range: string[]): Promise<{ oids: string[]; count: number }> {
+  const [listed, counted] = await Promise.all([
+    git(['rev-list', `--max-count=${COMMITS_SHOWN}`, ...range], { gitDir: directory }),
+    git(['rev-list', '--count', ...range], { gitDir: directory }),
+  ])
+  return { oids: listed.split('\n').filter(Boolean).reverse(), count: Number(counted.trim()) }
+}
+
+/**
+ * GL Git::BranchHooksService#limited_commits and #commits_count: a new default branch brings all its commits, another
+ * new branch those its default branch lacks, an update those since its old head; a removal none.
+ */
+async function branchCommits(directory: string, change: PushChange, branch: string, defaultBranch: string | null) {
+  if (isBlank(change.after)) return { oids: [], count: 0 }
+  if (!isBlank(change.before)) return commitsOf(directory, [change.after, '--not', change.before])
+  if (defaultBranch === null || defaultBranch === branch) return commitsOf(directory, [change.after])
+  const defaultHead = await commitAt(directory, `refs/heads/${defaultBranch}`)
+  return commitsOf(directory, defaultHead ? [change.after, '--not', defaultHead.oid] : [change.after])
+}
+
+/**
+ * GL Git::TagHooksService: the tag as it is now, if it still names what was pushed; its message ('' for a lightweight
+ * tag, as Gitaly reads one) and the commit it points at.
+ */
+async function pushedTag(directory: string, change: PushChange) {
+  if (isBlank(change.after)) return null
+  const current = (await git(['for-each-ref', '--format=%(objectname)', change.ref], { gitDir: directory })).trim()
+  if (current !== change.after) return null
+  const object = await readObject(directory, change.after)
+  const message = object?.type === 'tag' ? parseTag(object.oid, object.content).message.replace(/\n$/, '') : ''
+  return { message, commit: await commitAt(directory, change.after) }
+}
+
+/** GL Project#protected_for?: whether a protected branch or tag rule covers the ref. */
+async function isRefProtected(ctx: Context, trx: Db, source: HookProject, ref: string): Promise<boolean> {
+  const loaded = await withAccess({ ...ctx, db: trx }, source.project)
+  // The repository has the pushed ref by now: an empty repository's blanket protection is over.
+  const subject = { ...(await loadRefSubject({ ...ctx, db: trx }, loaded)), project: { ...source.project, empty_repo: 0 } }
+  if (ref.startsWith('refs/tags/')) return isTagProtected(subject.protection, ref.slice('refs/tags/'.length))
+  return isBranchProtected(subject, ref.slice('refs/heads/'.length))
+}
+
+/**
+ * What a push of one ref sends: `Push Hook` (a branch, for `push_events` and the hooks' branch filter) or
+ * `Tag Push Hook` (`tag_push_events`) to the project's hooks, the same body to the system hooks that listen for it,
+ * and `repository_update` to every system hook that listens for that.
+ */
+export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): Promise<HookPayload[]> {
+  const source = await findHookProject(trx, change.projectId)
+  const actor = await findHookUserRow(trx, change.actorId)
+  if (!source || !actor) return []
+  const { externalUrl } = ctx.config
+  const directory = projectRepositoryDirectory(ctx.config, source.project)
+  const isTag = change.ref.startsWith('refs/tags/')
+  const name = change.ref.replace(/^refs\/(heads|tags)\//, '')
+  let commits: ParsedCommit[] = []
+  let count: number
+  let message: string | null = null
+  let checkoutSha: string | null = isBlank(change.after) ? null : change.after
+  if (isTag) {
+    const tag = await pushedTag(directory, change)
+    message = tag?.message ?? null
+    checkoutSha = tag?.commit?.oid ?? null
+    commits = tag?.commit ? [tag.commit] : []
+    count = commits.length
+  } else {
+    const listed = await branchCommits(directory, change, name, source.project.default_branch)
+    count = listed.count
+    for (const oid of listed.oids) {
+      const commit = await commitAt(directory, oid)
+      if (commit) commits.push(commit)
+    }
+  }
+  const project = projectHookAttrs(source, externalUrl)
+  const commitAttrs = []
+  for (const commit of commits)
+    commitAttrs.push({ ...commitHookAttrs(commit, project.web_url), ...(await commitFileChanges(directory, commit)) })
+  const type = isTag ? 'tag_push' : 'push'
+  const body = {
+    object_kind: type,
+    event_name: type,
+    before: change.before,
+    after: change.after,
+    ref: change.ref,
+    ref_protected: await isRefProtected(ctx, trx, source, change.ref),
+    checkout_sha: checkoutSha,
+    message,
+    user_id: actor.id,
+    user_name: actor.name,
+    user_username: actor.username,
+    user_email: actor.public_email,
+    user_avatar: avatarUrlOf(actor.email),
+    project_id: source.project.id,
+    project,
+    commits: commitAttrs,
+    total_commits_count: count,
+    push_options: {},
+    repository: {
+      name: project.name,
+      url: project.url,
+      description: project.description,
+      homepage: project.homepage,
+      git_http_url: project.git_http_url,
+      git_ssh_url: project.git_ssh_url,
+      visibility_level: project.visibility_level,
+    },
+  }
+  // GL PostReceive#after_project_changes_hooks: the system hooks' one body for the refs a push moved (here, this one).
+  const repositoryUpdate = {
+    event_name: 'repository_update',
+    user_id: actor.id,
+    user_name: actor.name,
+    user_email: actor.email,
+    user_avatar: avatarUrlOf(actor.email),
+    project_id: source.project.id,
+    project,
+    changes: [{ before: change.before, after: change.after, ref: change.ref }],
+    refs: [change.ref],
+  }
+  const trigger = isTag ? 'tag_push_events' : 'push_events'
+  const branch = isTag ? {} : { branch: name }
+  return [
+    { event: isTag ? 'Tag Push Hook' : 'Push Hook', trigger, scope: 'project', ...branch, body },
+    { event: 'System Hook', trigger, scope: 'system', ...branch, body },
+    { event: 'System Hook', trigger: 'repository_update_events', scope: 'system', body: repositoryUpdate },
+  ]
+}
