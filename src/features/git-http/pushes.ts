@@ -261,10 +261,9 @@ export async function recordPushes(ctx: Context, project: ProjectRow, user: User
     const at = ctx.now()
     const updates = changed.map((ref) => refUpdateOf(ref, before.get(ref), after.get(ref)))
     await ctx.db.transaction().execute(async (trx) => {
-      for (const [index, payload] of payloads.entries()) {
-        await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
-        await noticeChange(ctx, trx, { kind: 'push', projectId: project.id, actorId: user.id, ...updates[index], at })
-      }
+      for (const payload of payloads) await recordPushEvent(trx, { projectId: project.id, authorId: user.id, at, payload })
+      // Told once the whole push is recorded: how many refs it moved decides whether push hooks run.
+      for (const update of updates) await noticeChange(ctx, trx, { kind: 'push', projectId: project.id, actorId: user.id, ...update, at })
       await noticeSourceBranchPushes(ctx, trx, project, { actorId: user.id, at, updates })
     })
   }

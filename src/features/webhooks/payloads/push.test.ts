@@ -159,6 +159,29 @@ describe('Push Hook and Tag Push Hook', () => {
     expect(removed.body).toMatchObject({ before: oids[22], after: ZERO, checkout_sha: null, commits: [], total_commits_count: 0 })
   })
 
+  test('repository_update tells a push once with every ref; more than three branches created at once run no push hooks', async () => {
+    const created = await createRepositoryProject(request, owner, { path: 'limited' })
+    const dir = await cloneProject(server, git, owner, created.path_with_namespace)
+    const head = (await git.ok(dir, 'rev-parse', 'HEAD')).trim()
+    seen.length = 0
+    await git.ok(dir, 'push', '--quiet', 'origin', 'main:a', 'main:b', 'main:c')
+    const triggers = () => pushPayloadsSeen().map((payloads) => payloads.map((payload) => `${payload.scope} ${payload.trigger}`))
+    expect(triggers()).toEqual([
+      ['project push_events', 'system push_events', 'system repository_update_events'],
+      ['project push_events', 'system push_events'],
+      ['project push_events', 'system push_events'],
+    ])
+    const update = pushPayloadsSeen()[0][2].body
+    expect([update.changes, update.refs]).toEqual([
+      ['a', 'b', 'c'].map((branch) => ({ before: ZERO, after: head, ref: `refs/heads/${branch}` })),
+      ['refs/heads/a', 'refs/heads/b', 'refs/heads/c'],
+    ])
+
+    seen.length = 0
+    await git.ok(dir, 'push', '--quiet', 'origin', 'main:d', 'main:e', 'main:f', 'main:g')
+    expect(triggers()).toEqual([['system repository_update_events'], [], [], []])
+  })
+
   test('a tag: Tag Push Hook with its message and the commit it points at; its deletion with none', async () => {
     const created = await createRepositoryProject(request, owner, { path: 'tagged' })
     const main = await request('GET', `/projects/${created.id}/repository/branches/main`, { token: owner.token })

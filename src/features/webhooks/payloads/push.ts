@@ -8,6 +8,7 @@ import { git, parseTag, projectRepositoryDirectory, readObject, type ParsedCommi
 import { commitAt, commitFileChanges, commitHookAttrs, findHookProject, projectHookAttrs, type HookProject } from './common.js'
 import type { HookPayload } from './index.js'
 import { findHookUserRow } from './issuable-store.js'
+import { findRefsPushedWith } from './push-store.js'
 
 // A branch or a tag pushed, created or deleted (GL Git::BranchHooksService and Git::TagHooksService with
 // Gitlab::DataBuilder::Push; PostReceive's repository_update for the system hooks, Gitlab::DataBuilder::Repository).
@@ -18,6 +19,35 @@ type PushChange = Extract<Change, { kind: 'push' }>
 const COMMITS_SHOWN = 20
 
 const isBlank = (oid: string) => /^0+$/.test(oid)
+
+/**
+ * GL ApplicationSetting#push_event_hooks_limit (3): a push that creates, updates or removes more branches (or tags)
+ * than this at once runs no push hooks for them (Git::ProcessRefChangesService#execute_project_hooks?).
+ */
+const PUSH_EVENT_HOOKS_LIMIT = 3
+
+/** A ref a push moved, as its push event recorded it. */
+type PushedRef = Awaited<ReturnType<typeof findRefsPushedWith>>[number]
+
+const fullRefOf = (pushed: PushedRef) => `${pushed.ref_type === 'tag' ? 'refs/tags/' : 'refs/heads/'}${pushed.ref}`
+
+/** Whether the push moved more refs of this kind, the same way, than push hooks are run for. */
+function isOverHooksLimit(pushed: readonly PushedRef[], change: PushChange, isTag: boolean): boolean {
+  const action = isBlank(change.before) ? 'created' : isBlank(change.after) ? 'removed' : 'pushed'
+  const alike = pushed.filter((ref) => ref.ref_type === (isTag ? 'tag' : 'branch') && ref.action === action)
+  return alike.length > PUSH_EVENT_HOOKS_LIMIT
+}
+
+/**
+ * GL PostReceive#after_project_changes_hooks: `repository_update` is one body for every ref a push moved, told with
+ * the first of them (a change no push event records, such as a hook's test, stands alone).
+ */
+function repositoryUpdateChanges(pushed: readonly PushedRef[], change: PushChange) {
+  if (pushed.length === 0) return [{ before: change.before, after: change.after, ref: change.ref }]
+  if (fullRefOf(pushed[0]) !== change.ref) return null
+  const blank = '0'.repeat(change.before.length)
+  return pushed.map((ref) => ({ before: ref.commit_from ?? blank, after: ref.commit_to ?? blank, ref: fullRefOf(ref) }))
+}
 
 /** The newest commits of `range` (git rev-list arguments), oldest first, and how many it holds. */
 async function commitsOf(directory: string, range: string[]): Promise<{ oids: string[]; count: number }> {
@@ -75,6 +105,30 @@ export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): P
   const directory = projectRepositoryDirectory(ctx.config, source.project)
   const isTag = change.ref.startsWith('refs/tags/')
   const name = change.ref.replace(/^refs\/(heads|tags)\//, '')
+  const project = projectHookAttrs(source, externalUrl)
+  const pushed = await findRefsPushedWith(trx, { projectId: change.projectId, authorId: change.actorId, at: change.at })
+  const updates = repositoryUpdateChanges(pushed, change)
+  const repositoryUpdate: HookPayload[] = updates
+    ? [
+        {
+          event: 'System Hook',
+          trigger: 'repository_update_events',
+          scope: 'system',
+          body: {
+            event_name: 'repository_update',
+            user_id: actor.id,
+            user_name: actor.name,
+            user_email: actor.email,
+            user_avatar: avatarUrlOf(actor.email),
+            project_id: source.project.id,
+            project,
+            changes: updates,
+            refs: updates.map((update) => update.ref),
+          },
+        },
+      ]
+    : []
+  if (isOverHooksLimit(pushed, change, isTag)) return repositoryUpdate
   let commits: ParsedCommit[] = []
   let count: number
   let message: string | null = null
@@ -93,7 +147,6 @@ export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): P
       if (commit) commits.push(commit)
     }
   }
-  const project = projectHookAttrs(source, externalUrl)
   const commitAttrs = []
   for (const commit of commits)
     commitAttrs.push({ ...commitHookAttrs(commit, project.web_url), ...(await commitFileChanges(directory, commit)) })
@@ -127,23 +180,11 @@ export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): P
       visibility_level: project.visibility_level,
     },
   }
-  // GL PostReceive#after_project_changes_hooks: the system hooks' one body for the refs a push moved (here, this one).
-  const repositoryUpdate = {
-    event_name: 'repository_update',
-    user_id: actor.id,
-    user_name: actor.name,
-    user_email: actor.email,
-    user_avatar: avatarUrlOf(actor.email),
-    project_id: source.project.id,
-    project,
-    changes: [{ before: change.before, after: change.after, ref: change.ref }],
-    refs: [change.ref],
-  }
   const trigger = isTag ? 'tag_push_events' : 'push_events'
   const branch = isTag ? {} : { branch: name }
   return [
     { event: isTag ? 'Tag Push Hook' : 'Push Hook', trigger, scope: 'project', ...branch, body },
     { event: 'System Hook', trigger, scope: 'system', ...branch, body },
-    { event: 'System Hook', trigger: 'repository_update_events', scope: 'system', body: repositoryUpdate },
+    ...repositoryUpdate,
   ]
 }
