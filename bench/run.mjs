@@ -17,6 +17,7 @@ import { benchMergeRequestDiffs } from './merge-request-diffs.mjs'
 import { benchPages } from './pages.mjs'
 import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
+import { benchWebhooks } from './webhooks.mjs'
 import { benchMail } from './mail.mjs'
 import { benchLoad } from './load.mjs'
 import { benchSoak } from './soak.mjs'
@@ -229,6 +230,8 @@ async function main() {
   await benchAlerts()
   // Error-tracking envelope ingestion against a bare server, and acknowledged events surviving kill -9 (bench/errors.mjs).
   await benchErrors()
+  // Webhook deliveries to a loopback receiver against a bare node:http client (bench/webhooks.mjs).
+  await benchWebhooks()
   // Mails queued in one transaction delivered to a local SMTP sink, against nodemailer's pool alone (bench/mail.mjs).
   await benchMail()
   // The highest rate of an open-loop mixed load that passes, then svc's memory under 80 % of it (bench/load.mjs, bench/soak.mjs).

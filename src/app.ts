@@ -90,8 +90,13 @@ import { registerCommitActionRoutes } from './features/commit-actions/routes.js'
 import { registerRepositoryFileRoutes } from './features/repository-files/routes.js'
 import { registerRepositoryBrowseRoutes } from './features/repository-browse/routes.js'
 import { registerWebhookRoutes } from './features/webhooks/routes.js'
+import { tellWebhooks } from './features/webhooks/index.js'
+import { addTeller } from './features/change-notices/index.js'
 import { InstanceMemo } from './core/instance-memo.js'
 import { SVC_VERSION } from './version.js'
+
+// What a change sends to webhooks is recorded with the change (features/change-notices).
+addTeller(tellWebhooks)
 
 export interface AppDeps {
   config: Config

@@ -926,6 +926,10 @@ export interface WebHookDeliveriesTable {
   /** Requests sent so far. */
   attempts: Generated<number>
   created_at: Timestamp
+  /** When it may be sent (again). */
+  run_at: Timestamp | null
+  /** A worker sending it holds it until then. */
+  locked_until: Timestamp | null
 }
 
 /** One request a hook sent and what came back (GL web_hook_logs). */
@@ -948,6 +952,12 @@ export interface WebHookLogsTable {
   execution_duration: number
   internal_error_message: string | null
   created_at: Timestamp
+}
+
+/** The one row counting sending rounds: changes recorded in one round share its sending job. */
+export interface WebHookSendingTable {
+  id: number
+  round: number
 }
 
 export interface Database {
@@ -1005,6 +1015,7 @@ export interface Database {
   web_hooks: WebHooksTable
   web_hook_deliveries: WebHookDeliveriesTable
   web_hook_logs: WebHookLogsTable
+  web_hook_sending: WebHookSendingTable
 }
 
 export type UserRow = Selectable<UsersTable>

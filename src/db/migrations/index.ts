@@ -19,6 +19,7 @@ import * as m20261129T0900 from './20261129T0900_diff_notes.js'
 import * as m20261129T1000 from './20261129T1000_session_impersonator.js'
 import * as m20261130T0000 from './20261130T0000_create_merge_request_approvals.js'
 import * as m20261201T0000 from './20261201T0000_create_web_hooks.js'
+import * as m20261201T0001 from './20261201T0001_web_hook_delivery_schedule.js'
 import * as m20261201T0100 from './20261201T0100_create_mail_outbox_and_account_tokens.js'
 import * as m20261201T0300 from './20261201T0300_merge_request_rebase.js'
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '20261129T1000_session_impersonator': m20261129T1000,
   '20261130T0000_create_merge_request_approvals': m20261130T0000,
   '20261201T0000_create_web_hooks': m20261201T0000,
+  '20261201T0001_web_hook_delivery_schedule': m20261201T0001,
   '20261201T0100_create_mail_outbox_and_account_tokens': m20261201T0100,
   '20261201T0300_merge_request_rebase': m20261201T0300,
 }

@@ -31,7 +31,7 @@ test('a server killed with -9 loses no delivery: neither one in flight nor one c
     const row = (await findHookRowById(database.db, hook.body.id))!
     // The test writes deliveries as a change's transaction would, on the same database.
     const ctx = { db: database.db, now: () => new Date() } as unknown as Context
-    const record = () => database.db.transaction().execute((trx) => recordDeliveries(ctx, trx, [row], [payload]))
+    const record = () => database.db.transaction().execute((trx) => recordDeliveries(ctx, trx, [{ hook: row, payload }]))
 
     receiver.answer = () => 'hang'
     await record()

@@ -61,8 +61,17 @@ async function projectWithHook(body: Record<string, unknown>) {
 async function deliver(hookId: number, payloads: HookPayload[] = [issuePayload]) {
   const ctx = contextFor(server, null, server.app.parts.clock())
   const hook = (await findHookRowById(server.database.db, hookId))!
-  return server.database.db.transaction().execute((trx) => recordDeliveries(ctx, trx, [hook], payloads))
+  return server.database.db.transaction().execute((trx) =>
+    recordDeliveries(
+      ctx,
+      trx,
+      payloads.map((payload) => ({ hook, payload })),
+    ),
+  )
 }
+
+/** Runs the job that sends what was just recorded. */
+const send = () => server.runJobs()
 
 /** Moves the clock on and runs every job then due, `times` over. */
 async function later(ms: number, times = 1) {
@@ -80,8 +89,8 @@ describe('delivery', () => {
       token: 'hook-token',
       custom_headers: [{ key: 'X-Custom', value: 'custom value' }],
     })
-    expect(await deliver(hookId)).toHaveLength(1)
-    expect(await server.runJobs()).toBe(1)
+    expect(await deliver(hookId)).toBe(1)
+    await send()
     const [received] = await receiver.waitFor(1)
     expect(received!.path).toBe('/hooks/ci')
     expect(JSON.parse(received!.body)).toEqual(issuePayload.body)
@@ -127,25 +136,25 @@ describe('delivery', () => {
 
   test('only hooks that hear a payload get it', async () => {
     const { hookId } = await projectWithHook({ url: `${receiver.url}/a`, issues_events: false })
-    expect(await deliver(hookId)).toEqual([])
-    expect(await deliver(hookId, [{ ...issuePayload, scope: 'system', trigger: 'system' }])).toEqual([])
+    expect(await deliver(hookId)).toBe(0)
+    expect(await deliver(hookId, [{ ...issuePayload, scope: 'system', trigger: 'system' }])).toBe(0)
   })
 
   test('a failing receiver gets the delivery five times with one Idempotency-Key; four failures in a row disable the hook for a while', async () => {
     const { maintainer, hookId, hooks } = await projectWithHook({ url: `${receiver.url}/a` })
     receiver.answer = () => ({ status: 500, body: 'boom' })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     expect((await call('GET', hooks, maintainer)).body).toMatchObject({ alert_status: 'executable', disabled_until: null })
     await later(10 * MINUTE, 4)
     const received = await receiver.waitFor(5)
     expect(new Set(received.map((request) => request.headers['idempotency-key'])).size).toBe(1)
     expect(new Set(received.map((request) => request.headers['x-gitlab-event-uuid'])).size).toBe(1)
     expect(new Set(received.map((request) => request.headers['x-gitlab-webhook-uuid'])).size).toBe(5)
-    // The fifth failure in a row, at start + 40 minutes, disables the hook for 2 minutes (1, doubling from the fourth).
+    // The fifth failure in a row disables the hook for 2 minutes (1, doubling from the fourth).
     expect((await call('GET', hooks, maintainer)).body).toMatchObject({
       alert_status: 'temporarily_disabled',
-      disabled_until: new Date(start.getTime() + 42 * MINUTE).toISOString(),
+      disabled_until: new Date(server.app.parts.clock().getTime() + 2 * MINUTE).toISOString(),
     })
     await later(10 * MINUTE, 2)
     expect(receiver.received).toHaveLength(5)
@@ -159,7 +168,7 @@ describe('auto-disabling', () => {
     receiver.answer = () => ({ status: 502, body: 'bad gateway' })
     for (let n = 0; n < 4; n++) {
       await deliver(hookId)
-      await server.runJobs()
+      await send()
     }
     expect(receiver.received).toHaveLength(4)
     const fourthAt = server.app.parts.clock().getTime()
@@ -190,7 +199,7 @@ describe('auto-disabling', () => {
     await server.database.db.updateTable('web_hooks').set({ recent_failures: 39 }).where('id', '=', hookId).execute()
     receiver.answer = () => ({ status: 404, body: 'gone' })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     expect((await call('GET', hooks, maintainer)).body).toMatchObject({ alert_status: 'disabled' })
     await deliver(hookId)
     await later(10 * MINUTE, 6)
@@ -214,7 +223,7 @@ describe('failures', () => {
     const port = await freePort()
     const { maintainer, hookId, hooks } = await projectWithHook({ url: `http://127.0.0.1:${port}/nobody` })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     const events = await call('GET', `${hooks}/events?status=server_failure`, maintainer)
     expect(events.body).toEqual([
       expect.objectContaining({ response_status: 'internal error', response_body: '', response_headers: {}, trigger: 'issue_hooks' }),
@@ -225,7 +234,7 @@ describe('failures', () => {
     const { maintainer, hookId, hooks } = await projectWithHook({ url: `${receiver.url}/slow` })
     receiver.answer = () => 'hang'
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     expect((await call('GET', `${hooks}/events`, maintainer)).body).toEqual([
       expect.objectContaining({ response_status: 'internal error' }),
     ])
@@ -241,7 +250,7 @@ describe('failures', () => {
     const { maintainer, hookId, hooks } = await projectWithHook({ url: `${receiver.url}/a` })
     receiver.answer = () => ({ status: 200, body: 'é'.repeat(5000) })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     const [log] = (await call('GET', `${hooks}/events`, maintainer)).body
     expect(log.response_body).toBe(`${'é'.repeat(4094)}…`)
   })
@@ -255,7 +264,7 @@ describe('custom templates', () => {
         '{"kind":"{{object_kind}}","title":"{{object_attributes.title}}","labels":{{object_attributes.labels}},"x":{{nothing.here}}}',
     })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     expect(JSON.parse(receiver.received[0]!.body)).toEqual({ kind: 'issue', title: 'Hello "x"', labels: [{ name: 'bug' }], x: null })
   })
 
@@ -265,7 +274,7 @@ describe('custom templates', () => {
       custom_webhook_template: '{"x":"{{object_attributes.labels.name}}"}',
     })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     expect(receiver.received).toEqual([])
     const [log] = (await call('GET', `${hooks}/events`, maintainer)).body
     expect(log).toMatchObject({ response_status: 'internal error', request_data: {} })
@@ -285,7 +294,7 @@ describe('events', () => {
     const { maintainer, hookId, hooks } = await projectWithHook({ url: `${receiver.url}/a` })
     receiver.answer = () => ({ status: 500 })
     await deliver(hookId)
-    await server.runJobs()
+    await send()
     const [log] = (await call('GET', `${hooks}/events`, maintainer)).body
     receiver.answer = () => ({ status: 202 })
     const resend = await call('POST', `${hooks}/events/${log.id}/resend`, maintainer)

@@ -3,8 +3,8 @@
  * change-notices' tellers), the jobs that send it, and the use cases the API and the settings pages share.
  */
 import { every, handle } from '../../jobs/index.js'
-import { deliverWebhook, pruneWebhookLogs } from './deliveries.js'
-import { DeliverWebhook, PruneWebhookLogs } from './jobs.js'
+import { pruneWebhookLogs, sendDueWebhooks } from './deliveries.js'
+import { PruneWebhookLogs, SendWebhooks } from './jobs.js'
 
 export { tellWebhooks, DELIVERY_ATTEMPTS, LOG_RETENTION_MS } from './deliveries.js'
 export { alertStatusOf, type AlertStatus } from './auto-disabling.js'
@@ -28,9 +28,12 @@ export { canAdminGroupHooks, canAdminProjectHooks, canAdminSystemHooks, hasGroup
 export { TEST_TRIGGERS, type TestTrigger } from './schemas.js'
 
 export const jobHandlers = [
-  handle(DeliverWebhook, (ctx, payload) => deliverWebhook(ctx, payload.deliveryId, payload.attempt)),
+  handle(SendWebhooks, (ctx) => sendDueWebhooks(ctx)),
   handle(PruneWebhookLogs, async (ctx) => void (await pruneWebhookLogs(ctx))),
 ]
 
-/** The logs keep two days: an hourly prune keeps them near that. */
-export const periodicJobs = [every(60 * 60_000, PruneWebhookLogs, {})]
+/**
+ * Every minute, whatever is due and was not sent (a delivery held by a worker that died, one whose change committed
+ * after its slot's job ran) is; the logs keep two days, and an hourly prune keeps them near that.
+ */
+export const periodicJobs = [every(60_000, SendWebhooks, {}), every(60 * 60_000, PruneWebhookLogs, {})]

@@ -1,6 +1,7 @@
-import { sql, type SqlBool } from 'kysely'
+import { sql, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../../db/index.js'
 import type {
+  Database,
   NewWebHookLogRow,
   NewWebHookRow,
   WebHookDeliveryRow,
@@ -102,22 +103,83 @@ export function findHooksAt(db: Db, place: { projectId: number | null; groupIds:
     .execute()
 }
 
-export async function insertDeliveries(db: Db, rows: Omit<WebHookDeliveryRow, 'id' | 'attempts'>[]): Promise<number[]> {
-  if (rows.length === 0) return []
-  const inserted = await db.insertInto('web_hook_deliveries').values(rows).returning('id').execute()
-  return inserted.map((row) => Number(row.id))
+export async function insertDeliveries(db: Db, rows: Omit<WebHookDeliveryRow, 'id' | 'attempts' | 'locked_until'>[]): Promise<number> {
+  if (rows.length === 0) return 0
+  await db.insertInto('web_hook_deliveries').values(rows).execute()
+  return rows.length
 }
 
-export function findDeliveryById(db: Db, id: number): Promise<WebHookDeliveryRow | undefined> {
-  return db.selectFrom('web_hook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
+/**
+ * Takes up to `limit` deliveries due at `now` that no worker holds, holding them until `lockedUntil`, oldest first.
+ * The hold is checked again on the row itself, so that two workers (nodes) never take the same delivery.
+ */
+export async function claimDueDeliveries(db: Db, now: Date, lockedUntil: Date, limit: number): Promise<WebHookDeliveryRow[]> {
+  const at = now.toISOString()
+  const free = (eb: ExpressionBuilder<Database, 'web_hook_deliveries'>) =>
+    eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)])
+  const rows = await db
+    .updateTable('web_hook_deliveries')
+    .set({ locked_until: lockedUntil.toISOString() })
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('web_hook_deliveries').select('id').where('run_at', '<=', at).where(free).orderBy('run_at').orderBy('id').limit(limit),
+    )
+    .where(free)
+    .returningAll()
+    .execute()
+  return rows.sort((a, b) => a.id - b.id)
 }
 
-export async function setDeliveryAttempts(db: Db, id: number, attempts: number): Promise<void> {
-  await db.updateTable('web_hook_deliveries').set({ attempts }).where('id', '=', id).execute()
+/** When the next delivery becomes due or free again, after `now`; null when none waits. */
+export async function findNextDeliveryAt(db: Db, now: Date): Promise<Date | null> {
+  const at = now.toISOString()
+  const row = await db
+    .selectFrom('web_hook_deliveries')
+    .select((eb) => [eb.fn.min('run_at').as('run_at'), eb.fn.min('locked_until').as('locked_until')])
+    .where((eb) => eb.or([eb('run_at', '>', at), eb('locked_until', '>', at)]))
+    .executeTakeFirst()
+  const times = [row?.run_at, row?.locked_until].filter((value): value is string => typeof value === 'string' && value > at)
+  return times.length === 0 ? null : new Date(times.sort()[0]!)
 }
 
-export async function deleteDelivery(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('web_hook_deliveries').where('id', '=', id).execute()
+/** What a batch made of its deliveries: some sent or given up (removed), others waiting for a later attempt. */
+export async function settleDeliveries(
+  db: Db,
+  settled: { removed: number[]; later: { id: number; attempts: number; runAt: string }[] },
+): Promise<void> {
+  if (settled.removed.length > 0) await db.deleteFrom('web_hook_deliveries').where('id', 'in', settled.removed).execute()
+  for (const { id, attempts, runAt } of settled.later) {
+    await db.updateTable('web_hook_deliveries').set({ attempts, run_at: runAt, locked_until: null }).where('id', '=', id).execute()
+  }
+}
+
+/**
+ * The current sending round, with the round's row held until `db`'s transaction ends: a sending job that starts the
+ * next round waits for it, so whatever this transaction records is seen by that job.
+ */
+export async function joinSendingRound(db: Db): Promise<number> {
+  const row = await db
+    .updateTable('web_hook_sending')
+    .set({ round: sql`round` })
+    .where('id', '=', 1)
+    .returning('round')
+    .executeTakeFirstOrThrow()
+  return Number(row.round)
+}
+
+/** Starts the next sending round; answers it. */
+export async function startSendingRound(db: Db): Promise<number> {
+  const row = await db
+    .updateTable('web_hook_sending')
+    .set((eb) => ({ round: eb('round', '+', 1) }))
+    .where('id', '=', 1)
+    .returning('round')
+    .executeTakeFirstOrThrow()
+  return Number(row.round)
+}
+
+export function findHooksByIds(db: Db, ids: number[]): Promise<WebHookRow[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db.selectFrom('web_hooks').selectAll().where('id', 'in', ids).execute()
 }
 
 export async function insertHookLog(db: Db, row: NewWebHookLogRow): Promise<number> {
