@@ -59,7 +59,7 @@ function commitJson(projectPath: string, commit: Record<string, any>) {
 }
 
 describe('Merge Request Hook', () => {
-  test('opened, then updated by a commit on its source branch, then merged: GitLab’s bodies for project and system hooks', async () => {
+  test('opened, then updated by a commit on its source branch, then merged: GitLab’s bodies', async () => {
     const created = await createRepositoryProject(request, owner, { path: 'shop' })
     const projectId = created.id as number
     await addProjectMember(server.database.db, reviewer, projectId, 30)
@@ -170,10 +170,7 @@ describe('Merge Request Hook', () => {
       reviewers: [expectedHookUser(reviewer.user)],
     }
     expect(seen.map((noticed) => noticed.payloads)).toEqual([
-      [
-        { event: 'Merge Request Hook', trigger: 'merge_requests_events', scope: 'project', body },
-        { event: 'System Hook', trigger: 'merge_requests_events', scope: 'system', body },
-      ],
+      [{ event: 'Merge Request Hook', trigger: 'merge_requests_events', scope: 'project', body }],
     ])
     expect(Object.keys(seen[0].payloads[0].body.object_attributes as object)).toEqual(Object.keys(objectAttributes))
 

@@ -157,8 +157,8 @@ export async function mergeRequestHookAttrs(ctx: Context, trx: Db, row: MergeReq
 }
 
 /**
- * What a merge request's change sends: `Merge Request Hook` to the target project's hooks that listen for
- * `merge_requests_events`, and the same body to the system hooks that do.
+ * What a merge request's change sends: `Merge Request Hook`, heard by the target project's hooks and by the system
+ * hooks that listen for `merge_requests_events`.
  */
 export async function mergeRequestPayloads(
   ctx: Context,
@@ -186,8 +186,5 @@ export async function mergeRequestPayloads(
   }
   if (assigneeIds.length > 0) body.assignees = await peopleHookAttrs(trx, assigneeIds)
   if (reviewerIds.length > 0) body.reviewers = await peopleHookAttrs(trx, reviewerIds)
-  return [
-    { event: 'Merge Request Hook', trigger: 'merge_requests_events', scope: 'project', body },
-    { event: 'System Hook', trigger: 'merge_requests_events', scope: 'system', body },
-  ]
+  return [{ event: 'Merge Request Hook', trigger: 'merge_requests_events', scope: 'project', body }]
 }

@@ -119,7 +119,6 @@ describe('Push Hook and Tag Push Hook', () => {
     expect(pushPayloadsSeen()).toEqual([
       [
         { event: 'Push Hook', trigger: 'push_events', scope: 'project', branch: 'main', body },
-        { event: 'System Hook', trigger: 'push_events', scope: 'system', branch: 'main', body },
         {
           event: 'System Hook',
           trigger: 'repository_update_events',
@@ -167,11 +166,11 @@ describe('Push Hook and Tag Push Hook', () => {
     await git.ok(dir, 'push', '--quiet', 'origin', 'main:a', 'main:b', 'main:c')
     const triggers = () => pushPayloadsSeen().map((payloads) => payloads.map((payload) => `${payload.scope} ${payload.trigger}`))
     expect(triggers()).toEqual([
-      ['project push_events', 'system push_events', 'system repository_update_events'],
-      ['project push_events', 'system push_events'],
-      ['project push_events', 'system push_events'],
+      ['project push_events', 'system repository_update_events'],
+      ['project push_events'],
+      ['project push_events'],
     ])
-    const update = pushPayloadsSeen()[0][2].body
+    const update = pushPayloadsSeen()[0][1].body
     expect([update.changes, update.refs]).toEqual([
       ['a', 'b', 'c'].map((branch) => ({ before: ZERO, after: head, ref: `refs/heads/${branch}` })),
       ['refs/heads/a', 'refs/heads/b', 'refs/heads/c'],
@@ -191,19 +190,14 @@ describe('Push Hook and Tag Push Hook', () => {
       body: { tag_name: 'v1.0', ref: 'main', message: 'First release' },
     })
     expect(tagged.status, tagged.text).toBe(201)
-    const [[project, system, update]] = pushPayloadsSeen()
+    const [[project, update]] = pushPayloadsSeen()
     expect([project.event, project.trigger, project.scope, 'branch' in project]).toEqual([
       'Tag Push Hook',
       'tag_push_events',
       'project',
       false,
     ])
-    expect([system.event, system.trigger, system.scope, update.trigger]).toEqual([
-      'System Hook',
-      'tag_push_events',
-      'system',
-      'repository_update_events',
-    ])
+    expect([update.event, update.trigger, update.scope]).toEqual(['System Hook', 'repository_update_events', 'system'])
     expect(project.body).toMatchObject({
       object_kind: 'tag_push',
       event_name: 'tag_push',

@@ -94,8 +94,8 @@ async function isRefProtected(ctx: Context, trx: Db, source: HookProject, ref: s
 
 /**
  * What a push of one ref sends: `Push Hook` (a branch, for `push_events` and the hooks' branch filter) or
- * `Tag Push Hook` (`tag_push_events`) to the project's hooks, the same body to the system hooks that listen for it,
- * and `repository_update` to every system hook that listens for that.
+ * `Tag Push Hook` (`tag_push_events`), heard by the project's hooks and by the system hooks with that switch, and
+ * `repository_update` for the system hooks alone.
  */
 export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): Promise<HookPayload[]> {
   const source = await findHookProject(trx, change.projectId)
@@ -182,9 +182,6 @@ export async function pushPayloads(ctx: Context, trx: Db, change: PushChange): P
   }
   const trigger = isTag ? 'tag_push_events' : 'push_events'
   const branch = isTag ? {} : { branch: name }
-  return [
-    { event: isTag ? 'Tag Push Hook' : 'Push Hook', trigger, scope: 'project', ...branch, body },
-    { event: 'System Hook', trigger, scope: 'system', ...branch, body },
-    ...repositoryUpdate,
-  ]
+  // The project's hooks and the system hooks with the same switch hear the same body (as `System Hook`).
+  return [{ event: isTag ? 'Tag Push Hook' : 'Push Hook', trigger, scope: 'project', ...branch, body }, ...repositoryUpdate]
 }
