@@ -5,7 +5,7 @@ import { GitClient } from '../../testing/git.js'
 import { client } from '../../testing/http.js'
 import { cloneProject, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import type { TestServer } from '../../testing/server.js'
-import type { Noticed } from '../webhooks/payloads/testing.js'
+import { startNoticingServer, type Noticed } from '../webhooks/payloads/testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../change-notices/index.js', async (original) => {
@@ -20,10 +20,7 @@ const git = new GitClient()
 const ZERO = '0'.repeat(40)
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   owner = await createPerson(server.database.db, 'olga')
 })

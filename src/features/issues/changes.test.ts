@@ -3,7 +3,7 @@ import { createTestLabel, createTestProject } from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, type Person } from '../../testing/repositories.js'
 import type { TestServer } from '../../testing/server.js'
-import type { Noticed } from '../webhooks/payloads/testing.js'
+import { startNoticingServer, type Noticed } from '../webhooks/payloads/testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../change-notices/index.js', async (original) => {
@@ -18,10 +18,7 @@ let developer: Person
 let projectId: number
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   const db = server.database.db
   owner = await createPerson(db, 'olga')

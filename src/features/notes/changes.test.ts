@@ -3,7 +3,7 @@ import { createTestIssue, createTestMergeRequest, createTestProject } from '../.
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, type Person } from '../../testing/repositories.js'
 import type { TestServer } from '../../testing/server.js'
-import type { Noticed } from '../webhooks/payloads/testing.js'
+import { startNoticingServer, type Noticed } from '../webhooks/payloads/testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../change-notices/index.js', async (original) => {
@@ -20,10 +20,7 @@ let issue: { id: number; iid: number }
 let mergeRequest: { id: number; iid: number }
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   const db = server.database.db
   owner = await createPerson(db, 'olga')

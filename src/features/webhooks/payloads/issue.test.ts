@@ -4,7 +4,7 @@ import { createTestGroup, createTestLabel, createTestProject } from '../../../te
 import { client } from '../../../testing/http.js'
 import { addProjectMember, createPerson, type Person } from '../../../testing/repositories.js'
 import type { TestServer } from '../../../testing/server.js'
-import { expectedHookProject, expectedHookUser, utc, type Noticed } from './testing.js'
+import { expectedHookProject, expectedHookUser, utc, startNoticingServer, type Noticed } from './testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../../change-notices/index.js', async (original) => {
@@ -22,10 +22,7 @@ let bug: LabelRow
 let ux: LabelRow
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   const db = server.database.db
   owner = await createPerson(db, 'olga', { email: 'olga@example.com' })

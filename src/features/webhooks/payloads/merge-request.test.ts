@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vit
 import { client } from '../../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../../testing/repositories.js'
 import type { TestServer } from '../../../testing/server.js'
-import { expectedHookProject, expectedHookUser, utc, type Noticed } from './testing.js'
+import { expectedHookProject, expectedHookUser, utc, startNoticingServer, type Noticed } from './testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../../change-notices/index.js', async (original) => {
@@ -16,10 +16,7 @@ let owner: Person
 let reviewer: Person
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   owner = await createPerson(server.database.db, 'olga')
   reviewer = await createPerson(server.database.db, 'rene')

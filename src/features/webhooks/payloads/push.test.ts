@@ -6,7 +6,7 @@ import { client } from '../../../testing/http.js'
 import { cloneProject, createPerson, createRepositoryProject, type Person } from '../../../testing/repositories.js'
 import type { TestServer } from '../../../testing/server.js'
 import type { HookPayload } from './index.js'
-import { expectedHookProject, type Noticed } from './testing.js'
+import { expectedHookProject, startNoticingServer, type Noticed } from './testing.js'
 
 const seen = vi.hoisted(() => [] as Noticed[])
 vi.mock('../../change-notices/index.js', async (original) => {
@@ -21,10 +21,7 @@ const git = new GitClient()
 const ZERO = '0'.repeat(40)
 
 beforeAll(async () => {
-  // Test files share their worker's modules: the app is loaded again so that it sees the mock.
-  vi.resetModules()
-  const { startTestServer } = await import('../../../testing/server.js')
-  server = await startTestServer()
+  server = await startNoticingServer()
   request = client(`${server.url}/api/v4`)
   owner = await createPerson(server.database.db, 'olga')
 })

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import type { Change } from '../../../core/changes.js'
 import type { Context } from '../../../core/context.js'
 import type { Db } from '../../../db/index.js'
+import { vi } from 'vitest'
+import type { TestServer } from '../../../testing/server.js'
 import type { HookPayload } from './index.js'
 
 /** A change a test saw noticed, with the payloads it sends as read in the change's own transaction. */
@@ -83,4 +85,14 @@ export function expectedHookUser(user: { id: number; name: string; username: str
 /** Ruby's Time#to_s in UTC, as bodies write times: '2026-11-20 10:00:00 UTC'. */
 export function utc(at: Date | string): string {
   return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+}
+
+/**
+ * A test server whose app sees the test file's `vi.mock` of change-notices: test files share their worker's modules,
+ * so the app is loaded again first.
+ */
+export async function startNoticingServer(): Promise<TestServer> {
+  vi.resetModules()
+  const { startTestServer } = await import('../../../testing/server.js')
+  return startTestServer()
 }
