@@ -67,6 +67,36 @@ describe('comments tell of their changes in their transaction', () => {
     expect(seen).toEqual([])
   })
 
+  test('resolving the last open thread of a merge request updates it', async () => {
+    const threads = []
+    for (const body of ['First', 'Second']) {
+      const res = await request('POST', `/projects/${projectId}/merge_requests/${mergeRequest.iid}/discussions`, {
+        token: owner.token,
+        body: { body },
+      })
+      expect(res.status, res.text).toBe(201)
+      threads.push(res.body.id as string)
+    }
+    seen.length = 0
+    for (const thread of threads) {
+      const res = await request('PUT', `/projects/${projectId}/merge_requests/${mergeRequest.iid}/discussions/${thread}`, {
+        token: owner.token,
+        body: { resolved: true },
+      })
+      expect(res.status, res.text).toBe(200)
+      expect(seen.length).toBe(thread === threads[0] ? 0 : 1)
+    }
+    expect(seen[0].change).toEqual({
+      kind: 'merge_request',
+      action: 'update',
+      projectId,
+      mergeRequestId: mergeRequest.id,
+      actorId: owner.user.id,
+      changes: {},
+      at: expect.any(Date),
+    })
+  })
+
   test('a change that leaves a system note tells no comment', async () => {
     const res = await request('PUT', `/projects/${projectId}/issues/${issue.iid}`, { token: owner.token, body: { labels: 'bug' } })
     expect(res.status, res.text).toBe(200)

@@ -2,10 +2,11 @@ import type { Context } from '../../core/context.js'
 import { BadRequest, Forbidden, NotFound } from '../../core/errors.js'
 import type { NoteRow } from '../../db/schema.js'
 import { canReadNote, canResolveDiscussion } from '../access/index.js'
+import { noticeChange } from '../change-notices/index.js'
 import type { TouchNoteable } from './index.js'
 import { createNote, viewsOf, type CreateNoteInput, type LoadedNoteable, type NoteView } from './service.js'
 import { discussionIdOf, isResolvable } from './thread-ids.js'
-import { selectNotesOf, selectThreadRows, updateNoteThread, updateThreadResolution } from './store.js'
+import { hasUnresolvedThreadRows, selectNotesOf, selectThreadRows, updateNoteThread, updateThreadResolution } from './store.js'
 
 // Threads (GL Discussion): notes sharing a discussion_id. A comment alone is a thread of one ("individual note"); a
 // DiscussionNote starts a thread that can take replies; a DiffNote is one on a line of a merge request's diff. The
@@ -115,6 +116,16 @@ export async function resolveDiscussion(
   const change = resolved ? { resolved_at: ctx.now().toISOString(), resolved_by_id: user.id } : { resolved_at: null, resolved_by_id: null }
   // Notes resolved before keep who resolved them and when.
   const ids = resolvable.filter((view) => (view.row.resolved_at === null) === resolved).map((view) => view.row.id)
-  if (ids.length > 0) await updateThreadResolution(ctx.db, ids, change)
+  if (ids.length > 0) {
+    await ctx.db.transaction().execute(async (trx) => {
+      await updateThreadResolution(trx, ids, change)
+      // GL MergeRequests::ResolvedDiscussionNotificationService: resolving the last thread updates the merge request.
+      const { noteable } = target
+      if (resolved && noteable.type === 'MergeRequest' && !(await hasUnresolvedThreadRows(trx, noteable.id))) {
+        const told = { projectId: noteable.projectId, mergeRequestId: noteable.id, actorId: user.id, changes: {}, at: ctx.now() }
+        await noticeChange(ctx, trx, { kind: 'merge_request', action: 'update', ...told })
+      }
+    })
+  }
   return findDiscussion(ctx, target, discussion.id)
 }
