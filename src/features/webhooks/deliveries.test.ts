@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { WebHookRow } from '../../db/schema.js'
 import { freePort } from '../../testing/cli.js'
+import { createTestIssue } from '../../testing/factories.js'
 import { contextFor } from '../../testing/context.js'
 import { client } from '../../testing/http.js'
+import { createPerson as createPusher, createRepositoryProject } from '../../testing/repositories.js'
 import { createProjectTeam, type Person } from '../../testing/roles.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { pruneWebhookLogs, recordDeliveries } from './deliveries.js'
@@ -207,6 +209,43 @@ describe('auto-disabling', () => {
     const [log] = (await call('GET', `${hooks}/events`, maintainer)).body
     const resend = await call('POST', `${hooks}/events/${log.id}/resend`, maintainer)
     expect(resend).toMatchObject({ status: 422, body: { message: 'Hook disabled' } })
+  })
+
+  test('a test answered with a 2xx enables a disabled hook; any other answer is refused with what came back', async () => {
+    const { project, maintainer, hookId, hooks } = await projectWithHook({ url: `${receiver.url}/a` })
+    await createTestIssue(server.database.db, { project, author: maintainer.user, title: 'Broken' })
+    await server.database.db.updateTable('web_hooks').set({ recent_failures: 40 }).where('id', '=', hookId).execute()
+    receiver.answer = () => ({ status: 500, body: 'still down' })
+    const refused = await call('POST', `${hooks}/test/issues_events`, maintainer)
+    expect(refused).toMatchObject({ status: 422, body: { message: 'still down' } })
+    expect((await call('GET', hooks, maintainer)).body).toMatchObject({ alert_status: 'disabled' })
+    receiver.answer = () => ({ status: 200, body: 'ok' })
+    const test = await call('POST', `${hooks}/test/issues_events`, maintainer)
+    expect(test).toMatchObject({ status: 201, body: { message: '201 Created' } })
+    expect((await call('GET', hooks, maintainer)).body).toMatchObject({ alert_status: 'executable', disabled_until: null })
+    const [sent] = receiver.received.slice(-1)
+    expect(sent!.headers['x-gitlab-event']).toBe('Issue Hook')
+    expect(JSON.parse(sent!.body)).toMatchObject({ object_kind: 'issue', object_attributes: { title: 'Broken', action: 'open' } })
+    const [log] = (await call('GET', `${hooks}/events`, maintainer)).body
+    expect(log).toMatchObject({ trigger: 'issue_hooks', response_status: '200' })
+  })
+
+  test('a push test sends a push of the default branch; a tag push test names it under refs/tags/', async () => {
+    const owner = await createPusher(server.database.db, `pusher${Date.now()}`)
+    const project = await createRepositoryProject(client(`${server.url}/api/v4`), owner, { path: `pushed-${Date.now()}` })
+    const created = await call('POST', `/projects/${project.id}/hooks`, owner, { url: `${receiver.url}/push` })
+    const hooks = `/projects/${project.id}/hooks/${created.body.id}`
+    expect(await call('POST', `${hooks}/test/push_events`, owner)).toMatchObject({ status: 201 })
+    expect(await call('POST', `${hooks}/test/tag_push_events`, owner)).toMatchObject({ status: 201 })
+    const [push, tag] = receiver.received.filter((request) => request.path === '/push')
+    expect(push!.headers['x-gitlab-event']).toBe('Push Hook')
+    expect(JSON.parse(push!.body)).toMatchObject({
+      object_kind: 'push',
+      ref: `refs/heads/${project.default_branch}`,
+      project_id: project.id,
+    })
+    expect(tag!.headers['x-gitlab-event']).toBe('Tag Push Hook')
+    expect(JSON.parse(tag!.body)).toMatchObject({ ref: `refs/tags/${project.default_branch}` })
   })
 
   test('system hooks are never disabled', async () => {

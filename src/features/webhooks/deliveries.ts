@@ -141,7 +141,7 @@ async function enqueueSending(db: Db, now: Date): Promise<void> {
 
 /** A sending job due at `runAt` (a retry, a hook disabled for a while), woken in this process then. */
 async function enqueueSendingAt(db: Db, runAt: Date, now: Date): Promise<void> {
-  await enqueueJob(db, SendWebhooks, {}, { uniqueKey: `${SendWebhooks.kind}@${runAt.toISOString()}`, runAt, now })
+  await enqueueJob(db, SendWebhooks, {}, { runAt, now })
   setTimeout(wakeJobWorkers, Math.max(0, runAt.getTime() - now.getTime()) + 1).unref()
 }
 
