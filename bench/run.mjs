@@ -19,6 +19,7 @@ import { benchAlerts } from './alerts.mjs'
 import { benchErrors } from './errors.mjs'
 import { benchWebhooks } from './webhooks.mjs'
 import { benchMail } from './mail.mjs'
+import { benchNotifications } from './notifications.mjs'
 import { benchLoad } from './load.mjs'
 import { benchSoak } from './soak.mjs'
 import { benchAllCores, benchPipeline } from './pipeline.mjs'
@@ -234,6 +235,8 @@ async function main() {
   await benchWebhooks()
   // Mails queued in one transaction delivered to a local SMTP sink, against nodemailer's pool alone (bench/mail.mjs).
   await benchMail()
+  // The e-mails of a new issue that 1,000 members watch, computed and queued in its transaction (bench/notifications.mjs).
+  await benchNotifications()
   // The highest rate of an open-loop mixed load that passes, then svc's memory under 80 % of it (bench/load.mjs, bench/soak.mjs).
   try {
     const highest = await benchLoad()

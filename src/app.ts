@@ -89,14 +89,18 @@ import { registerCommitRoutes } from './features/commits/routes.js'
 import { registerCommitActionRoutes } from './features/commit-actions/routes.js'
 import { registerRepositoryFileRoutes } from './features/repository-files/routes.js'
 import { registerRepositoryBrowseRoutes } from './features/repository-browse/routes.js'
+import { registerSentNotificationPages } from './features/sent-notification-pages/index.js'
 import { registerWebhookRoutes } from './features/webhooks/routes.js'
 import { tellWebhooks } from './features/webhooks/index.js'
 import { addTeller } from './features/change-notices/index.js'
+import { tellNotifications } from './features/notifications/index.js'
 import { InstanceMemo } from './core/instance-memo.js'
 import { SVC_VERSION } from './version.js'
 
 // What a change sends to webhooks is recorded with the change (features/change-notices).
 addTeller(tellWebhooks)
+// What a change mails to the people it concerns is queued with the change too (features/notifications).
+addTeller(tellNotifications)
 
 export interface AppDeps {
   config: Config
@@ -342,6 +346,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerUserSettingsPages(web)
   registerOAuthRoutes(fastify, plain, oauthTokens)
   registerAuthorizePages(web)
+  registerSentNotificationPages(web, fastify, plain)
   registerOpenIdRoutes(fastify, plain)
   registerGitHttpRoutes(fastify, plain)
   registerOpenApiRoute(api, catalog, SVC_VERSION)

@@ -960,6 +960,35 @@ export interface WebHookSendingTable {
   round: number
 }
 
+/** A user's explicit choice to hear, or not, of one issue or merge request (GL subscriptions). */
+export interface SubscriptionsTable {
+  id: Generated<number>
+  user_id: number
+  subscribable_type: SubscribableType
+  subscribable_id: number
+  project_id: number
+  /** 0 once the user unsubscribed: they hear of it no more, even as a participant. */
+  subscribed: Generated<Flag>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export type SubscribableType = 'Issue' | 'MergeRequest'
+
+/** A notification e-mail about an issue or a merge request; its reply key is the secret of its unsubscribe link. */
+export interface SentNotificationsTable {
+  id: Generated<number>
+  /** 32 hexadecimal digits (GL SentNotification.reply_key). */
+  reply_key: string
+  recipient_id: number
+  project_id: number
+  noteable_type: SubscribableType
+  noteable_id: number
+  /** The thread a note's e-mail belongs to. */
+  in_reply_to_discussion_id: string | null
+  created_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   personal_access_tokens: PersonalAccessTokensTable
@@ -1016,6 +1045,8 @@ export interface Database {
   web_hook_deliveries: WebHookDeliveriesTable
   web_hook_logs: WebHookLogsTable
   web_hook_sending: WebHookSendingTable
+  subscriptions: SubscriptionsTable
+  sent_notifications: SentNotificationsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -1086,3 +1117,6 @@ export type WebHookUpdate = Updateable<WebHooksTable>
 export type WebHookDeliveryRow = Selectable<WebHookDeliveriesTable>
 export type WebHookLogRow = Selectable<WebHookLogsTable>
 export type NewWebHookLogRow = Insertable<WebHookLogsTable>
+export type SubscriptionRow = Selectable<SubscriptionsTable>
+export type SentNotificationRow = Selectable<SentNotificationsTable>
+export type NewSentNotificationRow = Insertable<SentNotificationsTable>

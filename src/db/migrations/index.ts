@@ -21,6 +21,7 @@ import * as m20261130T0000 from './20261130T0000_create_merge_request_approvals.
 import * as m20261201T0000 from './20261201T0000_create_web_hooks.js'
 import * as m20261201T0001 from './20261201T0001_web_hook_delivery_schedule.js'
 import * as m20261201T0100 from './20261201T0100_create_mail_outbox_and_account_tokens.js'
+import * as m20261201T0200 from './20261201T0200_create_subscriptions_and_sent_notifications.js'
 import * as m20261201T0300 from './20261201T0300_merge_request_rebase.js'
 
 /** Every migration, by name; names sort in the order they run. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '20261201T0000_create_web_hooks': m20261201T0000,
   '20261201T0001_web_hook_delivery_schedule': m20261201T0001,
   '20261201T0100_create_mail_outbox_and_account_tokens': m20261201T0100,
+  '20261201T0200_create_subscriptions_and_sent_notifications': m20261201T0200,
   '20261201T0300_merge_request_rebase': m20261201T0300,
 }

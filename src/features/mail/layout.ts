@@ -14,8 +14,11 @@ export function mailButton(href: string, text: string): Html {
   >`
 }
 
-/** A whole HTML message: `body` in a white box, and a footer naming the instance the reader has an account on. */
-export function mailLayout(ctx: Context, title: string, body: Html): string {
+/**
+ * A whole HTML message: `body` in a white box, and a footer naming the instance the reader has an account on (or
+ * `footer`, which says why they got it in its own words).
+ */
+export function mailLayout(ctx: Context, title: string, body: Html, footer?: Html): string {
   const url = ctx.config.externalUrl
   return html`<!DOCTYPE html>
     <html lang="en">
@@ -40,7 +43,10 @@ export function mailLayout(ctx: Context, title: string, body: Html): string {
                 </tr>
               </table>
               <p style="max-width:600px;margin:16px 0 0;font-size:13px;color:#737278;">
-                You're receiving this email because of your account on <a href="${url}" style="color:#1f75cb;">${new URL(url).host}</a>.
+                ${
+                  footer ??
+                  html`You're receiving this email because of your account on <a href="${url}" style="color:#1f75cb;">${new URL(url).host}</a>.`
+                }
               </p>
             </td>
           </tr>

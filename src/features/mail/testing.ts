@@ -96,7 +96,9 @@ export function headersOf(raw: string): [string, string][] {
 
 /** The decoded body of a message's part of `type` (text/plain or text/html), lines ending in \n. */
 export function partOf(raw: string, type: 'text/plain' | 'text/html'): string {
-  const parts = raw.split(/\r\n--[^\r\n]+\r\n/)
+  // Split at the message's own boundary: a body line may start with `--` too (the `-- ` before a signature).
+  const boundary = /boundary="([^"]+)"/.exec(raw)?.[1]
+  const parts = boundary ? raw.split(`\r\n--${boundary}\r\n`) : []
   const part = parts.find((candidate) => candidate.startsWith(`Content-Type: ${type}`))
   if (!part) throw new Error(`no ${type} part`)
   const split = part.indexOf('\r\n\r\n')

@@ -95,7 +95,8 @@ describe('rebasing', () => {
     const again = await rebase(owner)
     expect([again.status, again.body]).toEqual([409, RESOURCE_LOCK])
 
-    expect(await server.runJobs()).toBe(1)
+    // The rebase, then the e-mail telling the author of the commits it pushed.
+    expect(await server.runJobs()).toBe(2)
     const after = await show()
     expect(after).toMatchObject({ rebase_in_progress: false, merge_error: null, detailed_merge_status: 'mergeable' })
     const head = await branchHead(server, git, project.id, 'topic')
@@ -132,7 +133,8 @@ describe('rebasing', () => {
       .where('project_id', '=', project.id)
       .execute()
     expect((await rebase(developer)).status).toBe(202)
-    expect(await server.runJobs()).toBe(1)
+    // The rebase, then the e-mail telling the author of the commits it pushed.
+    expect(await server.runJobs()).toBe(2)
     const head = await branchHead(server, git, project.id, 'topic')
     expect(await show()).toMatchObject({ merge_error: null, rebase_in_progress: false, sha: head })
     expect((await rebase(owner)).status).toBe(202)
