@@ -8,7 +8,7 @@ import { SendWebhooks } from './jobs.js'
 import { eventOf, hears, hookNameOf } from './matching.js'
 import { hookPayloadsOf, type HookPayload, type HookTrigger } from './payloads/index.js'
 import { hasGroupHooks } from './policy.js'
-import { newRequestKeys, recordHookRequest, sendHookRequest, WEBHOOK_TIMEOUT_MS, type SentRequest } from './request.js'
+import { newRequestKeys, recordHookRequests, sendHookRequest, WEBHOOK_TIMEOUT_MS, type SentRequest } from './request.js'
 import {
   claimDueDeliveries,
   deleteHookLogsBefore,
@@ -229,18 +229,20 @@ async function sendBatch(ctx: Context, batch: WebHookDeliveryRow[]): Promise<voi
   await ctx.db.transaction().execute(async (trx) => {
     const removed: number[] = []
     const later: { id: number; attempts: number; runAt: string }[] = []
+    const requests: { hook: WebHookRow; sent: SentRequest }[] = []
     for (const [index, plan] of plans.entries()) {
       const { delivery } = plan
       if ('drop' in plan) removed.push(delivery.id)
       else if ('waitUntil' in plan) later.push({ id: delivery.id, attempts: delivery.attempts, runAt: plan.waitUntil })
       else {
         const result = sent[index]!
-        await recordHookRequest(ctx, trx, plan.hook, result)
+        requests.push({ hook: plan.hook, sent: result })
         const attempts = delivery.attempts + 1
         if (result.succeeded || attempts >= DELIVERY_ATTEMPTS) removed.push(delivery.id)
         else later.push({ id: delivery.id, attempts, runAt: new Date(ctx.now().getTime() + retryDelayMs(attempts)).toISOString() })
       }
     }
+    await recordHookRequests(ctx, trx, requests)
     await settleDeliveries(trx, { removed, later })
   })
 }

@@ -12,7 +12,7 @@ import type { Db } from '../../db/index.js'
 import type { NewWebHookLogRow, WebHookRow } from '../../db/schema.js'
 import { SVC_VERSION } from '../../version.js'
 import { failureStateAfter } from './auto-disabling.js'
-import { findHookRowById, insertHookLog, updateHookFailureState } from './store.js'
+import { findHookRowById, insertHookLogs, updateHookFailureState } from './store.js'
 import { interpolatedUrl, InterpolationError, maskedUrl } from './urls.js'
 
 // One request of a hook, as GL WebHookService#execute sends and logs it (WebHooks::LogExecutionService).
@@ -196,19 +196,40 @@ export async function sendHookRequest(ctx: Context, hook: WebHookRow, request: H
 }
 
 /**
- * Writes a sent request's log entry and what its outcome makes of the hook's failure state (GL
- * WebHooks::LogExecutionService), in `trx`; answers the log entry's id.
+ * Writes sent requests' log entries (one statement) and what their outcomes, in order, make of each hook's failure state
+ * (GL WebHooks::LogExecutionService), in `trx`; answers the log entries' ids.
  */
-export async function recordHookRequest(ctx: Context, trx: Db, hook: WebHookRow, sent: SentRequest): Promise<number> {
+export async function recordHookRequests(ctx: Context, trx: Db, requests: { hook: WebHookRow; sent: SentRequest }[]): Promise<number[]> {
+  if (requests.length === 0) return []
   const now = ctx.now()
-  const id = await insertHookLog(trx, { ...sent.log, web_hook_id: hook.id, created_at: now.toISOString() })
-  let current: WebHookRow | undefined = hook
-  for (let attempt = 0; current && attempt < 10; attempt++) {
-    const next = failureStateAfter(current, sent.succeeded, now)
-    if (!next || (await updateHookFailureState(trx, current.id, current, next))) break
-    current = await findHookRowById(trx, hook.id)
+  const at = now.toISOString()
+  const ids = await insertHookLogs(
+    trx,
+    requests.map(({ hook, sent }) => ({ ...sent.log, web_hook_id: hook.id, created_at: at })),
+  )
+  const outcomes = new Map<number, { hook: WebHookRow; succeeded: boolean[] }>()
+  for (const { hook, sent } of requests) {
+    const entry = outcomes.get(hook.id) ?? { hook, succeeded: [] }
+    entry.succeeded.push(sent.succeeded)
+    outcomes.set(hook.id, entry)
   }
-  return id
+  for (const { hook, succeeded } of outcomes.values()) {
+    let current: WebHookRow | undefined = hook
+    for (let attempt = 0; current && attempt < 10; attempt++) {
+      let state: Pick<WebHookRow, 'type' | 'recent_failures' | 'disabled_until'> = current
+      for (const outcome of succeeded) state = { ...state, ...failureStateAfter(state, outcome, now) }
+      const unchanged = state.recent_failures === current.recent_failures && state.disabled_until === current.disabled_until
+      if (unchanged || (await updateHookFailureState(trx, current.id, current, state))) break
+      current = await findHookRowById(trx, hook.id)
+    }
+  }
+  return ids
+}
+
+/** The same for one request. */
+export async function recordHookRequest(ctx: Context, trx: Db, hook: WebHookRow, sent: SentRequest): Promise<number> {
+  const [id] = await recordHookRequests(ctx, trx, [{ hook, sent }])
+  return id!
 }
 
 /** A new delivery's keys: its Idempotency-Key and X-Gitlab-Event-UUID. */

@@ -182,9 +182,9 @@ export function findHooksByIds(db: Db, ids: number[]): Promise<WebHookRow[]> {
   return db.selectFrom('web_hooks').selectAll().where('id', 'in', ids).execute()
 }
 
-export async function insertHookLog(db: Db, row: NewWebHookLogRow): Promise<number> {
-  const inserted = await db.insertInto('web_hook_logs').values(row).returning('id').executeTakeFirstOrThrow()
-  return Number(inserted.id)
+export async function insertHookLogs(db: Db, rows: NewWebHookLogRow[]): Promise<number[]> {
+  const inserted = await db.insertInto('web_hook_logs').values(rows).returning('id').execute()
+  return inserted.map((row) => Number(row.id))
 }
 
 /** What a status filter of the events list matches: exact codes, code ranges, and GitLab's `internal error`. */
