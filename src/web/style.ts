@@ -289,4 +289,10 @@ background:var(--primary);color:#fff;font-weight:700;opacity:0;z-index:1}.add-di
 .diff tr.diff-notes-row>td.diff-notes-cell{white-space:normal;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;line-height:1.5;padding:var(--space-2);background:var(--page);border-top:1px solid var(--border);border-bottom:1px solid var(--border)}
 .code.diff{container-type:inline-size}.diff-notes-cell>div{position:sticky;left:var(--space-2);max-width:calc(100cqw - var(--space-4))}
 .diff-notes-cell .mr-thread+.mr-thread,.diff-notes-cell .mr-thread+.mr-line-form{margin-top:var(--space-2)}.diff-notes-cell .note-text{white-space:normal}
+.badge.success{background:var(--resolved-bg);color:var(--resolved-fg)}.badge.danger{background:var(--triggered-bg);color:var(--triggered-fg)}.badge.warning{background:#fdf1dd;color:#8f4700}
+.hook-list{list-style:none;margin:0;padding:0}.hook-list>li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:var(--space-2);padding:var(--space-3) 0;border-bottom:1px solid var(--border)}.hook-list>li:last-child{border-bottom:0}.hook-list .button-row{margin:0}
+.hook-summary{flex:1 1 20rem;min-width:0}.hook-url{overflow-wrap:anywhere}.hook-badges{display:flex;flex-wrap:wrap;gap:var(--space-1);margin-top:var(--space-1)}.test-hook>summary.button{color:var(--text)}.test-hook>summary.button:hover,.test-hook[open]>summary.button{background:var(--subtle)}
+details.add-webhook{margin:var(--space-3) 0}details.add-webhook>summary{list-style:none;display:inline-block}details.add-webhook>summary::-webkit-details-marker{display:none}details.add-webhook[open]>summary{display:none}
+fieldset.branch-filter{margin:0 0 var(--space-2) var(--space-5)}.hook-event{display:grid;grid-template-columns:auto 1fr;gap:var(--space-1) var(--space-3)}.hook-event dt{font-weight:600}.hook-event dd{margin:0;overflow-wrap:anywhere}
+pre.hook-body,pre.hook-headers{white-space:pre-wrap;overflow-wrap:anywhere;max-height:32rem}
 `

@@ -70,6 +70,7 @@ export type ProjectSection =
   | 'errors'
   | 'settings'
   | 'settings_general'
+  | 'settings_webhooks'
   | 'settings_access_tokens'
   | 'settings_repository'
   | 'settings_merge_requests'
@@ -115,7 +116,7 @@ export function projectSidebar(loaded: LoadedProject, current: ProjectSection | 
   if (canReadMembers({ kind: 'project', ...loaded })) items.push(item('members', 'Members', '/-/project_members'))
   if (canAdminProject(access)) {
     // GL's Settings menu: each page for those who may use it (Maintainers and up).
-    const children = [item('settings_general', 'General', '/edit')]
+    const children = [item('settings_general', 'General', '/edit'), item('settings_webhooks', 'Webhooks', '/-/hooks')]
     if (canProject(access, 'manage_resource_access_tokens'))
       children.push(item('settings_access_tokens', 'Access tokens', '/-/settings/access_tokens'))
     children.push(item('settings_repository', 'Repository', '/-/settings/repository'))

@@ -4,10 +4,12 @@ import { registerGeneralSettingsPages } from './general.js'
 import { registerMemberPages } from './members.js'
 import { registerMergeRequestSettingsPages } from './merge-requests.js'
 import { registerRepositorySettingsPages } from './repository.js'
+import { registerWebhookSettingsPages } from './webhooks.js'
 
 /** A project's settings pages (GL Projects::Settings and ProjectsController#edit), at GitLab's URLs. */
 export function registerSettingsPages(web: WebRouter) {
   registerGeneralSettingsPages(web)
+  registerWebhookSettingsPages(web)
   registerRepositorySettingsPages(web)
   registerMergeRequestSettingsPages(web)
   registerAccessTokenSettingsPages(web)

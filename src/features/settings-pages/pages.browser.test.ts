@@ -5,14 +5,16 @@ import { BROWSER_WALK_MS, closeBrowser, launchBrowser, lookAt, signInAt } from '
 import { client } from '../../testing/http.js'
 import { addProjectMember, createPerson, createRepositoryProject, type Person } from '../../testing/repositories.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
+import { startReceiver, type Receiver } from '../webhooks/testing.js'
 
 /**
  * A project's settings in a real browser without JavaScript: a Maintainer renames the project, protects a branch,
- * makes a project access token and revokes it, and invites a member; an Owner sees the danger zone; a Reporter reads
- * the members. Every page fits a phone.
+ * makes a project access token and revokes it, adds a webhook and tests it, and invites a member; an Owner sees the
+ * danger zone; a Reporter reads the members. Every page fits a phone.
  */
 
 let server: TestServer
+let receiver: Receiver
 let browser: Browser
 let api: ReturnType<typeof client>
 let owner: Person
@@ -22,7 +24,7 @@ let project: Record<string, any>
 const XSS = '<img src=x onerror="document.title=\'pwned\'">'
 
 beforeAll(async () => {
-  server = await startTestServer()
+  ;[server, receiver] = await Promise.all([startTestServer(), startReceiver()])
   const db = server.database.db
   api = client(`${server.url}/api/v4`)
   owner = await createPerson(db, 'grace')
@@ -46,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeBrowser(browser)
-  await server.close()
+  await Promise.all([server.close(), receiver.close()])
 })
 
 describe('project settings in a browser', () => {
@@ -111,6 +113,40 @@ describe('project settings in a browser', () => {
     await Promise.all([page.waitForURL(server.url + path), page.click('button[aria-label="Revoke Deploy bot"]')])
     expect(await page.locator('.flash.notice').textContent()).toBe('Revoked project access token Deploy bot!')
     expect((await api('GET', `/projects/${project.id}`, { token: value })).status).toBe(401)
+    await page.context().close()
+  })
+
+  test('a Maintainer adds a webhook, tests it and reads the request it sent', { timeout: BROWSER_WALK_MS }, async () => {
+    const allowed = await api('PUT', '/application/settings', {
+      token: server.rootToken,
+      body: { allow_local_requests_from_web_hooks_and_services: true },
+    })
+    expect(allowed.status).toBe(200)
+    const path = '/grace/telescope/-/hooks'
+    const page = await signInAt(browser, server.url, { username: 'mia', password: maintainer.password }, path)
+    await page.click('details.add-webhook > summary')
+    await lookAt(page, 'settings-webhooks-form')
+    await page.fill('#hook_url', `${receiver.url}/chat`)
+    await page.fill('#hook_name', 'Chat')
+    await page.check('#hook_issues_events')
+    await Promise.all([page.waitForURL(server.url + path), page.click('form.hook-form button[type="submit"]')])
+    expect(await page.locator('.flash.notice').textContent()).toBe('Webhook was created')
+    expect(await page.locator('.hook .hook-badges .badge').allTextContents()).toEqual([
+      'Push events',
+      'Issues events',
+      'SSL Verification: enabled',
+    ])
+    await page.click('.hook details.test-hook > summary')
+    await Promise.all([page.waitForURL(server.url + path), page.click('.hook button[value="push_events"]')])
+    expect(await page.locator('.flash.notice').textContent()).toBe('Hook executed successfully: HTTP 200')
+    expect(receiver.received.map((request) => [request.path, request.headers['x-gitlab-event']])).toEqual([['/chat', 'Push Hook']])
+    await lookAt(page, 'settings-webhooks')
+    await page.click('.hook a:text-is("Edit")')
+    expect(await page.locator('table.hook-events tbody tr').count()).toBe(1)
+    await lookAt(page, 'settings-webhook-edit')
+    await page.click('table.hook-events a:text-is("View details")')
+    expect(await page.locator('h1').textContent()).toBe('Request details')
+    await lookAt(page, 'settings-webhook-request')
     await page.context().close()
   })
 

@@ -200,6 +200,7 @@ export const SETTINGS_PATHS = {
   repository: '/-/settings/repository',
   mergeRequests: '/-/settings/merge_requests',
   accessTokens: '/-/settings/access_tokens',
+  webhooks: '/-/hooks',
   members: '/-/project_members',
 } as const
 

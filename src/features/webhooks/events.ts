@@ -5,7 +5,7 @@ import { fetchOffsetPage, type OffsetPage } from '../../db/pagination.js'
 import type { WebHookLogRow, WebHookRow } from '../../db/schema.js'
 import { isExecutable } from './auto-disabling.js'
 import { eventOf, hookEventName } from './matching.js'
-import { executeAndRecord, INTERNAL_ERROR, newRequestKeys } from './request.js'
+import { executeAndRecord, INTERNAL_ERROR, newRequestKeys, type HookOutcome } from './request.js'
 import { findHook, type HookParent } from './service.js'
 import { findHookLog, selectHookLogs, type StatusFilter } from './store.js'
 import { interpolatedUrl } from './urls.js'
@@ -45,14 +45,25 @@ export async function listHookEvents(
   return fetchOffsetPage(ctx.db, query, options.page, options.perPage)
 }
 
-/**
- * Sends a logged request again with its body and Idempotency-Key (GL WebHooks::Events::ResendService), if the hook
- * still points where it went and may send; answers the status that came back.
- */
-export async function resendHookEvent(ctx: Context, parent: HookParent, hookId: number, logId: number): Promise<number> {
+/** One of a hook's logged requests, with the hook; 404 "Not found" when the hook has no such log. */
+export async function findHookEvent(
+  ctx: Context,
+  parent: HookParent,
+  hookId: number,
+  logId: number,
+): Promise<{ hook: WebHookRow; log: WebHookLogRow }> {
   const hook = await findHook(ctx, parent, hookId)
   const log = await findHookLog(ctx.db, hook.id, logId)
   if (!log) throw new RecordNotFound()
+  return { hook, log }
+}
+
+/**
+ * Sends a logged request again with its body and Idempotency-Key (GL WebHooks::Events::ResendService), if the hook
+ * still points where it went and may send; answers what came back.
+ */
+export async function resendHookEvent(ctx: Context, parent: HookParent, hookId: number, logId: number): Promise<HookOutcome> {
+  const { hook, log } = await findHookEvent(ctx, parent, hookId, logId)
   if (log.url_hash !== null && log.url_hash !== urlHashOf(hook)) {
     throw new Unprocessable('The hook URL has changed, and this log entry cannot be retried')
   }
@@ -65,8 +76,7 @@ export async function resendHookEvent(ctx: Context, parent: HookParent, hookId: 
     idempotencyKey: headers['Idempotency-Key'] ?? newRequestKeys().idempotencyKey,
     eventUuid: newRequestKeys().eventUuid,
   })
-  if (sent.status === null) throw new Unprocessable(sent.message || INTERNAL_ERROR)
-  return sent.status
+  return { status: sent.status, message: sent.message || INTERNAL_ERROR }
 }
 
 function urlHashOf(hook: WebHookRow): string | null {

@@ -22,10 +22,11 @@ export {
   type HookParent,
   type KeyValue,
 } from './service.js'
-export { listHookEvents, resendHookEvent } from './events.js'
+export { findHookEvent, listHookEvents, resendHookEvent } from './events.js'
+export type { HookOutcome } from './request.js'
 export { testHook, testSystemHook } from './test-hook.js'
 export { canAdminGroupHooks, canAdminProjectHooks, canAdminSystemHooks, hasGroupHooks } from './policy.js'
-export { TEST_TRIGGERS, type TestTrigger } from './schemas.js'
+export { GROUP_HOOK_SWITCHES, PROJECT_HOOK_SWITCHES, TEST_TRIGGERS, type HookSwitch, type TestTrigger } from './schemas.js'
 
 export const jobHandlers = [
   handle(SendWebhooks, (ctx) => sendDueWebhooks(ctx)),

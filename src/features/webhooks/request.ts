@@ -43,6 +43,12 @@ export interface HookRequest {
 }
 
 /** What came of a request: GitLab's ServiceResponse of WebHookService#execute. */
+/** What a request sent at once (a test, a resend) got back: its status, null when none came, and the body or error. */
+export interface HookOutcome {
+  status: number | null
+  message: string
+}
+
 export interface SentRequest {
   /** A 2xx or 3xx came back (GL response category `ok`). */
   succeeded: boolean

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TObject } from '@sinclair/typebox'
 import type { Context } from '../../core/context.js'
-import { RouteNotFound, Unauthorized } from '../../core/errors.js'
+import { RouteNotFound, Unauthorized, Unprocessable } from '../../core/errors.js'
 import { offsetWindow, setOffsetHeaders } from '../../http/pagination.js'
 import { unmodifiedSinceOf } from '../../http/params.js'
 import { adminOnly, type ApiRouter } from '../../http/route.js'
@@ -188,8 +188,9 @@ function registerHookRoutes(api: ApiRouter, kind: HookRoutes) {
     { ...common, params: ResendHookEventParams, response: { 201: RetryWebhookEventJson } },
     async (request, reply) => {
       const { ctx, input } = request
-      const status = await resendHookEvent(ctx, parentOf(request), input.hook_id, input.hook_log_id)
-      return reply.code(201).send({ response_status: status })
+      const sent = await resendHookEvent(ctx, parentOf(request), input.hook_id, input.hook_log_id)
+      if (sent.status === null) throw new Unprocessable(sent.message)
+      return reply.code(201).send({ response_status: sent.status })
     },
   )
 }
@@ -199,7 +200,9 @@ function registerTestRoute(api: ApiRouter, base: string, before: HookRoutes['bef
   api.post(`${base}/:hook_id/test/:trigger`, { before, authenticated, params: TestHookParams }, async (request, reply) => {
     const parent = parentOf(request)
     if (parent.type === 'SystemHook') throw new RouteNotFound()
-    await testHook(request.ctx, parent, request.input.hook_id, request.input.trigger)
+    // GL API::Hooks::TriggerTest: created only for a 2xx, else 422 with what came back.
+    const sent = await testHook(request.ctx, parent, request.input.hook_id, request.input.trigger)
+    if (sent.status === null || sent.status < 200 || sent.status > 299) throw new Unprocessable(sent.message)
     return reply.code(201).type('application/json').send('{"message":"201 Created"}')
   })
 }

@@ -7,7 +7,7 @@ import { projectRepositoryDirectory, readBranchHead } from '../repositories/inde
 import { isExecutable } from './auto-disabling.js'
 import { eventOf, hasTrigger, HOOK_NAMES, hookEventName } from './matching.js'
 import { hookPayloadsOf } from './payloads/index.js'
-import { executeAndRecord, newRequestKeys } from './request.js'
+import { executeAndRecord, newRequestKeys, type HookOutcome } from './request.js'
 import type { TestTrigger } from './schemas.js'
 import { findHook, type HookParent } from './service.js'
 import { findFirstNonEmptyProjectId, findNewestIdIn } from './store.js'
@@ -91,15 +91,15 @@ async function sampleData(ctx: Context, project: ProjectRow, trigger: TestTrigge
 }
 
 /**
- * Sends a project or group hook the sample of `trigger`, whether or not the hook is disabled, and waits for the
- * answer (GL API::Hooks::TriggerTest): a 2xx re-enables the hook; anything else is refused with what came back.
+ * Sends a project or group hook the sample of `trigger`, whether or not the hook is disabled, and answers what came
+ * back (GL TestHooks::ProjectService): a 2xx or 3xx re-enables the hook.
  */
 export async function testHook(
   ctx: Context,
   parent: HookParent & { type: 'ProjectHook' | 'GroupHook' },
   hookId: number,
   trigger: TestTrigger,
-) {
+): Promise<HookOutcome> {
   const hook = await findHook(ctx, parent, hookId)
   let project: ProjectRow | undefined
   if (parent.type === 'ProjectHook') project = parent.loaded.project
@@ -119,7 +119,7 @@ export async function testHook(
   if (!data || Object.keys(data).length === 0) throw new Unprocessable('Testing not available for this hook')
   const hookName = HOOK_NAMES[trigger]!
   const sent = await executeAndRecord(ctx, hook, { data, hookName, event: eventOf(hook, hookEventName(hookName)), ...newRequestKeys() })
-  if (sent.status === null || sent.status < 200 || sent.status > 299) throw new Unprocessable(sent.message)
+  return { status: sent.status, message: sent.message }
 }
 
 /** `POST /hooks/:hook_id`: sends the system hooks' sample and answers it, whatever came back. */
