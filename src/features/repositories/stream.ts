@@ -76,7 +76,9 @@ export function openGitOutput(directory: string, args: readonly string[]): Promi
         return
       }
       opened = true
-      stdout.resume()
+      // Nothing will read what it wrote; resume() would not drain it while the 'readable' listener above may still wait,
+      // and its child would never close.
+      stdout.destroy()
       child.once('close', () => reject(new GitError(argv, code ?? signal, stderr())))
     })
   })
