@@ -24,7 +24,12 @@ export const ADMIN_COMMANDS_HELP = `  create-user    Create a user (--username, 
                  Set a user's password, asked twice (or read from standard input: the password, then
                  optionally its confirmation, one a line); the user's sessions end
   user unlock <username>
-                 Unlock an account locked after too many failed sign-ins`
+                 Unlock an account locked after too many failed sign-ins
+  backup create [--to FILE]
+                 Back up the database and every repository to one tar archive while svc serves
+                 (default <data dir>/backups/<timestamp>_<version>_svc_backup.tar)
+  backup restore FILE
+                 Restore a backup into an empty data directory, empty storages and an empty database`
 
 /** A refusal the command reports as one line on stderr; 2 means the command line itself was wrong. */
 export class CommandError extends Error {
@@ -245,6 +250,9 @@ export async function runAdminCommand(command: string, args: string[], config: C
         return true
       case 'user':
         await userCommand(args, config)
+        return true
+      case 'backup':
+        await (await import('./features/backup/index.js')).runBackupCommand(args, config)
         return true
       default:
         return false
