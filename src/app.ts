@@ -11,6 +11,7 @@ import type { Context } from './core/context.js'
 import type { DatabaseHandle } from './db/index.js'
 import { buildContext, contextWith, type ContextParts } from './build-context.js'
 import { Authenticator } from './http/authenticate.js'
+import { AddressRanges, dropUnparsableForwardedFor, trustProxyOption } from './http/client-address.js'
 import { CredentialCache } from './http/credential-cache.js'
 import { MalformedRequest, MethodNotAllowed, sendError } from './http/errors.js'
 import { redactingLoggerOptions } from './http/log-redaction.js'
@@ -173,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const path = url.split('?', 1)[0]
     return path.endsWith('.json') && (PAGES_ENDING_IN_NAMES.test(path) || endsInName(method, path)) ? url : rewriteUrl(url)
   }
+  const trustedProxies = new AddressRanges(config.trustedProxies)
   const fastify = Fastify({
     logger: config.logLevel === 'silent' ? false : { ...redactingLoggerOptions(config.logLevel), stream: deps.logStream },
     genReqId: (request) => {
@@ -181,7 +183,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_REQUEST_LINE_BYTES, ignoreTrailingSlash: true, querystringParser: parseQueryString },
-    rewriteUrl: (request) => withoutFormatSuffix(request.method, request.url ?? '/'),
+    // request.ip (rate limits, logs, sessions, Git) and request.protocol believe X-Forwarded-* of trusted proxies only.
+    trustProxy: trustProxyOption(trustedProxies),
+    rewriteUrl: (request) => {
+      // Before routing, so that even the request's first log line has the client's address.
+      dropUnparsableForwardedFor(request, trustedProxies)
+      return withoutFormatSuffix(request.method, request.url ?? '/')
+    },
     clientErrorHandler: (error, socket) => handleClientError(error, socket, allowedAt),
     return503OnClosing: true,
     // Undecodable URLs and similar refusals by the router take GitLab's plain 400 too.
@@ -297,7 +305,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }
   const web = new WebRouter(fastify, plain)
 
-  registerOperationsRoutes(fastify, api, { database, redis: deps.redis, metrics })
+  registerOperationsRoutes(fastify, api, {
+    database,
+    redis: deps.redis,
+    metrics,
+    monitoringClients: new AddressRanges(config.monitoringIpWhitelist),
+  })
   registerUserRoutes(api)
   registerTokenRoutes(api)
   registerResourceTokenRoutes(api)

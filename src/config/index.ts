@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -37,6 +38,10 @@ export interface Config {
   passwordHashCost: number
   /** Processes serving HTTP under `svc serve`; 1 serves from the one process, more fork that many workers. */
   workers: number
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For and X-Forwarded-Proto are believed; none by default. */
+  trustedProxies: string[]
+  /** Client addresses (or CIDR ranges) that may read /-/metrics, /-/readiness and /-/liveness (GitLab's `monitoring.ip_whitelist`). */
+  monitoringIpWhitelist: string[]
 }
 
 /** The most worker processes SVC_WORKERS may ask for. */
@@ -98,6 +103,25 @@ function readAddress(env: Env, name: string): string | null {
   return value
 }
 
+/** A comma-separated list of IPv4/IPv6 addresses or CIDR ranges (`10.0.0.0/8`, `::1/128`), each as `address/prefix`. */
+function readAddressRanges(env: Env, name: string, fallback: string[]): string[] {
+  const value = read(env, name)
+  if (value === null) return fallback
+  const ranges = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+  for (const range of ranges) {
+    const [address, prefix, ...rest] = range.split('/')
+    const family = isIP(address)
+    const bits = family === 4 ? 32 : 128
+    if (family === 0 || rest.length > 0 || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits))) {
+      fail(name, 'comma-separated IPv4 or IPv6 addresses or CIDR ranges such as 10.0.0.0/8,::1/128', value)
+    }
+  }
+  return ranges
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = read(env, 'SVC_HOST') ?? '127.0.0.1'
   const portText = read(env, 'SVC_PORT') ?? '8080'
@@ -148,5 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseMs: Number(leaseText),
     passwordHashCost: hashCost,
     workers: Number(workersText),
+    trustedProxies: readAddressRanges(env, 'SVC_TRUSTED_PROXIES', []),
+    monitoringIpWhitelist: readAddressRanges(env, 'SVC_MONITORING_IP_WHITELIST', ['127.0.0.0/8', '::1/128']),
   }
 }

@@ -83,6 +83,59 @@ describe('operations endpoints', () => {
   })
 })
 
+describe('monitoring endpoints and SVC_MONITORING_IP_WHITELIST', () => {
+  const MONITORING_PATHS = ['/-/metrics', '/-/readiness', '/-/readiness?all=1', '/-/liveness']
+
+  /** GL RequiresAllowlistedMonitoringClient#render_404: errors/not_found, status 404. */
+  function expectRefused(res: Awaited<ReturnType<typeof request>>) {
+    expect(res.status).toBe(404)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(res.text).toContain('<h1>404</h1>')
+    expect(res.text).toContain("<h2>Resource you were looking for doesn't exist.</h2>")
+    expect(res.text).toContain('<p>You may have mistyped the address or the page may have moved.</p>')
+  }
+
+  test('answer loopback clients by default', async () => {
+    for (const path of MONITORING_PATHS) expect((await request('GET', path)).status).toBe(200)
+  })
+
+  test('refuse a client outside the whitelist with 404; /-/health stays open', async () => {
+    const other = await startTestServer({ SVC_MONITORING_IP_WHITELIST: '10.0.0.0/8,fd00::/8' })
+    try {
+      const otherRequest = client(other.url)
+      for (const path of MONITORING_PATHS) expectRefused(await otherRequest('GET', path))
+      expect((await otherRequest('GET', '/-/health')).text).toBe('Svc OK')
+    } finally {
+      await other.close()
+    }
+  })
+
+  test('judge the client behind a trusted proxy by X-Forwarded-For, and ignore the header from anyone else', async () => {
+    const proxied = await startTestServer({ SVC_TRUSTED_PROXIES: '127.0.0.1', SVC_MONITORING_IP_WHITELIST: '127.0.0.0/8,192.0.2.0/24' })
+    try {
+      const proxiedRequest = client(proxied.url)
+      for (const path of MONITORING_PATHS) {
+        expectRefused(await proxiedRequest('GET', path, { headers: { 'x-forwarded-for': '203.0.113.7' } }))
+        expect((await proxiedRequest('GET', path, { headers: { 'x-forwarded-for': '192.0.2.44' } })).status).toBe(200)
+        expect((await proxiedRequest('GET', path, { headers: { 'x-forwarded-for': '127.0.0.1' } })).status).toBe(200)
+      }
+    } finally {
+      await proxied.close()
+    }
+    // Not a trusted proxy: the header cannot get anyone refused, nor let anyone in.
+    for (const path of MONITORING_PATHS) {
+      expect((await request('GET', path, { headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(200)
+    }
+    const closed = await startTestServer({ SVC_MONITORING_IP_WHITELIST: '192.0.2.0/24' })
+    try {
+      for (const path of MONITORING_PATHS)
+        expectRefused(await client(closed.url)('GET', path, { headers: { 'x-forwarded-for': '192.0.2.44' } }))
+    } finally {
+      await closed.close()
+    }
+  })
+})
+
 describe('version', () => {
   test('needs authentication', async () => {
     const res = await request('GET', '/api/v4/version')

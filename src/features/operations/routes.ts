@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable } from '../../http/schema.js'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { pingDatabase, type DatabaseHandle } from '../../db/index.js'
+import type { AddressRanges } from '../../http/client-address.js'
 import type { ApiRouter } from '../../http/route.js'
 import { countJobsByKindAndState } from '../../jobs/index.js'
 import { SVC_REVISION, SVC_VERSION } from '../../version.js'
+import { CONTENT_SECURITY_POLICY, html, page } from '../../web/html.js'
 import type { Metrics } from './metrics.js'
 
 const VersionJson = Type.Object({
@@ -36,17 +38,36 @@ async function checkRedis(redis: Redis | null): Promise<boolean> {
   }
 }
 
+// GL errors/not_found in the errors layout: what a client outside monitoring.ip_whitelist gets.
+const NOT_WHITELISTED = page(
+  { title: 'Not Found' },
+  html`<div class="empty-state">
+    <h1>404</h1>
+    <hr />
+    <h2>Resource you were looking for doesn't exist.</h2>
+    <p>You may have mistyped the address or the page may have moved.</p>
+  </div>`,
+)
+
 /** Health, readiness, liveness, metrics and the version endpoints (GL health_controller.rb, metadata.rb). */
 export function registerOperationsRoutes(
   app: FastifyInstance,
   api: ApiRouter,
-  deps: { database: DatabaseHandle; redis: Redis | null; metrics: Metrics },
+  deps: { database: DatabaseHandle; redis: Redis | null; metrics: Metrics; monitoringClients: AddressRanges },
 ) {
+  // GL RequiresAllowlistedMonitoringClient: the client address (through trusted proxies) must be whitelisted.
+  const onlyMonitoringClients = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (deps.monitoringClients.includes(request.ip)) return done()
+    reply.code(404).type('text/html; charset=utf-8').header('content-security-policy', CONTENT_SECURITY_POLICY).send(NOT_WHITELISTED)
+  }
+
   app.get('/-/health', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Svc OK'))
 
-  app.get('/-/liveness', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'))
+  app.get('/-/liveness', { onRequest: onlyMonitoringClients }, async (_request, reply) =>
+    reply.type('application/json').send('{"status":"ok"}'),
+  )
 
-  app.get<{ Querystring: { all?: string } }>('/-/readiness', async (request, reply) => {
+  app.get<{ Querystring: { all?: string } }>('/-/readiness', { onRequest: onlyMonitoringClients }, async (request, reply) => {
     const [databaseUp, redisUp] = await Promise.all([pingDatabase(deps.database.db), checkRedis(deps.redis)])
     const status = (up: boolean) => (up ? { status: 'ok' } : { status: 'failed', message: 'unexpected response' })
     const ready = databaseUp && redisUp
@@ -62,7 +83,9 @@ export function registerOperationsRoutes(
   })
 
   deps.metrics.trackJobs(() => countJobsByKindAndState(deps.database.db))
-  app.get('/-/metrics', async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.text()))
+  app.get('/-/metrics', { onRequest: onlyMonitoringClients }, async (_request, reply) =>
+    reply.type(deps.metrics.contentType).send(await deps.metrics.text()),
+  )
 
   for (const path of ['/version', '/metadata']) {
     api.get(path, { scopes: ['read_user'], response: { 200: VersionJson } }, async () => versionBody)

@@ -142,9 +142,13 @@ function isNavigation(request: FastifyRequest): boolean {
   return !/^image\//.test(request.headers.accept ?? '')
 }
 
-/** Cookies are sent only over HTTPS when the instance is reached by HTTPS. */
-function cookieOptions(ctx: Context) {
-  return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: ctx.config.externalUrl.startsWith('https:') }
+/**
+ * Cookies are sent only over HTTPS when the instance is reached by HTTPS: its external URL says so, or the request
+ * came over TLS (request.protocol reads X-Forwarded-Proto from trusted proxies alone).
+ */
+function cookieOptions(ctx: Context, request: FastifyRequest) {
+  const secure = ctx.config.externalUrl.startsWith('https:') || request.protocol === 'https'
+  return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure }
 }
 
 function sessionCaller(session: Session | null, user: Caller['user']): Caller {
@@ -319,11 +323,11 @@ export class WebRouter {
       replaceSession(next, options = {}) {
         session = next.session
         const expires = options.persistent ? { expires: new Date(next.session.expires_at) } : {}
-        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, next.cookieValue, { ...cookieOptions(ctx), ...expires }))
+        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, next.cookieValue, { ...cookieOptions(ctx, request), ...expires }))
       },
       clearSession() {
         session = null
-        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, '', { ...cookieOptions(ctx), expires: new Date(0) }))
+        reply.header('set-cookie', stringifySetCookie(SESSION_COOKIE, '', { ...cookieOptions(ctx, request), expires: new Date(0) }))
       },
       get impersonatorId() {
         return user && session ? session.impersonator_id : null
