@@ -6,7 +6,7 @@ import pino from 'pino'
 import { redactingLoggerOptions } from './http/log-redaction.js'
 import { ConfigError, loadConfig, type Config } from './config/index.js'
 import { openDatabase } from './db/index.js'
-import { migrateToLatest } from './db/migrate.js'
+import { formatMigrationStatus, migrateToLatest, readMigrationState } from './db/migrate.js'
 
 // The app, the features and the CLI commands are imported when a command needs them, so that the primary process of
 // `svc serve`, which only forks and watches the workers, never loads them.
@@ -16,6 +16,8 @@ const help = (adminCommands: string) => `Usage: svc [command] [options]
 Commands:
   serve          Migrate the database and serve HTTP (default)
   migrate        Apply pending database migrations and exit
+  migrate --status
+                 List every migration as applied (with when) or pending, and any applied that this version lacks
 ${adminCommands}
   openapi        Print the OpenAPI 3.1 document of /api/v4 (as served at /api/v4/openapi.json)
   --help         Show this help
@@ -44,7 +46,12 @@ async function serve(config: Config) {
 }
 
 async function main(argv: string[]) {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: { help: { type: 'boolean' } } })
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: { help: { type: 'boolean' }, status: { type: 'boolean' } },
+  })
   const command = positionals[0] ?? 'serve'
   if (values.help || command === 'help') {
     process.stdout.write(help((await import('./cli.js')).ADMIN_COMMANDS_HELP))
@@ -54,6 +61,12 @@ async function main(argv: string[]) {
   if (command === 'serve') return serve(config)
   if (command === 'migrate') {
     const database = await openDatabase(config)
+    if (values.status) {
+      const status = formatMigrationStatus(await readMigrationState(database.db))
+      await database.close()
+      process.stdout.write(status)
+      return
+    }
     const applied = await migrateToLatest(database.db)
     await database.close()
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n')
