@@ -23,6 +23,7 @@ import { benchNotifications } from './notifications.mjs'
 import { benchLoad } from './load.mjs'
 import { benchSoak } from './soak.mjs'
 import { benchAllCores, benchPipeline } from './pipeline.mjs'
+import { benchBackup } from './backup.mjs'
 
 const autocannon = path.join(root, 'node_modules/autocannon/autocannon.js')
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -237,6 +238,8 @@ async function main() {
   await benchMail()
   // The e-mails of a new issue that 1,000 members watch, computed and queued in its transaction (bench/notifications.mjs).
   await benchNotifications()
+  // svc backup create under light load and svc backup restore, 1,000 projects and 1,000,000 alert events (bench/backup.mjs).
+  await benchBackup()
   // The highest rate of an open-loop mixed load that passes, then svc's memory under 80 % of it (bench/load.mjs, bench/soak.mjs).
   try {
     const highest = await benchLoad()

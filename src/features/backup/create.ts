@@ -9,8 +9,11 @@ import { describeFile, MANIFEST_FORMAT, MANIFEST_NAME, type ArchivedFile, type M
 import { forEachLimited, formatBytes, Progress } from './progress.js'
 import { bundleRepository, listRepositories, type RepositoryEntry } from './repositories.js'
 
-/** git processes at once while bundling: enough to hide each process's start, few enough to leave the server its cores. */
-const BUNDLE_CONCURRENCY = Math.max(1, Math.min(4, os.availableParallelism() - 1))
+/**
+ * Repositories bundled at once. A small repository's bundle costs mostly the start of its git processes, time spent
+ * waiting rather than computing, so a few run together even on two cores; few enough to leave the server its share.
+ */
+const BUNDLE_CONCURRENCY = Math.max(2, Math.min(4, os.availableParallelism()))
 
 /** GitLab's backup name, `<unix time>_<YYYY_MM_DD>_<version>_gitlab_backup.tar`, with svc's brand. */
 export function defaultArchiveName(at: Date): string {

@@ -65,13 +65,9 @@ async function writeSnapshotRepository(
 ): Promise<void> {
   await fs.mkdir(path.join(snapshot, 'objects', 'info'), { recursive: true })
   await fs.mkdir(path.join(snapshot, 'refs'), { recursive: true })
-  const config =
-    objectFormat === 'sha256'
-      ? '[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n'
-      : '[core]\n\trepositoryformatversion = 0\n\tbare = true\n'
   const sorted = [...refs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   await Promise.all([
-    fs.writeFile(path.join(snapshot, 'config'), config),
+    fs.writeFile(path.join(snapshot, 'config'), configText(objectFormat)),
     // HEAD names a ref the bundle leaves out when it does not exist; the manifest keeps the real HEAD.
     fs.writeFile(path.join(snapshot, 'HEAD'), 'ref: refs/heads/main\n'),
     fs.writeFile(path.join(snapshot, 'objects', 'info', 'alternates'), `${path.resolve(source, 'objects')}\n`),
@@ -135,13 +131,23 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Makes a repository again from its entry: an empty bare repository, the bundle's refs fetched into it, then HEAD. */
+/** What `git init --bare` writes that a repository needs, without sample hooks (forks are made the same way). */
+function configText(objectFormat: string): string {
+  if (objectFormat !== 'sha256') return '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n'
+  return '[core]\n\trepositoryformatversion = 1\n\tfilemode = true\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n'
+}
+
+/**
+ * Makes a repository again from its entry: the skeleton `git init --bare` would write (written here, which spares a
+ * process per repository), the bundle's refs fetched into it, which checks every object and their connectivity, then HEAD.
+ */
 export async function restoreRepository(root: string, entry: RepositoryEntry, bundleFile: string | null): Promise<void> {
   const directory = path.join(root, entry.path)
-  await fs.mkdir(path.dirname(directory), { recursive: true })
-  await git(['init', '--bare', '--quiet', `--object-format=${entry.objectFormat}`, directory])
+  for (const sub of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
+    await fs.mkdir(path.join(directory, sub), { recursive: true })
+  await fs.writeFile(path.join(directory, 'config'), configText(entry.objectFormat))
+  await fs.writeFile(path.join(directory, 'HEAD'), `${entry.head}\n`)
   if (bundleFile) {
     await git(['-c', 'gc.auto=0', 'fetch', '--quiet', '--no-write-fetch-head', bundleFile, '+refs/*:refs/*'], { gitDir: directory })
   }
-  await fs.writeFile(path.join(directory, 'HEAD'), `${entry.head}\n`)
 }

@@ -12,7 +12,8 @@ import { restoreRepository } from './repositories.js'
 /** A restore refused before anything was written. */
 export class RestoreRefused extends Error {}
 
-const RESTORE_CONCURRENCY = Math.max(1, Math.min(8, os.availableParallelism()))
+/** Repositories made at once: mostly the start of git processes, so more than the cores, with no server to share them. */
+const RESTORE_CONCURRENCY = Math.max(4, Math.min(8, 2 * os.availableParallelism()))
 
 /** Entries a data directory may hold and still count as empty: where archives are kept by default. */
 const IGNORED_IN_DATA_DIR = new Set(['backups'])
