@@ -5,6 +5,7 @@ import { renderMarkdown } from '../markdown/index.js'
 import type { WebRequest, WebRouter } from '../sessions/index.js'
 import { groupCrumbs, groupSidebar } from './group-frame.js'
 import { canManageGroupMembers, changeGroupMember, groupMembersPage, inviteGroupMember, removeGroupMember } from './group-members.js'
+import { groupHookPage } from './group-hooks.js'
 import { canEditGroup, deleteGroupFromForm, editGroupPage, transferGroupFromForm, updateGroupFromForm } from './group-settings.js'
 import { groupsOf, projectsOf } from './lists.js'
 import { avatar, groupList, projectList, visibilityBadge } from './parts.js'
@@ -56,6 +57,12 @@ async function writing(w: WebRequest, allowed: boolean, action: () => Promise<un
   }
 }
 
+/** A group's webhooks page when the URL names one (see group-hooks.ts); undefined for another page. */
+function hooksPageOf(w: WebRequest, loaded: LoadedGroup, page: string | undefined, method: 'GET' | 'POST' | 'PUT' | 'DELETE') {
+  const found = groupHookPage(loaded, page, method)
+  return found && writing(w, found.allowed, () => found.answer(w))
+}
+
 /** The membership id of `group_members/<id>`, or null for another page. */
 function membershipIdOf(page: string | undefined): string | null {
   const match = /^group_members\/(\d{1,15})$/.exec(page ?? '')
@@ -66,6 +73,8 @@ export function registerGroupPages(web: WebRouter) {
   web.get('/groups/*', async (w) => {
     const { loaded, page } = await groupOfUrl(w)
     if (page === undefined) return showGroup(w, loaded)
+    const hooks = hooksPageOf(w, loaded, page, 'GET')
+    if (hooks) return hooks
     if (page === 'group_members') return groupMembersPage(w, loaded)
     if (page === 'edit') return canEditGroup(loaded) ? editGroupPage(w, loaded) : w.notFound()
     return w.notFound()
@@ -73,6 +82,8 @@ export function registerGroupPages(web: WebRouter) {
   web.post('/groups/*', async (w) => {
     const { loaded, page } = await groupOfUrl(w)
     if (page === 'group_members') return writing(w, canManageGroupMembers(loaded), () => inviteGroupMember(w, loaded))
+    const hooks = hooksPageOf(w, loaded, page, 'POST')
+    if (hooks) return hooks
     return w.notFound()
   })
   // GL GroupsController#update (PATCH or PUT /groups/<path>), #transfer (PUT /groups/<path>/-/transfer), and a
@@ -80,6 +91,8 @@ export function registerGroupPages(web: WebRouter) {
   const update = (transfer: boolean) => async (w: WebRequest) => {
     const { loaded, page } = await groupOfUrl(w)
     const membershipId = membershipIdOf(page)
+    const hooks = hooksPageOf(w, loaded, page, 'PUT')
+    if (hooks) return hooks
     if (page === undefined) return writing(w, canEditGroup(loaded), () => updateGroupFromForm(w, loaded))
     if (page === 'transfer' && transfer) return writing(w, canEditGroup(loaded), () => transferGroupFromForm(w, loaded))
     if (membershipId) return writing(w, canManageGroupMembers(loaded), () => changeGroupMember(w, loaded, membershipId))
@@ -90,6 +103,8 @@ export function registerGroupPages(web: WebRouter) {
   web.delete('/groups/*', async (w) => {
     const { loaded, page } = await groupOfUrl(w)
     const membershipId = membershipIdOf(page)
+    const hooks = hooksPageOf(w, loaded, page, 'DELETE')
+    if (hooks) return hooks
     if (page === undefined) return writing(w, canEditGroup(loaded), () => deleteGroupFromForm(w, loaded))
     if (membershipId) return writing(w, canManageGroupMembers(loaded), () => removeGroupMember(w, loaded, membershipId))
     return w.notFound()

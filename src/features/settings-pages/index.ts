@@ -29,3 +29,13 @@ export {
   type MembersView,
   type Refused as RefusedMemberForm,
 } from './members.js'
+// The webhooks pages, which a group's webhooks pages share.
+export {
+  createHookFromForm,
+  deleteHookFromForm,
+  editHookPage,
+  hooksPage,
+  testHookFromForm,
+  updateHookFromForm,
+} from './webhooks.js'
+export { hookEventPage, retryHookEvent, type HookPlace } from './webhook-events.js'

@@ -3,11 +3,8 @@ import type { WebHookLogRow, WebHookRow } from '../../db/schema.js'
 import { csrfField, html, type Html } from '../../web/html.js'
 import { listQueryOf, pager } from '../../web/list-page.js'
 import { timeAgo } from '../../web/time-ago.js'
-import type { LoadedProject } from '../access/index.js'
-import { projectPageRoutes } from '../projects/index.js'
-import type { WebRequest, WebRouter } from '../sessions/index.js'
+import type { WebRequest } from '../sessions/index.js'
 import { findHook, findHookEvent, listHookEvents, resendHookEvent, type HookOutcome, type HookParent } from '../webhooks/index.js'
-import { renderSettingsPage, settingsPage, settingsPath } from './shared.js'
 
 // A webhook's recent requests on its edit page, each request's details, and a request sent again
 // (GL shared/hook_logs, Projects::HookLogsController).
@@ -18,13 +15,21 @@ const EVENTS_PER_PAGE = 20
 /** GL WebHookService::RESPONSE_BODY_SIZE_LIMIT: how much of a failed answer the notice repeats. */
 const NOTICE_BODY_BYTES = 8 * 1024
 
-export function projectHookParent(loaded: LoadedProject): HookParent & { type: 'ProjectHook' } {
-  return { type: 'ProjectHook', loaded }
+/**
+ * Where a hooks page is: whose hooks (a project's or a group's), the path of its list (`/<project>/-/hooks`,
+ * `/groups/<group>/-/hooks`), the ids its URL names, and the layout it renders in.
+ */
+export interface HookPlace {
+  parent: HookParent & { type: 'ProjectHook' | 'GroupHook' }
+  base: string
+  hookId: unknown
+  logId: unknown
+  render(w: WebRequest, options: { title: string; refused: boolean }, body: Html): Promise<unknown>
 }
 
-/** A hook's page path: `/-/hooks/<id>` followed by `suffix`. */
-export function hookPath(loaded: LoadedProject, hook: Pick<WebHookRow, 'id'>, suffix = ''): string {
-  return `${settingsPath(loaded, 'webhooks')}/${hook.id}${suffix}`
+/** A hook's page path: `<base>/<id>` followed by `suffix`. */
+export function hookPath(place: HookPlace, hook: Pick<WebHookRow, 'id'>, suffix = ''): string {
+  return `${place.base}/${hook.id}${suffix}`
 }
 
 /** A record a page's id names, or null for the 404 page: a malformed id, or one GitLab's `find` would not find. */
@@ -39,16 +44,16 @@ async function foundOrNull<T>(id: unknown, find: (id: number) => Promise<T>): Pr
   }
 }
 
-/** The hook a page's `:id` names, or null. */
-export function hookOf(w: WebRequest, loaded: LoadedProject): Promise<WebHookRow | null> {
-  return foundOrNull(w.params.id, (id) => findHook(w.ctx, projectHookParent(loaded), id))
+/** The hook the page's URL names, or null. */
+export function hookOf(w: WebRequest, place: HookPlace): Promise<WebHookRow | null> {
+  return foundOrNull(place.hookId, (id) => findHook(w.ctx, place.parent, id))
 }
 
 /** The hook and the logged request a page's `:id` and `:log_id` name, or null. */
-async function hookEventOf(w: WebRequest, loaded: LoadedProject) {
-  const hook = await hookOf(w, loaded)
+async function hookEventOf(w: WebRequest, place: HookPlace) {
+  const hook = await hookOf(w, place)
   if (!hook) return null
-  return foundOrNull(w.params.log_id, (logId) => findHookEvent(w.ctx, projectHookParent(loaded), hook.id, logId))
+  return foundOrNull(place.logId, (logId) => findHookEvent(w.ctx, place.parent, hook.id, logId))
 }
 
 /**
@@ -91,11 +96,11 @@ function elapsed(log: WebHookLogRow): string {
 }
 
 /** The Recent events section of a hook's edit page, `?page=` choosing the page. */
-export async function recentEvents(w: WebRequest, loaded: LoadedProject, hook: WebHookRow): Promise<Html> {
+export async function recentEvents(w: WebRequest, place: HookPlace, hook: WebHookRow): Promise<Html> {
   const { page } = listQueryOf(w.params)
-  const events = await listHookEvents(w.ctx, projectHookParent(loaded), hook.id, { page, perPage: EVENTS_PER_PAGE })
+  const events = await listHookEvents(w.ctx, place.parent, hook.id, { page, perPage: EVENTS_PER_PAGE })
   const now = w.ctx.now()
-  const view = { base: hookPath(loaded, hook, '/edit'), status: null, defaultStatus: null, search: '', page }
+  const view = { base: hookPath(place, hook, '/edit'), status: null, defaultStatus: null, search: '', page }
   const table =
     events.rows.length === 0 && page === 1
       ? html`<div class="empty-state">
@@ -122,7 +127,7 @@ export async function recentEvents(w: WebRequest, loaded: LoadedProject, hook: W
                       <td><span class="badge">${triggerName(log.trigger)}</span></td>
                       <td>${elapsed(log)}</td>
                       <td>${timeAgo(log.created_at, now)}</td>
-                      <td><a href="${hookPath(loaded, hook)}/hook_logs/${log.id}">View details</a></td>
+                      <td><a href="${hookPath(place, hook)}/hook_logs/${log.id}">View details</a></td>
                     </tr>`,
                 )}
               </tbody>
@@ -151,15 +156,15 @@ function prettyJson(text: string): string {
   }
 }
 
-/** GET /-/hooks/:id/hook_logs/:log_id: one request as it went and what came back, with a button to send it again. */
-async function eventPage(w: WebRequest, loaded: LoadedProject) {
-  const found = await hookEventOf(w, loaded)
+/** GET <base>/:id/hook_logs/:log_id: one request as it went and what came back, with a button to send it again. */
+export async function hookEventPage(w: WebRequest, place: HookPlace) {
+  const found = await hookEventOf(w, place)
   if (!found) return w.notFound()
   const { hook, log } = found
   const token = await w.csrfToken()
   const body = html`<div class="header-row">
       <h1>Request details</h1>
-      <form method="post" action="${hookPath(loaded, hook)}/hook_logs/${log.id}/retry" class="actions">
+      <form method="post" action="${hookPath(place, hook)}/hook_logs/${log.id}/retry" class="actions">
         ${csrfField(token)}<button type="submit">Resend Request</button>
       </form>
     </div>
@@ -182,19 +187,14 @@ async function eventPage(w: WebRequest, loaded: LoadedProject) {
     ${headerLines(log.response_headers)}
     <h2>Response body</h2>
     <pre class="hook-body">${log.response_body}</pre>`
-  return renderSettingsPage(w, loaded, { title: 'Request details', section: 'settings_webhooks', crumb: 'Webhooks', refused: false }, body)
+  return place.render(w, { title: 'Request details', refused: false }, body)
 }
 
-/** POST /-/hooks/:id/hook_logs/:log_id/retry (GL HookLogsController#retry): sent again, then back to the hook. */
-async function retry(w: WebRequest, loaded: LoadedProject) {
-  const found = await hookEventOf(w, loaded)
+/** POST <base>/:id/hook_logs/:log_id/retry (GL HookLogsController#retry): sent again, then back to the hook. */
+export async function retryHookEvent(w: WebRequest, place: HookPlace) {
+  const found = await hookEventOf(w, place)
   if (!found) return w.notFound()
   const { hook, log } = found
-  await executionNotice(w, () => resendHookEvent(w.ctx, projectHookParent(loaded), hook.id, log.id))
-  return w.redirect(hookPath(loaded, hook, '/edit'))
-}
-
-export function registerWebhookEventPages(web: WebRouter) {
-  for (const route of projectPageRoutes('/-/hooks/:id/hook_logs/:log_id')) web.get(route, settingsPage(eventPage))
-  for (const route of projectPageRoutes('/-/hooks/:id/hook_logs/:log_id/retry')) web.post(route, settingsPage(retry))
+  await executionNotice(w, () => resendHookEvent(w.ctx, place.parent, hook.id, log.id))
+  return w.redirect(hookPath(place, hook, '/edit'))
 }

@@ -14,7 +14,6 @@ import {
   deleteHook,
   HookNotSaved,
   listHooks,
-  PROJECT_HOOK_SWITCHES,
   TEST_TRIGGERS,
   testHook,
   updateHook,
@@ -22,7 +21,7 @@ import {
   type HookSwitch,
   type TestTrigger,
 } from '../webhooks/index.js'
-import { executionNotice, hookOf, hookPath, projectHookParent, recentEvents, registerWebhookEventPages } from './webhook-events.js'
+import { executionNotice, hookEventPage, hookOf, hookPath, recentEvents, retryHookEvent, type HookPlace } from './webhook-events.js'
 import { choice, flagChoice, formOf, isFormRefusal, renderSettingsPage, settingsPage, settingsPath, settingsSection } from './shared.js'
 
 // Settings > Webhooks (GL Projects::HooksController with WebHooks::HookActions): a project's hooks listed, added,
@@ -37,9 +36,9 @@ const HOOKS_LISTED = 100
 
 /**
  * Each switch as GitLab's form names and explains it (GL integration_webhook_event_human_name and the form's help),
- * in its order; those svc has no events for say so.
+ * in its order; those svc has no events for say so, and `group` ones are a group hook's only.
  */
-const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean }[] = [
+const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean; group?: boolean }[] = [
   { name: 'tag_push_events', label: 'Tag push events', help: 'A new tag is pushed to the repository.', fires: true },
   { name: 'note_events', label: 'Comments', help: 'A comment is made or edited on an issue or merge request.', fires: true },
   {
@@ -55,6 +54,9 @@ const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean 
     help: 'A confidential issue is created, updated, closed, or reopened.',
     fires: true,
   },
+  { name: 'member_events', label: 'Member events', help: 'A group member joins, leaves or changes role.', fires: true, group: true },
+  { name: 'project_events', label: 'Project events', help: 'A project is created or removed in the group.', fires: true, group: true },
+  { name: 'subgroup_events', label: 'Subgroup events', help: 'A subgroup is created or removed in the group.', fires: true, group: true },
   { name: 'merge_requests_events', label: 'Merge request events', help: 'A merge request is created, updated, or merged.', fires: true },
   { name: 'job_events', label: 'Job events', help: "A job's status changes.", fires: false },
   { name: 'pipeline_events', label: 'Pipeline events', help: "A pipeline's status changes.", fires: false },
@@ -97,21 +99,25 @@ interface HookValues {
   sslVerification: boolean
 }
 
-function hooksPath(loaded: LoadedProject): string {
-  return settingsPath(loaded, 'webhooks')
+function switchesOf(place: HookPlace) {
+  return SWITCHES.filter((entry) => !entry.group || place.parent.type === 'GroupHook')
+}
+
+function switchNames(place: HookPlace): HookSwitch[] {
+  return ['push_events', ...switchesOf(place).map((entry) => entry.name)]
 }
 
 function isOn(hook: WebHookRow, name: HookSwitch): boolean {
   return (hook as unknown as Record<string, unknown>)[name] === 1
 }
 
-function valuesOf(hook: WebHookRow): HookValues {
+function valuesOf(place: HookPlace, hook: WebHookRow): HookValues {
   return {
     url: hook.url,
     name: hook.name ?? '',
     description: hook.description ?? '',
     token: hook.token ? SECRET_MASK : '',
-    switches: Object.fromEntries(PROJECT_HOOK_SWITCHES.map((name) => [name, isOn(hook, name)])),
+    switches: Object.fromEntries(switchNames(place).map((name) => [name, isOn(hook, name)])),
     strategy: hook.branch_filter_strategy,
     branchFilter: hook.push_events_branch_filter ?? '',
     template: hook.custom_webhook_template ?? '',
@@ -133,7 +139,7 @@ const NEW_HOOK: HookValues = {
 }
 
 /** The form's fields as typed (`hook[...]`); a switch is on when its last value is "1", as Rails' check_box sends it. */
-function typedValues(w: WebRequest): HookValues {
+function typedValues(w: WebRequest, place: HookPlace): HookValues {
   const form = formOf(w, 'hook')
   const text = (name: string) => fieldText(form, name)
   const flag = (name: string) => lastTextOf(form[name]) === '1'
@@ -143,7 +149,7 @@ function typedValues(w: WebRequest): HookValues {
     name: text('name'),
     description: text('description'),
     token: text('token'),
-    switches: Object.fromEntries(PROJECT_HOOK_SWITCHES.map((name) => [name, flag(name)])),
+    switches: Object.fromEntries(switchNames(place).map((name) => [name, flag(name)])),
     strategy,
     branchFilter: text('push_events_branch_filter'),
     template: text('custom_webhook_template'),
@@ -225,7 +231,7 @@ function pushEventsChoice(values: HookValues, refusal: Refusal | null): Html {
 }
 
 function hookForm(
-  loaded: LoadedProject,
+  place: HookPlace,
   token: string,
   target: { action: string; method: 'post' | 'put'; submit: string },
   values: HookValues,
@@ -260,7 +266,7 @@ ${values.description}</textarea
       <fieldset class="choices hook-triggers">
         <legend>Trigger</legend>
         ${pushEventsChoice(values, refusal)}
-        ${SWITCHES.map((entry) =>
+        ${switchesOf(place).map((entry) =>
           flagChoice({
             name: `hook[${entry.name}]`,
             checked: values.switches[entry.name] === true,
@@ -298,10 +304,10 @@ ${values.template}</textarea
 }
 
 /** GitLab's Test menu: one button per trigger a project hook can be tested with, each posting its `trigger`. */
-function testMenu(loaded: LoadedProject, hook: WebHookRow, token: string, from: 'index' | 'edit'): Html {
+function testMenu(place: HookPlace, hook: WebHookRow, token: string, from: 'index' | 'edit'): Html {
   return html`<details class="menu test-hook">
     <summary class="button small">Test</summary>
-    <form method="post" action="${hookPath(loaded, hook, '/test')}" class="menu-items">
+    <form method="post" action="${hookPath(place, hook, '/test')}" class="menu-items">
       ${csrfField(token)}<input type="hidden" name="from" value="${from}" />
       ${TEST_TRIGGERS.map((trigger) => html`<button type="submit" name="trigger" value="${trigger}">${SWITCH_LABELS[trigger]}</button>`)}
     </form>
@@ -316,8 +322,8 @@ function disabledBadge(hook: WebHookRow, now: Date): Html {
   return html``
 }
 
-function hookRow(w: WebRequest, loaded: LoadedProject, hook: WebHookRow, token: string): Html {
-  const on = ['push_events', ...SWITCHES.map((entry) => entry.name)].filter((name) => isOn(hook, name as HookSwitch))
+function hookRow(w: WebRequest, place: HookPlace, hook: WebHookRow, token: string): Html {
+  const on = switchNames(place).filter((name) => isOn(hook, name))
   return html`<li class="hook" id="hook_${hook.id}">
     <div class="hook-summary">
       <strong class="hook-url">${hook.url}</strong> ${disabledBadge(hook, w.ctx.now())}
@@ -328,12 +334,12 @@ function hookRow(w: WebRequest, loaded: LoadedProject, hook: WebHookRow, token: 
       </div>
     </div>
     <div class="button-row">
-      ${testMenu(loaded, hook, token, 'index')}
-      <a class="button small" href="${hookPath(loaded, hook, '/edit')}" aria-label="Edit ${hook.url}">Edit</a>
+      ${testMenu(place, hook, token, 'index')}
+      <a class="button small" href="${hookPath(place, hook, '/edit')}" aria-label="Edit ${hook.url}">Edit</a>
       ${confirmedAction({
         label: 'Delete',
         question: 'Are you sure you want to delete this webhook?',
-        action: hookPath(loaded, hook),
+        action: hookPath(place, hook),
         method: 'delete',
         csrfToken: token,
       })}
@@ -341,16 +347,16 @@ function hookRow(w: WebRequest, loaded: LoadedProject, hook: WebHookRow, token: 
   </li>`
 }
 
-/** GET /-/hooks: the hooks and the form to add one (open, with what was typed, when it was refused). */
-async function hooksPage(w: WebRequest, loaded: LoadedProject, typed: HookValues | null = null, refusal: Refusal | null = null) {
+/** GET <base>: the hooks and the form to add one (open, with what was typed, when it was refused). */
+export async function hooksPage(w: WebRequest, place: HookPlace, typed: HookValues | null = null, refusal: Refusal | null = null) {
   const token = await w.csrfToken()
-  const hooks = await listHooks(w.ctx, projectHookParent(loaded), 1, HOOKS_LISTED)
-  const form = hookForm(loaded, token, { action: hooksPath(loaded), method: 'post', submit: 'Add webhook' }, typed ?? NEW_HOOK, refusal)
+  const hooks = await listHooks(w.ctx, place.parent, 1, HOOKS_LISTED)
+  const form = hookForm(place, token, { action: place.base, method: 'post', submit: 'Add webhook' }, typed ?? NEW_HOOK, refusal)
   const list =
     hooks.rows.length === 0
       ? html`<div class="empty-state"><p>No webhooks enabled. Select trigger events above.</p></div>`
       : html`<ul class="hook-list">
-          ${hooks.rows.map((hook) => hookRow(w, loaded, hook, token))}
+          ${hooks.rows.map((hook) => hookRow(w, place, hook, token))}
         </ul>`
   const body = html`<h1>Webhooks</h1>
     <p class="help">
@@ -362,30 +368,25 @@ async function hooksPage(w: WebRequest, loaded: LoadedProject, typed: HookValues
       ${settingsSection('new-webhook', 'Add new webhook', '', form)}
     </details>
     ${settingsSection('webhooks-index', `Webhooks (${hooks.rows.length})`, '', list)}`
-  return renderSettingsPage(
-    w,
-    loaded,
-    { title: 'Webhooks', section: 'settings_webhooks', crumb: 'Webhooks', refused: refusal !== null },
-    body,
-  )
+  return place.render(w, { title: 'Webhooks', refused: refusal !== null }, body)
 }
 
-/** GET /-/hooks/:id/edit: the form and the hook's recent requests. */
-async function editPage(w: WebRequest, loaded: LoadedProject, typed: HookValues | null = null, refusal: Refusal | null = null) {
-  const hook = await hookOf(w, loaded)
+/** GET <base>/:id/edit: the form and the hook's recent requests. */
+export async function editHookPage(w: WebRequest, place: HookPlace, typed: HookValues | null = null, refusal: Refusal | null = null) {
+  const hook = await hookOf(w, place)
   if (!hook) return w.notFound()
   const token = await w.csrfToken()
   const form = hookForm(
-    loaded,
+    place,
     token,
-    { action: hookPath(loaded, hook), method: 'put', submit: 'Save changes' },
-    typed ?? valuesOf(hook),
+    { action: hookPath(place, hook), method: 'put', submit: 'Save changes' },
+    typed ?? valuesOf(place, hook),
     refusal,
   )
   const secrets = [...Object.keys(JSON.parse(hook.url_variables) as object), ...Object.keys(JSON.parse(hook.custom_headers) as object)]
   const body = html`<div class="header-row">
       <h1>Edit webhook</h1>
-      <div class="actions">${testMenu(loaded, hook, token, 'edit')}</div>
+      <div class="actions">${testMenu(place, hook, token, 'edit')}</div>
     </div>
     ${disabledBadge(hook, w.ctx.now())}
     ${settingsSection('edit-webhook', hook.name ?? hook.url, '', form)}
@@ -396,22 +397,17 @@ async function editPage(w: WebRequest, loaded: LoadedProject, typed: HookValues 
         </p>`
         : ''
     }
-    ${await recentEvents(w, loaded, hook)}
+    ${await recentEvents(w, place, hook)}
     <div class="button-row">
       ${confirmedAction({
         label: 'Delete webhook',
         question: 'Are you sure you want to delete this webhook?',
-        action: hookPath(loaded, hook),
+        action: hookPath(place, hook),
         method: 'delete',
         csrfToken: token,
       })}
     </div>`
-  return renderSettingsPage(
-    w,
-    loaded,
-    { title: 'Edit webhook', section: 'settings_webhooks', crumb: 'Webhooks', refused: refusal !== null },
-    body,
-  )
+  return place.render(w, { title: 'Edit webhook', refused: refusal !== null }, body)
 }
 
 /** A refusal the form shows: each of the hook's errors beside its field, anything else above the form. */
@@ -420,77 +416,93 @@ function hookRefusal(error: unknown): Refusal | null {
   return isFormRefusal(error) ? refusalOf(error) : null
 }
 
-/** POST /-/hooks (GL HookActions#create). */
-async function create(w: WebRequest, loaded: LoadedProject) {
-  const values = typedValues(w)
+/** POST <base> (GL HookActions#create). */
+export async function createHookFromForm(w: WebRequest, place: HookPlace) {
+  const values = typedValues(w, place)
   try {
-    await createHook(w.ctx, projectHookParent(loaded), inputOf(values))
+    await createHook(w.ctx, place.parent, inputOf(values))
   } catch (error) {
     const refusal = hookRefusal(error)
-    if (refusal) return hooksPage(w, loaded, values, refusal)
+    if (refusal) return hooksPage(w, place, values, refusal)
     throw error
   }
   await w.flash('notice', 'Webhook was created')
-  return w.redirect(hooksPath(loaded))
+  return w.redirect(place.base)
 }
 
-/** PUT /-/hooks/:id (GL HookActions#update). */
-async function update(w: WebRequest, loaded: LoadedProject) {
-  const hook = await hookOf(w, loaded)
+/** PUT <base>/:id (GL HookActions#update). */
+export async function updateHookFromForm(w: WebRequest, place: HookPlace) {
+  const hook = await hookOf(w, place)
   if (!hook) return w.notFound()
-  const values = typedValues(w)
+  const values = typedValues(w, place)
   try {
-    await updateHook(w.ctx, projectHookParent(loaded), hook.id, inputOf(values))
+    await updateHook(w.ctx, place.parent, hook.id, inputOf(values))
   } catch (error) {
     const refusal = hookRefusal(error)
-    if (refusal) return editPage(w, loaded, values, refusal)
+    if (refusal) return editHookPage(w, place, values, refusal)
     throw error
   }
   await w.flash('notice', 'Webhook was updated')
-  return w.redirect(hookPath(loaded, hook, '/edit'))
+  return w.redirect(hookPath(place, hook, '/edit'))
 }
 
-/** DELETE /-/hooks/:id (GL HookActions#destroy). */
-async function destroy(w: WebRequest, loaded: LoadedProject) {
-  const hook = await hookOf(w, loaded)
+/** DELETE <base>/:id (GL HookActions#destroy). */
+export async function deleteHookFromForm(w: WebRequest, place: HookPlace) {
+  const hook = await hookOf(w, place)
   if (!hook) return w.notFound()
-  await deleteHook(w.ctx, projectHookParent(loaded), hook.id, null)
+  await deleteHook(w.ctx, place.parent, hook.id, null)
   await w.flash('notice', 'Webhook was deleted')
-  return w.redirect(hooksPath(loaded))
+  return w.redirect(place.base)
 }
 
-/** POST /-/hooks/:id/test?trigger= (GL Projects::HooksController#test): what came back, at the top of the page it came from. */
-async function test(w: WebRequest, loaded: LoadedProject) {
-  const hook = await hookOf(w, loaded)
+/** POST <base>/:id/test?trigger= (GL Projects::HooksController#test and Groups::HooksController#test): what came back, at the top of the page it came from. */
+export async function testHookFromForm(w: WebRequest, place: HookPlace) {
+  const hook = await hookOf(w, place)
   if (!hook) return w.notFound()
   const trigger = String(w.params.trigger ?? 'push_events')
-  const back = w.params.from === 'edit' ? hookPath(loaded, hook, '/edit') : hooksPath(loaded)
+  const back = w.params.from === 'edit' ? hookPath(place, hook, '/edit') : place.base
   if (!(TEST_TRIGGERS as readonly string[]).includes(trigger)) {
     await w.flash('alert', 'Hook execution failed: Testing not available for this hook')
     return w.redirect(back)
   }
-  await executionNotice(w, () => testHook(w.ctx, projectHookParent(loaded), hook.id, trigger as TestTrigger))
+  await executionNotice(w, () => testHook(w.ctx, place.parent, hook.id, trigger as TestTrigger))
   return w.redirect(back)
+}
+
+/** The project's hooks pages, in its settings' layout. */
+function projectPlace(w: WebRequest, loaded: LoadedProject): HookPlace {
+  return {
+    parent: { type: 'ProjectHook', loaded },
+    base: settingsPath(loaded, 'webhooks'),
+    hookId: w.params.id,
+    logId: w.params.log_id,
+    render: (w, options, body) => renderSettingsPage(w, loaded, { ...options, section: 'settings_webhooks', crumb: 'Webhooks' }, body),
+  }
+}
+
+function atProject(page: (w: WebRequest, place: HookPlace) => Promise<unknown>) {
+  return settingsPage((w, loaded) => page(w, projectPlace(w, loaded)))
 }
 
 export function registerWebhookSettingsPages(web: WebRouter) {
   for (const route of projectPageRoutes('/-/hooks')) {
     web.get(
       route,
-      settingsPage((w, loaded) => hooksPage(w, loaded)),
+      atProject((w, place) => hooksPage(w, place)),
     )
-    web.post(route, settingsPage(create))
+    web.post(route, atProject(createHookFromForm))
   }
   for (const route of projectPageRoutes('/-/hooks/:id/edit')) {
     web.get(
       route,
-      settingsPage((w, loaded) => editPage(w, loaded)),
+      atProject((w, place) => editHookPage(w, place)),
     )
   }
   for (const route of projectPageRoutes('/-/hooks/:id')) {
-    web.put(route, settingsPage(update))
-    web.delete(route, settingsPage(destroy))
+    web.put(route, atProject(updateHookFromForm))
+    web.delete(route, atProject(deleteHookFromForm))
   }
-  for (const route of projectPageRoutes('/-/hooks/:id/test')) web.post(route, settingsPage(test))
-  registerWebhookEventPages(web)
+  for (const route of projectPageRoutes('/-/hooks/:id/test')) web.post(route, atProject(testHookFromForm))
+  for (const route of projectPageRoutes('/-/hooks/:id/hook_logs/:log_id')) web.get(route, atProject(hookEventPage))
+  for (const route of projectPageRoutes('/-/hooks/:id/hook_logs/:log_id/retry')) web.post(route, atProject(retryHookEvent))
 }
