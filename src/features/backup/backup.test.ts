@@ -94,9 +94,13 @@ beforeAll(async () => {
   emptyProject = await createRepositoryProject(request, alice, { name: 'Empty', initialize_with_readme: false })
   await createTestAlertIntegration(server.database.db, project.id, KEY)
   workTree = await cloneProject(server, git, alice, project.path_with_namespace)
-  quietArchive = path.join(scratch, 'quiet.tar')
-  const created = await runSvc(['backup', 'create', '--to', quietArchive], serverEnv())
+  const created = await runSvc(['backup', 'create'], serverEnv())
   expect(created.code, created.stderr).toBe(0)
+  // GitLab's name for a backup, under the data directory by default.
+  const written = /^Backup written to (\/.+\/backups\/\d+_\d{4}_\d\d_\d\d_\d+\.\d+\.\d+_svc_backup\.tar) \(/.exec(created.stdout)
+  expect(written?.[1].startsWith(path.join(server.config.dataDir, 'backups'))).toBe(true)
+  quietArchive = written![1]
+  expect(fs.readdirSync(path.dirname(quietArchive))).toEqual([path.basename(quietArchive)])
 })
 
 afterAll(async () => {

@@ -26,7 +26,7 @@ export interface BackupSummary {
   bytes: number
   repositories: number
   emptyRepositories: number
-  /** Repositories that went away between being listed and being read. */
+  /** Repositories listed but gone (deleted meanwhile) or not yet complete (being created) when read. */
   vanished: number
 }
 
@@ -92,7 +92,6 @@ export async function createBackup(config: Config, file: string | null, progress
     }
     fs.renameSync(partial, archive)
     const bytes = fs.statSync(archive).size
-    progress.line(`Backup written to ${archive} (${formatBytes(bytes)})`)
     return {
       file: archive,
       bytes,

@@ -13,7 +13,7 @@ async function create(args: string[], config: Config) {
   const summary = await createBackup(config, values.to ?? null, new Progress())
   const details = [`${summary.repositories} repositories`]
   if (summary.emptyRepositories > 0) details.push(`${summary.emptyRepositories} of them empty`)
-  if (summary.vanished > 0) details.push(`${summary.vanished} removed while the backup ran`)
+  if (summary.vanished > 0) details.push(`${summary.vanished} more gone or still being created when read`)
   process.stdout.write(`Backup written to ${summary.file} (${formatBytes(summary.bytes)}; ${details.join(', ')})\n`)
 }
 
