@@ -99,12 +99,13 @@ describe('monitoring endpoints and SVC_MONITORING_IP_WHITELIST', () => {
     for (const path of MONITORING_PATHS) expect((await request('GET', path)).status).toBe(200)
   })
 
-  test('refuse a client outside the whitelist with 404; /-/health stays open', async () => {
+  test('refuse a client outside the whitelist with 404, and /-/health with an empty one', async () => {
     const other = await startTestServer({ SVC_MONITORING_IP_WHITELIST: '10.0.0.0/8,fd00::/8' })
     try {
       const otherRequest = client(other.url)
       for (const path of MONITORING_PATHS) expectRefused(await otherRequest('GET', path))
-      expect((await otherRequest('GET', '/-/health')).text).toBe('Svc OK')
+      const health = await otherRequest('GET', '/-/health')
+      expect([health.status, health.headers['content-type'], health.text]).toEqual([404, 'text/plain; charset=utf-8', ''])
     } finally {
       await other.close()
     }

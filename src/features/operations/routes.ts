@@ -61,7 +61,12 @@ export function registerOperationsRoutes(
     reply.code(404).type('text/html; charset=utf-8').header('content-security-policy', CONTENT_SECURITY_POLICY).send(NOT_WHITELISTED)
   }
 
-  app.get('/-/health', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Svc OK'))
+  // GL Gitlab::Middleware::BasicHealthCheck: an empty 404 outside the whitelist, rather than the error page.
+  app.get('/-/health', async (request, reply) =>
+    deps.monitoringClients.includes(request.ip)
+      ? reply.type('text/plain; charset=utf-8').send('Svc OK')
+      : reply.code(404).type('text/plain; charset=utf-8').send(''),
+  )
 
   app.get('/-/liveness', { onRequest: onlyMonitoringClients }, async (_request, reply) =>
     reply.type('application/json').send('{"status":"ok"}'),
