@@ -29,7 +29,9 @@ export const ADMIN_COMMANDS_HELP = `  create-user    Create a user (--username, 
                  Back up the database and every repository to one tar archive while svc serves
                  (default <data dir>/backups/<timestamp>_<version>_svc_backup.tar)
   backup restore FILE
-                 Restore a backup into an empty data directory, empty storages and an empty database`
+                 Restore a backup into an empty data directory, empty storages and an empty database
+  database copy --to postgres://…
+                 Copy a stopped instance's SQLite database into an empty PostgreSQL database`
 
 /** A refusal the command reports as one line on stderr; 2 means the command line itself was wrong. */
 export class CommandError extends Error {
@@ -253,6 +255,9 @@ export async function runAdminCommand(command: string, args: string[], config: C
         return true
       case 'backup':
         await (await import('./features/backup/index.js')).runBackupCommand(args, config)
+        return true
+      case 'database':
+        await (await import('./db/copy.js')).runDatabaseCommand(args, config)
         return true
       default:
         return false
