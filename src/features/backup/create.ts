@@ -42,6 +42,17 @@ export async function createBackup(config: Config, file: string | null, progress
   // Staged beside the archive: the same file system, and nowhere a storage or the database looks.
   const staging = fs.mkdtempSync(path.join(path.dirname(archive), '.svc-backup-'))
   const partial = `${archive}.partial`
+  const cleanUp = () => {
+    fs.rmSync(staging, { recursive: true, force: true })
+    fs.rmSync(partial, { force: true })
+  }
+  // Interrupted, the command leaves nothing behind: no staging directory, no partial archive.
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanUp()
+    process.stderr.write(`svc backup: interrupted (${signal}); no archive was written\n`)
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
   try {
     fs.mkdirSync(path.join(staging, 'database'))
     progress.line('Dumping database ...')
@@ -100,7 +111,7 @@ export async function createBackup(config: Config, file: string | null, progress
       vanished: listed.length - repositories.length,
     }
   } finally {
-    fs.rmSync(staging, { recursive: true, force: true })
-    fs.rmSync(partial, { force: true })
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    cleanUp()
   }
 }
