@@ -4,6 +4,8 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { freePort, runSvc, startSvc, waitUntilReady } from '../testing/cli.js'
 import { freshDatabase, TEST_DATABASE_URL } from '../testing/databases.js'
 import { TEST_PASSWORD_HASH_COST } from '../testing/server.js'
+import { sql } from 'kysely'
+import { openDatabase, type Db } from './index.js'
 import { knownMigrationNames } from './migrate.js'
 
 const ROOT_TOKEN = 'svcpat-database-copy-root-0001'
@@ -161,6 +163,17 @@ describe.skipIf(!TEST_DATABASE_URL)('svc database copy', () => {
           'Start svc with SVC_DATABASE_URL set to it and the same SVC_DATA_DIR and SVC_STORAGES \\(the repositories stay where they are\\)$',
       ),
     )
+
+    // Every row of every table is in the target with the same values, as svc reads them on each engine.
+    const source = await openDatabase({ databaseUrl: null, dataDir: fresh.dataDir })
+    const copiedDatabase = await openDatabase({ databaseUrl: target, dataDir: fresh.dataDir })
+    const rowsOf = async (db: Db, table: string) =>
+      (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows.map((row) => JSON.stringify(row)).sort()
+    for (const table of perTable.keys()) {
+      expect({ table, rows: await rowsOf(copiedDatabase.db, table) }).toEqual({ table, rows: await rowsOf(source.db, table) })
+    }
+    await copiedDatabase.close()
+    await source.close()
 
     // A second copy into the same database is refused: it is no longer empty.
     const again = await runSvc(['database', 'copy', '--to', target], env)
