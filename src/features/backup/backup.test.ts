@@ -101,6 +101,7 @@ beforeAll(async () => {
   expect(written?.[1].startsWith(path.join(server.config.dataDir, 'backups'))).toBe(true)
   quietArchive = written![1]
   expect(fs.readdirSync(path.dirname(quietArchive))).toEqual([path.basename(quietArchive)])
+  expect(fs.statSync(quietArchive).mode & 0o777).toBe(0o600)
 })
 
 afterAll(async () => {

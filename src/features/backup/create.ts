@@ -94,6 +94,8 @@ export async function createBackup(config: Config, file: string | null, progress
     }
     fs.writeFileSync(path.join(staging, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`)
     progress.line('Writing the archive ...')
+    // Readable by its owner alone, from its first byte: it holds every secret's digest (GitLab's backups are 0600 too).
+    fs.writeFileSync(partial, '', { mode: 0o600 })
     await tar.c({ cwd: staging, file: partial, portable: true, strict: true }, [MANIFEST_NAME, ...files.map((f) => f.name)])
     const handle = fs.openSync(partial, 'r')
     try {
