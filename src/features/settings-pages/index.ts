@@ -30,12 +30,5 @@ export {
   type Refused as RefusedMemberForm,
 } from './members.js'
 // The webhooks pages, which a group's webhooks pages share.
-export {
-  createHookFromForm,
-  deleteHookFromForm,
-  editHookPage,
-  hooksPage,
-  testHookFromForm,
-  updateHookFromForm,
-} from './webhooks.js'
+export { createHookFromForm, deleteHookFromForm, editHookPage, hooksPage, testHookFromForm, updateHookFromForm } from './webhooks.js'
 export { hookEventPage, retryHookEvent, type HookPlace } from './webhook-events.js'
