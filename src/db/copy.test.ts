@@ -130,6 +130,20 @@ describe.skipIf(!TEST_DATABASE_URL)('svc database copy', () => {
     })
     await stop(embedded)
 
+    // Enough rows that a table goes in several batches.
+    const embeddedDatabase = await openDatabase({ databaseUrl: null, dataDir: fresh.dataDir })
+    const at = '2026-11-28T09:00:00.123Z'
+    const events = Array.from({ length: 2500 }, (_, i) => ({
+      project_id: projectId,
+      author_id: alice.body.id,
+      action: 1,
+      target_type: null,
+      target_id: null,
+      created_at: at.replace('09', String(10 + (i % 10))),
+    }))
+    await embeddedDatabase.db.insertInto('events').values(events).execute()
+    await embeddedDatabase.close()
+
     const copy = await runSvc(['database', 'copy', '--to', target], env)
     expect(copy.stderr).toBe('')
     expect(copy.code).toBe(0)
@@ -153,6 +167,7 @@ describe.skipIf(!TEST_DATABASE_URL)('svc database copy', () => {
       oauth_applications: '1 row',
       alerts: '2 rows',
     })
+    expect(Number.parseInt(perTable.get('events')!)).toBeGreaterThan(2500)
     // Every table is named once, each after the tables it references.
     expect([...perTable.keys()].indexOf('namespaces')).toBeLessThan([...perTable.keys()].indexOf('projects'))
     expect([...perTable.keys()].indexOf('projects')).toBeLessThan([...perTable.keys()].indexOf('issues'))
