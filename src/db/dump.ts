@@ -136,6 +136,11 @@ export async function restoreDatabase(location: DatabaseLocation, file: string):
   const partial = `${target}.partial`
   fs.mkdirSync(location.dataDir, { recursive: true })
   fs.copyFileSync(file, partial, fs.constants.COPYFILE_EXCL)
+  placeWhenDurable(partial, target)
+}
+
+/** Flushes a finished file to disk, then moves it into place in one step, so `target` is never a torn file. */
+export function placeWhenDurable(partial: string, target: string): void {
   const handle = fs.openSync(partial, 'r')
   try {
     fs.fsyncSync(handle)

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as tar from 'tar'
 import type { Config } from '../../config/index.js'
-import { dumpDatabase } from '../../db/dump.js'
+import { dumpDatabase, placeWhenDurable } from '../../db/dump.js'
 import { SVC_VERSION } from '../../version.js'
 import { describeFile, MANIFEST_FORMAT, MANIFEST_NAME, type ArchivedFile, type Manifest } from './manifest.js'
 import { forEachLimited, formatBytes, Progress } from './progress.js'
@@ -97,13 +97,7 @@ export async function createBackup(config: Config, file: string | null, progress
     // Readable by its owner alone, from its first byte: it holds every secret's digest (GitLab's backups are 0600 too).
     fs.writeFileSync(partial, '', { mode: 0o600 })
     await tar.c({ cwd: staging, file: partial, portable: true, strict: true }, [MANIFEST_NAME, ...files.map((f) => f.name)])
-    const handle = fs.openSync(partial, 'r')
-    try {
-      fs.fsyncSync(handle)
-    } finally {
-      fs.closeSync(handle)
-    }
-    fs.renameSync(partial, archive)
+    placeWhenDurable(partial, archive)
     const bytes = fs.statSync(archive).size
     return {
       file: archive,
