@@ -5,7 +5,7 @@ import type { WebHandler, WebRequest } from '../sessions/index.js'
 // The admin area's frame (GL Admin::ApplicationController, layouts/admin): administrators only, everyone else gets the
 // 404 page as GitLab's admin routes answer; its own sidebar and breadcrumbs.
 
-export type AdminSection = 'overview' | 'users' | 'projects' | 'groups' | 'settings' | 'jobs'
+export type AdminSection = 'overview' | 'users' | 'projects' | 'groups' | 'settings' | 'hooks' | 'jobs'
 
 /** The settings pages, as GitLab's admin sidebar lists them under Settings. */
 export const SETTINGS_PAGES = [
@@ -33,6 +33,7 @@ function sidebarItems(section: AdminSection, settingsPage: SettingsPage | null):
         current: settingsPage === page,
       })),
     },
+    { label: 'System hooks', href: '/admin/hooks', current: section === 'hooks' },
     { label: 'Jobs', href: '/admin/background_jobs', current: section === 'jobs' },
   ]
 }

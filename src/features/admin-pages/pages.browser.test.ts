@@ -102,6 +102,10 @@ test(
         .executeTakeFirstOrThrow()
       expect(job).toEqual({ state: 'queued', attempts: 0 })
 
+      await page.goto(`${server.url}/admin/hooks`)
+      expect(await page.textContent('h1')).toBe('System hooks')
+      await lookAt(page, 'admin-system-hooks')
+
       await page.goto(`${server.url}/admin/application_settings/general`)
       await lookAt(page, 'admin-settings')
       await page.fill('#application_setting_minimum_password_length', '3')

@@ -10,6 +10,7 @@ import {
   testHookFromForm,
   updateHookFromForm,
   type HookPlace,
+  WEBHOOKS_INTRO,
 } from '../settings-pages/index.js'
 import { canAdminGroupHooks } from '../webhooks/index.js'
 import { groupCrumbs, groupPath, groupSidebar } from './group-frame.js'
@@ -35,6 +36,8 @@ function groupPlace(loaded: LoadedGroup, hookId: string | undefined, logId: stri
   return {
     parent: { type: 'GroupHook', loaded },
     base: `${groupPath(loaded.group)}/-/hooks`,
+    title: 'Webhooks',
+    intro: WEBHOOKS_INTRO,
     hookId,
     logId,
     render: (w, options, body) =>

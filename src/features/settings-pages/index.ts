@@ -29,6 +29,14 @@ export {
   type MembersView,
   type Refused as RefusedMemberForm,
 } from './members.js'
-// The webhooks pages, which a group's webhooks pages share.
-export { createHookFromForm, deleteHookFromForm, editHookPage, hooksPage, testHookFromForm, updateHookFromForm } from './webhooks.js'
+// The webhooks pages, which a group's webhooks pages and the admin area's system hooks share.
+export {
+  createHookFromForm,
+  deleteHookFromForm,
+  editHookPage,
+  hooksPage,
+  testHookFromForm,
+  updateHookFromForm,
+  WEBHOOKS_INTRO,
+} from './webhooks.js'
 export { hookEventPage, retryHookEvent, type HookPlace } from './webhook-events.js'

@@ -16,12 +16,16 @@ const EVENTS_PER_PAGE = 20
 const NOTICE_BODY_BYTES = 8 * 1024
 
 /**
- * Where a hooks page is: whose hooks (a project's or a group's), the path of its list (`/<project>/-/hooks`,
- * `/groups/<group>/-/hooks`), the ids its URL names, and the layout it renders in.
+ * Where a hooks page is: whose hooks (a project's, a group's or the system's), the path of its list
+ * (`/<project>/-/hooks`, `/groups/<group>/-/hooks`, `/admin/hooks`), the ids its URL names, and the layout it renders in.
  */
 export interface HookPlace {
-  parent: HookParent & { type: 'ProjectHook' | 'GroupHook' }
+  parent: HookParent
   base: string
+  /** The list's heading: "Webhooks", or "System hooks". */
+  title: string
+  /** What the list page says of them. */
+  intro: string
   hookId: unknown
   logId: unknown
   render(w: WebRequest, options: { title: string; refused: boolean }, body: Html): Promise<unknown>

@@ -1,5 +1,5 @@
 import { Invalid } from '../../core/errors.js'
-import type { BranchFilterStrategy, WebHookRow } from '../../db/schema.js'
+import type { BranchFilterStrategy, WebHookRow, WebHookType } from '../../db/schema.js'
 import { confirmedAction } from '../../web/confirm.js'
 import { describedBy, errorIdOf } from '../../web/described-by.js'
 import { errorList, fieldError, refusalOf, type Refusal } from '../../web/form-errors.js'
@@ -12,10 +12,14 @@ import {
   alertStatusOf,
   createHook,
   deleteHook,
+  GROUP_HOOK_SWITCHES,
+  PROJECT_HOOK_SWITCHES,
+  SYSTEM_HOOK_SWITCHES,
   HookNotSaved,
   listHooks,
   TEST_TRIGGERS,
   testHook,
+  testSystemHook,
   updateHook,
   type HookInput,
   type HookSwitch,
@@ -31,14 +35,24 @@ import { choice, flagChoice, formOf, isFormRefusal, renderSettingsPage, settings
 /** GL WebHook::SECRET_MASK: what the token field shows for a hook that has one; sent back unchanged, it keeps it. */
 const SECRET_MASK = '************'
 
+/** What a project's or group's hooks page says of them (GL shared/web_hooks/_title_and_docs). */
+export const WEBHOOKS_INTRO =
+  "Webhooks send notifications to web applications in response to events in a group or project. Each request carries GitLab's body and headers."
+
 /** How many hooks the page lists (GitLab lists them all; a project has few). */
 const HOOKS_LISTED = 100
 
 /**
  * Each switch as GitLab's form names and explains it (GL integration_webhook_event_human_name and the form's help),
- * in its order; those svc has no events for say so, and `group` ones are a group hook's only.
+ * in its order; those svc has no events for say so. Each kind of hook offers those the API takes for it.
  */
-const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean; group?: boolean }[] = [
+const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean }[] = [
+  {
+    name: 'repository_update_events',
+    label: 'Repository update events',
+    help: 'A repository is updated: a push, a merge, a branch or a tag made or removed.',
+    fires: true,
+  },
   { name: 'tag_push_events', label: 'Tag push events', help: 'A new tag is pushed to the repository.', fires: true },
   { name: 'note_events', label: 'Comments', help: 'A comment is made or edited on an issue or merge request.', fires: true },
   {
@@ -54,9 +68,9 @@ const SWITCHES: { name: HookSwitch; label: string; help: string; fires: boolean;
     help: 'A confidential issue is created, updated, closed, or reopened.',
     fires: true,
   },
-  { name: 'member_events', label: 'Member events', help: 'A group member joins, leaves or changes role.', fires: true, group: true },
-  { name: 'project_events', label: 'Project events', help: 'A project is created or removed in the group.', fires: true, group: true },
-  { name: 'subgroup_events', label: 'Subgroup events', help: 'A subgroup is created or removed in the group.', fires: true, group: true },
+  { name: 'member_events', label: 'Member events', help: 'A group member joins, leaves or changes role.', fires: true },
+  { name: 'project_events', label: 'Project events', help: 'A project is created or removed in the group.', fires: true },
+  { name: 'subgroup_events', label: 'Subgroup events', help: 'A subgroup is created or removed in the group.', fires: true },
   { name: 'merge_requests_events', label: 'Merge request events', help: 'A merge request is created, updated, or merged.', fires: true },
   { name: 'job_events', label: 'Job events', help: "A job's status changes.", fires: false },
   { name: 'pipeline_events', label: 'Pipeline events', help: "A pipeline's status changes.", fires: false },
@@ -99,8 +113,15 @@ interface HookValues {
   sslVerification: boolean
 }
 
+/** The switches of each kind of hook, as the API takes them. */
+const SWITCHES_OF: Record<WebHookType, readonly HookSwitch[]> = {
+  ProjectHook: PROJECT_HOOK_SWITCHES,
+  GroupHook: GROUP_HOOK_SWITCHES,
+  SystemHook: SYSTEM_HOOK_SWITCHES,
+}
+
 function switchesOf(place: HookPlace) {
-  return SWITCHES.filter((entry) => !entry.group || place.parent.type === 'GroupHook')
+  return SWITCHES.filter((entry) => SWITCHES_OF[place.parent.type].includes(entry.name))
 }
 
 function switchNames(place: HookPlace): HookSwitch[] {
@@ -125,17 +146,19 @@ function valuesOf(place: HookPlace, hook: WebHookRow): HookValues {
   }
 }
 
-/** A new hook's form: GitLab ticks push events and SSL verification. */
-const NEW_HOOK: HookValues = {
-  url: '',
-  name: '',
-  description: '',
-  token: '',
-  switches: { push_events: true },
-  strategy: 'all_branches',
-  branchFilter: '',
-  template: '',
-  sslVerification: true,
+/** A new hook's form: GitLab ticks push events (repository updates for a system hook) and SSL verification. */
+function newHookValues(place: HookPlace): HookValues {
+  return {
+    url: '',
+    name: '',
+    description: '',
+    token: '',
+    switches: place.parent.type === 'SystemHook' ? { repository_update_events: true } : { push_events: true },
+    strategy: 'all_branches',
+    branchFilter: '',
+    template: '',
+    sslVerification: true,
+  }
 }
 
 /** The form's fields as typed (`hook[...]`); a switch is on when its last value is "1", as Rails' check_box sends it. */
@@ -305,6 +328,12 @@ ${values.template}</textarea
 
 /** GitLab's Test menu: one button per trigger a project hook can be tested with, each posting its `trigger`. */
 function testMenu(place: HookPlace, hook: WebHookRow, token: string, from: 'index' | 'edit'): Html {
+  // A system hook has one test, its sample (as POST /hooks/:id sends it).
+  if (place.parent.type === 'SystemHook') {
+    return html`<form method="post" action="${hookPath(place, hook, '/test')}" class="inline test-hook">
+      ${csrfField(token)}<input type="hidden" name="from" value="${from}" /><button type="submit" class="small">Test</button>
+    </form>`
+  }
   return html`<details class="menu test-hook">
     <summary class="button small">Test</summary>
     <form method="post" action="${hookPath(place, hook, '/test')}" class="menu-items">
@@ -351,24 +380,21 @@ function hookRow(w: WebRequest, place: HookPlace, hook: WebHookRow, token: strin
 export async function hooksPage(w: WebRequest, place: HookPlace, typed: HookValues | null = null, refusal: Refusal | null = null) {
   const token = await w.csrfToken()
   const hooks = await listHooks(w.ctx, place.parent, 1, HOOKS_LISTED)
-  const form = hookForm(place, token, { action: place.base, method: 'post', submit: 'Add webhook' }, typed ?? NEW_HOOK, refusal)
+  const form = hookForm(place, token, { action: place.base, method: 'post', submit: 'Add webhook' }, typed ?? newHookValues(place), refusal)
   const list =
     hooks.rows.length === 0
       ? html`<div class="empty-state"><p>No webhooks enabled. Select trigger events above.</p></div>`
       : html`<ul class="hook-list">
           ${hooks.rows.map((hook) => hookRow(w, place, hook, token))}
         </ul>`
-  const body = html`<h1>Webhooks</h1>
-    <p class="help">
-      Webhooks send notifications to web applications in response to events in a group or project. Each request carries GitLab's
-      body and headers.
-    </p>
+  const body = html`<h1>${place.title}</h1>
+    <p class="help">${place.intro}</p>
     <details class="add-webhook" ${typed ? html`open` : ''}>
       <summary class="button primary">Add new webhook</summary>
       ${settingsSection('new-webhook', 'Add new webhook', '', form)}
     </details>
-    ${settingsSection('webhooks-index', `Webhooks (${hooks.rows.length})`, '', list)}`
-  return place.render(w, { title: 'Webhooks', refused: refusal !== null }, body)
+    ${settingsSection('webhooks-index', `${place.title} (${hooks.rows.length})`, '', list)}`
+  return place.render(w, { title: place.title, refused: refusal !== null }, body)
 }
 
 /** GET <base>/:id/edit: the form and the hook's recent requests. */
@@ -461,11 +487,14 @@ export async function testHookFromForm(w: WebRequest, place: HookPlace) {
   if (!hook) return w.notFound()
   const trigger = String(w.params.trigger ?? 'push_events')
   const back = w.params.from === 'edit' ? hookPath(place, hook, '/edit') : place.base
-  if (!(TEST_TRIGGERS as readonly string[]).includes(trigger)) {
+  const { parent } = place
+  if (parent.type === 'SystemHook') {
+    await executionNotice(w, async () => (await testSystemHook(w.ctx, hook.id)).outcome)
+  } else if ((TEST_TRIGGERS as readonly string[]).includes(trigger)) {
+    await executionNotice(w, () => testHook(w.ctx, parent, hook.id, trigger as TestTrigger))
+  } else {
     await w.flash('alert', 'Hook execution failed: Testing not available for this hook')
-    return w.redirect(back)
   }
-  await executionNotice(w, () => testHook(w.ctx, place.parent, hook.id, trigger as TestTrigger))
   return w.redirect(back)
 }
 
@@ -474,6 +503,8 @@ function projectPlace(w: WebRequest, loaded: LoadedProject): HookPlace {
   return {
     parent: { type: 'ProjectHook', loaded },
     base: settingsPath(loaded, 'webhooks'),
+    title: 'Webhooks',
+    intro: WEBHOOKS_INTRO,
     hookId: w.params.id,
     logId: w.params.log_id,
     render: (w, options, body) => renderSettingsPage(w, loaded, { ...options, section: 'settings_webhooks', crumb: 'Webhooks' }, body),

@@ -26,7 +26,14 @@ export { findHookEvent, listHookEvents, resendHookEvent } from './events.js'
 export type { HookOutcome } from './request.js'
 export { testHook, testSystemHook } from './test-hook.js'
 export { canAdminGroupHooks, canAdminProjectHooks, canAdminSystemHooks, hasGroupHooks } from './policy.js'
-export { GROUP_HOOK_SWITCHES, PROJECT_HOOK_SWITCHES, TEST_TRIGGERS, type HookSwitch, type TestTrigger } from './schemas.js'
+export {
+  GROUP_HOOK_SWITCHES,
+  PROJECT_HOOK_SWITCHES,
+  SYSTEM_HOOK_SWITCHES,
+  TEST_TRIGGERS,
+  type HookSwitch,
+  type TestTrigger,
+} from './schemas.js'
 
 export const jobHandlers = [
   handle(SendWebhooks, (ctx) => sendDueWebhooks(ctx)),

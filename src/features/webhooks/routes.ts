@@ -244,6 +244,6 @@ export function registerWebhookRoutes(api: ApiRouter) {
   api.post(
     '/hooks/:hook_id',
     { before: adminOnly, params: SystemHookParams, response: { 201: SystemHookTestJson } },
-    async (request, reply) => reply.code(201).send(await testSystemHook(request.ctx, request.input.hook_id)),
+    async (request, reply) => reply.code(201).send((await testSystemHook(request.ctx, request.input.hook_id)).data),
   )
 }

@@ -4,7 +4,6 @@ import { Unprocessable } from '../../core/errors.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { findProjectById } from '../access/index.js'
 import { projectRepositoryDirectory, readBranchHead } from '../repositories/index.js'
-import { isExecutable } from './auto-disabling.js'
 import { eventOf, hasTrigger, HOOK_NAMES, hookEventName } from './matching.js'
 import { hookPayloadsOf } from './payloads/index.js'
 import { executeAndRecord, newRequestKeys, type HookOutcome } from './request.js'
@@ -122,11 +121,10 @@ export async function testHook(
   return { status: sent.status, message: sent.message }
 }
 
-/** `POST /hooks/:hook_id`: sends the system hooks' sample and answers it, whatever came back. */
-export async function testSystemHook(ctx: Context, hookId: number): Promise<Record<string, unknown>> {
+/** `POST /hooks/:hook_id`: sends the system hooks' sample; answers it, and what came back. */
+export async function testSystemHook(ctx: Context, hookId: number): Promise<{ data: Record<string, unknown>; outcome: HookOutcome }> {
   const hook = await findHook(ctx, { type: 'SystemHook' }, hookId)
   const data = { ...SYSTEM_HOOK_TEST_DATA }
-  if (isExecutable(hook, ctx.now()))
-    await executeAndRecord(ctx, hook, { data, hookName: 'system_hooks', event: 'System Hook', ...newRequestKeys() })
-  return data
+  const sent = await executeAndRecord(ctx, hook, { data, hookName: 'system_hooks', event: 'System Hook', ...newRequestKeys() })
+  return { data, outcome: { status: sent.status, message: sent.message } }
 }
