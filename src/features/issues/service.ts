@@ -1,3 +1,4 @@
+import { explicitSubscription } from '../notifications/index.js'
 import { sql, type SqlBool } from 'kysely'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
@@ -94,10 +95,12 @@ export async function issueViewsOf(
   return views
 }
 
-/** GL Subscribable#subscribed? without explicit subscriptions: participants (author, assignees, commenters) are subscribed. */
+/** GL Subscribable#subscribed?: an explicit subscription or unsubscription, else participants (author, assignees, commenters). */
 async function isSubscribed(ctx: Context, view: IssueView): Promise<boolean> {
   const user = ctx.caller.user
   if (!user) return false
+  const explicit = await explicitSubscription(ctx, 'Issue', view.issue.id)
+  if (explicit !== null) return explicit
   if (view.issue.author_id === user.id || view.assignees.some((assignee) => assignee.id === user.id)) return true
   return hasCommented(ctx.db, 'Issue', view.issue.id, user.id)
 }

@@ -6,7 +6,7 @@ import type { Change, FieldChanges } from '../../core/changes.js'
 import type { Context } from '../../core/context.js'
 import { isoTimestamp } from '../../core/time.js'
 import type { Db } from '../../db/index.js'
-import type { MergeRequestRow, NewSentNotificationRow, NoteRow, UserRow } from '../../db/schema.js'
+import type { MergeRequestRow, NewSentNotificationRow, NoteRow, SubscribableType, UserRow } from '../../db/schema.js'
 import { mailIdentity, queueMails, type OutgoingMail } from '../mail/index.js'
 import { renderMarkdownField } from '../markdown/index.js'
 import { git, projectRepositoryDirectory } from '../repositories/index.js'
@@ -51,6 +51,7 @@ import {
   findUserRow,
   findUserRows,
   insertSentNotifications,
+  findSubscription,
   saveSubscription,
 } from './store.js'
 
@@ -661,6 +662,15 @@ export async function findUnsubscribeTarget(ctx: Context, replyKey: string): Pro
  * Unsubscribes the e-mail's recipient (whoever follows the link: the key is the secret) from its issue or merge
  * request, as GL Subscribable#unsubscribe does; null when there is nothing to leave.
  */
+/**
+ * The caller's explicit subscription to an issue or merge request (GL Subscribable#subscribed?, before it falls back to
+ * participation): true or false when they subscribed or unsubscribed, null when they did neither or are anonymous.
+ */
+export function explicitSubscription(ctx: Context, type: SubscribableType, id: number): Promise<boolean | null> {
+  const user = ctx.caller.user
+  return user ? findSubscription(ctx.db, type, id, user.id) : Promise.resolve(null)
+}
+
 export async function unsubscribeByReplyKey(ctx: Context, replyKey: string): Promise<UnsubscribeTarget | null> {
   const found = await findTarget(ctx, replyKey)
   if (!found) return null

@@ -326,6 +326,18 @@ export async function findSentNotification(db: Db, replyKey: string): Promise<Se
   return row && { ...row, id: Number(row.id), recipient_id: Number(row.recipient_id), noteable_id: Number(row.noteable_id) }
 }
 
+/** The user's explicit subscription to the issue or merge request: subscribed or not, or null when they made none. */
+export async function findSubscription(db: Db, type: SubscribableType, id: number, userId: number): Promise<boolean | null> {
+  const row = await db
+    .selectFrom('subscriptions')
+    .select('subscribed')
+    .where('subscribable_type', '=', type)
+    .where('subscribable_id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return row ? row.subscribed === 1 : null
+}
+
 /** Sets the user's subscription to the issue or merge request, making it when they have none (GL Subscribable#unsubscribe). */
 export async function saveSubscription(
   db: Db,

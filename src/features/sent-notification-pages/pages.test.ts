@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { User } from '../../core/caller.js'
 import type { IssueRow, ProjectRow } from '../../db/schema.js'
-import { addTestMember, createTestGroup, createTestIssue, createTestProject, createTestUser } from '../../testing/factories.js'
+import {
+  addTestMember,
+  createTestGroup,
+  createTestIssue,
+  createTestProject,
+  createTestToken,
+  createTestUser,
+} from '../../testing/factories.js'
 import { client } from '../../testing/http.js'
 import { startTestServer, type TestServer } from '../../testing/server.js'
 import { createTestSession } from '../../testing/sessions.js'
@@ -69,12 +76,18 @@ describe('the unsubscribe link of a notification e-mail', () => {
   })
 
   test('with force=true unsubscribes the recipient and sends a signed-out visitor to sign in with the notice', async () => {
-    const { issue, forcedPath, project, author } = await mailedIssue()
+    const { issue, forcedPath, project, author, assignee } = await mailedIssue()
+    // The assignee takes part, so the API calls them subscribed until they unsubscribe (GL Subscribable#subscribed?).
+    const { value: token } = await createTestToken(db(), assignee)
+    const subscribed = async () =>
+      (await request('GET', `/api/v4/projects/${project.id}/issues/${issue.iid}`, { token })).body.subscribed as boolean
+    expect(await subscribed()).toBe(true)
     const visitor = await createTestSession(server, null)
     const answer = await request('GET', forcedPath, { headers: { cookie: visitor.cookie } })
     expect(answer.status).toBe(302)
     expect(answer.headers.location).toBe('/users/sign_in')
     expect(await closingRecipients(project, issue, author)).toEqual([])
+    expect(await subscribed()).toBe(false)
     const signIn = await request('GET', '/users/sign_in', { headers: { cookie: visitor.cookie } })
     expect(signIn.text).toContain('<div class="flash notice" role="alert">You have been unsubscribed from this thread.</div>')
   })
