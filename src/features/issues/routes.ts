@@ -28,6 +28,7 @@ import {
   listIssues,
   listProjectIssues,
   showIssue,
+  subscribeToIssue,
   updateIssue,
   type IssueInput,
   type IssuePage,
@@ -154,6 +155,17 @@ export function registerIssueRoutes(api: ApiRouter) {
       return presentIssue(await showIssue(ctx, loaded, issue), presentOne(ctx))
     },
   )
+
+  for (const action of ['subscribe', 'unsubscribe'] as const) {
+    api.post(`/projects/:id/issues/:issue_iid/${action}`, { params: IssueParams, response: { 201: IssueJson } }, async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const view = await subscribeToIssue(ctx, await findIssue(ctx, loaded, input.issue_iid), action === 'subscribe')
+      // Already as asked: GitLab's not_modified!, 304 with no body.
+      if (!view) return reply.code(304).send()
+      return reply.code(201).send(presentIssue(view, presentOne(ctx)))
+    })
+  }
 
   api.post('/projects/:id/issues', { params: CreateIssueParams, response: { 201: IssueJson } }, async (request, reply) => {
     const { ctx, input } = request

@@ -1,4 +1,4 @@
-import { explicitSubscription } from '../notifications/index.js'
+import { explicitSubscription, setSubscription } from '../notifications/index.js'
 import { sql, type SqlBool } from 'kysely'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
@@ -103,6 +103,17 @@ async function isSubscribed(ctx: Context, view: IssueView): Promise<boolean> {
   if (explicit !== null) return explicit
   if (view.issue.author_id === user.id || view.assignees.some((assignee) => assignee.id === user.id)) return true
   return hasCommented(ctx.db, 'Issue', view.issue.id, user.id)
+}
+
+/**
+ * POST /projects/:id/issues/:issue_iid/subscribe and /unsubscribe (GL API::Subscriptions): the issue once the caller's
+ * subscription changed; null, for GitLab's 304, when it already was as asked.
+ */
+export async function subscribeToIssue(ctx: Context, issue: IssueRow, subscribed: boolean): Promise<IssueView | null> {
+  const [view] = await issueViewsOf(ctx, [issue], { subscribed: true })
+  if (view.subscribed === subscribed) return null
+  await setSubscription(ctx, { type: 'Issue', id: issue.id, projectId: issue.project_id }, subscribed)
+  return { ...view, subscribed }
 }
 
 /** GET /projects/:id/issues/:issue_iid. */

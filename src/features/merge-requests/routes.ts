@@ -21,6 +21,7 @@ import {
   MergeMergeRequestParams,
   MergeRequestJson,
   MergeRequestListResponse,
+  MergeRequestIidParams,
   MergeRequestPageParams,
   MergeRequestParams,
   MergeRequestReviewerJson,
@@ -40,6 +41,7 @@ import {
   listProjectMergeRequests,
   mergeRequestViewsOf,
   showMergeRequest,
+  subscribeToMergeRequest,
   updateMergeRequest,
   type ListMergeRequestsInput,
   type MergeRequestInput,
@@ -160,6 +162,18 @@ export function registerMergeRequestRoutes(api: ApiRouter) {
     if (!input.render_html) return { ...json, ...rebase }
     return { ...json, ...(await renderMergeRequestHtml(ctx, loaded, row)), ...rebase }
   })
+
+  for (const action of ['subscribe', 'unsubscribe'] as const) {
+    api.post(`${one}/${action}`, { params: MergeRequestIidParams, response: { 201: MergeRequestJson } }, async (request, reply) => {
+      const { ctx, input } = request
+      const loaded = await findProject(ctx, input.id)
+      const row = await findMergeRequest(ctx, loaded, input.merge_request_iid)
+      const view = await subscribeToMergeRequest(ctx, loaded, row, action === 'subscribe')
+      // Already as asked: GitLab's not_modified!, 304 with no body.
+      if (!view) return reply.code(304).send()
+      return reply.code(201).send(presentMergeRequest(view, optionsOf(ctx, { kind: 'project' })))
+    })
+  }
 
   api.get(
     `${one}/reviewers`,

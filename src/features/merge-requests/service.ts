@@ -1,3 +1,4 @@
+import { explicitSubscription, setSubscription } from '../notifications/index.js'
 import { sql, type SqlBool } from 'kysely'
 import { canRead } from '../../core/access.js'
 import type { Context } from '../../core/context.js'
@@ -141,16 +142,19 @@ export async function showMergeRequest(
 ): Promise<MergeRequestView> {
   const [view] = await mergeRequestViewsOf(ctx, [row])
   const user = ctx.caller.user
-  const participant =
-    user !== null &&
-    (row.author_id === user.id ||
-      view.assignees.some((assignee) => assignee.id === user.id) ||
-      (await hasCommented(ctx.db, 'MergeRequest', row.id, user.id)))
+  // GL Subscribable#subscribed?: the caller's own subscription or unsubscription, else participation.
+  const explicit = await explicitSubscription(ctx, 'MergeRequest', row.id)
+  const subscribed =
+    explicit ??
+    (user !== null &&
+      (row.author_id === user.id ||
+        view.assignees.some((assignee) => assignee.id === user.id) ||
+        (await hasCommented(ctx.db, 'MergeRequest', row.id, user.id))))
   // GL MergeRequest#first_contribution?: authors without a role above Guest and without a merged merge request here.
   const author = await withAccess({ ...ctx, caller: { user: view.author, credential: null, sudoFrom: null } }, loaded.project)
   const firstContribution = author.access.level <= 10 && !(await hasMergedMergeRequest(ctx.db, loaded.project.id, row.author_id))
   view.detail = {
-    subscribed: participant,
+    subscribed,
     firstContribution,
     canMerge: await canBeMergedBy(ctx, loaded, row),
     buildsAvailable: isFeatureAvailable(loaded.access, loaded.project, 'builds'),
@@ -161,6 +165,22 @@ export async function showMergeRequest(
   ])
   view.mergeability = mergeabilityOf(row, loaded.project, branches, checks)
   return view
+}
+
+/**
+ * POST …/merge_requests/:merge_request_iid/subscribe and /unsubscribe (GL API::Subscriptions): the merge request once
+ * the caller's subscription changed; null, for GitLab's 304, when it already was as asked.
+ */
+export async function subscribeToMergeRequest(
+  ctx: Context,
+  loaded: LoadedProject,
+  row: MergeRequestRow,
+  subscribed: boolean,
+): Promise<MergeRequestView | null> {
+  const view = await showMergeRequest(ctx, loaded, row)
+  if (view.detail?.subscribed === subscribed) return null
+  await setSubscription(ctx, { type: 'MergeRequest', id: row.id, projectId: row.project_id }, subscribed)
+  return { ...view, detail: { ...view.detail!, subscribed } }
 }
 
 export interface ListMergeRequestsInput {

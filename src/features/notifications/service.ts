@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { AccessLevel } from '../../core/access.js'
 import { anonymous } from '../../core/caller.js'
-import { NotFound } from '../../core/errors.js'
+import { NotFound, Unauthorized } from '../../core/errors.js'
 import type { Change, FieldChanges } from '../../core/changes.js'
 import type { Context } from '../../core/context.js'
 import { isoTimestamp } from '../../core/time.js'
@@ -669,6 +669,17 @@ export async function findUnsubscribeTarget(ctx: Context, replyKey: string): Pro
 export function explicitSubscription(ctx: Context, type: SubscribableType, id: number): Promise<boolean | null> {
   const user = ctx.caller.user
   return user ? findSubscription(ctx.db, type, id, user.id) : Promise.resolve(null)
+}
+
+/** Subscribes or unsubscribes the caller from an issue or merge request of the project (GL Subscribable#subscribe). */
+export async function setSubscription(
+  ctx: Context,
+  target: { type: SubscribableType; id: number; projectId: number },
+  subscribed: boolean,
+): Promise<void> {
+  const user = ctx.caller.user
+  if (!user) throw new Unauthorized()
+  await saveSubscription(ctx.db, { userId: user.id, ...target, subscribed, at: isoTimestamp(ctx.now()) })
 }
 
 export async function unsubscribeByReplyKey(ctx: Context, replyKey: string): Promise<UnsubscribeTarget | null> {
