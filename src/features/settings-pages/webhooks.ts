@@ -16,6 +16,7 @@ import {
   PROJECT_HOOK_SWITCHES,
   SYSTEM_HOOK_SWITCHES,
   HookNotSaved,
+  isSwitchOn,
   listHooks,
   TEST_TRIGGERS,
   testHook,
@@ -128,17 +129,13 @@ function switchNames(place: HookPlace): HookSwitch[] {
   return ['push_events', ...switchesOf(place).map((entry) => entry.name)]
 }
 
-function isOn(hook: WebHookRow, name: HookSwitch): boolean {
-  return (hook as unknown as Record<string, unknown>)[name] === 1
-}
-
 function valuesOf(place: HookPlace, hook: WebHookRow): HookValues {
   return {
     url: hook.url,
     name: hook.name ?? '',
     description: hook.description ?? '',
     token: hook.token ? SECRET_MASK : '',
-    switches: Object.fromEntries(switchNames(place).map((name) => [name, isOn(hook, name)])),
+    switches: Object.fromEntries(switchNames(place).map((name) => [name, isSwitchOn(hook, name)])),
     strategy: hook.branch_filter_strategy,
     branchFilter: hook.push_events_branch_filter ?? '',
     template: hook.custom_webhook_template ?? '',
@@ -352,7 +349,7 @@ function disabledBadge(hook: WebHookRow, now: Date): Html {
 }
 
 function hookRow(w: WebRequest, place: HookPlace, hook: WebHookRow, token: string): Html {
-  const on = switchNames(place).filter((name) => isOn(hook, name))
+  const on = switchNames(place).filter((name) => isSwitchOn(hook, name))
   return html`<li class="hook" id="hook_${hook.id}">
     <div class="hook-summary">
       <strong class="hook-url">${hook.url}</strong> ${disabledBadge(hook, w.ctx.now())}

@@ -8,6 +8,7 @@ import { PruneWebhookLogs, SendWebhooks } from './jobs.js'
 
 export { tellWebhooks, DELIVERY_ATTEMPTS, LOG_RETENTION_MS } from './deliveries.js'
 export { alertStatusOf, type AlertStatus } from './auto-disabling.js'
+export { isSwitchOn } from './present.js'
 export {
   authorizeHooks,
   createHook,

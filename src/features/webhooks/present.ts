@@ -17,7 +17,8 @@ function keysOf(json: string): { key: string }[] {
   return Object.keys(JSON.parse(json) as object).map((key) => ({ key }))
 }
 
-function flag(hook: WebHookRow, name: string): boolean {
+/** Whether one of the hook's switches (`push_events`, `enable_ssl_verification`, …) is on. */
+export function isSwitchOn(hook: WebHookRow, name: string): boolean {
   return (hook as unknown as Record<string, unknown>)[name] === 1
 }
 
@@ -30,11 +31,11 @@ function presentHookFields(hook: WebHookRow, now: Date, withSecretNames: boolean
       name: hook.name,
       description: hook.description,
       created_at: hook.created_at,
-      push_events: flag(hook, 'push_events'),
-      tag_push_events: flag(hook, 'tag_push_events'),
-      merge_requests_events: flag(hook, 'merge_requests_events'),
-      repository_update_events: flag(hook, 'repository_update_events'),
-      enable_ssl_verification: flag(hook, 'enable_ssl_verification'),
+      push_events: isSwitchOn(hook, 'push_events'),
+      tag_push_events: isSwitchOn(hook, 'tag_push_events'),
+      merge_requests_events: isSwitchOn(hook, 'merge_requests_events'),
+      repository_update_events: isSwitchOn(hook, 'repository_update_events'),
+      enable_ssl_verification: isSwitchOn(hook, 'enable_ssl_verification'),
     },
     tail: {
       alert_status: alertStatusOf(hook, now),
@@ -59,13 +60,13 @@ export function presentProjectHook(
   options: { withSecretNames: boolean } = { withSecretNames: true },
 ): ProjectHookJson {
   const { head, tail } = presentHookFields(hook, now, options.withSecretNames)
-  const switches = Object.fromEntries(PROJECT_HOOK_ENTITY_SWITCHES.map((name) => [name, flag(hook, name)]))
+  const switches = Object.fromEntries(PROJECT_HOOK_ENTITY_SWITCHES.map((name) => [name, isSwitchOn(hook, name)]))
   return { ...head, ...tail, project_id: hook.project_id ?? 0, ...switches } as ProjectHookJson
 }
 
 export function presentGroupHook(hook: WebHookRow, now: Date): GroupHookJson {
   const { head, tail } = presentHookFields(hook, now, true)
-  const switches = Object.fromEntries(GROUP_HOOK_ENTITY_SWITCHES.map((name) => [name, flag(hook, name)]))
+  const switches = Object.fromEntries(GROUP_HOOK_ENTITY_SWITCHES.map((name) => [name, isSwitchOn(hook, name)]))
   return { ...head, ...tail, group_id: hook.group_id ?? 0, ...switches } as GroupHookJson
 }
 
