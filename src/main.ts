@@ -26,7 +26,7 @@ Configuration is read from the environment: SVC_HOST, SVC_PORT, SVC_EXTERNAL_URL
 SVC_DATABASE_URL, SVC_REDIS_URL, SVC_TIER, SVC_ROOT_PASSWORD, SVC_ROOT_TOKEN, SVC_LOG_LEVEL, SVC_SMTP_URL,
 SVC_EMAIL_FROM, SVC_EMAIL_DISPLAY_NAME, SVC_EMAIL_REPLY_TO,
 SVC_TRUSTED_PROXIES (comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For/-Proto are believed),
-SVC_MONITORING_IP_WHITELIST (client addresses or CIDR ranges that may read /-/metrics, /-/readiness, /-/liveness;
+SVC_MONITORING_IP_WHITELIST (client addresses or CIDR ranges that may read /-/health, /-/metrics, /-/readiness, /-/liveness;
 default 127.0.0.0/8,::1/128),
 SVC_WORKERS (processes serving HTTP; default one per CPU core, 1 serves from a single process).
 `

@@ -40,7 +40,7 @@ export interface Config {
   workers: number
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For and X-Forwarded-Proto are believed; none by default. */
   trustedProxies: string[]
-  /** Client addresses (or CIDR ranges) that may read /-/metrics, /-/readiness and /-/liveness (GitLab's `monitoring.ip_whitelist`). */
+  /** Client addresses (or CIDR ranges) that may read /-/health, /-/metrics, /-/readiness and /-/liveness (GitLab's `monitoring.ip_whitelist`). */
   monitoringIpWhitelist: string[]
 }
 
