@@ -71,3 +71,30 @@ test('a group Owner renames the group, then invites a member with a role and an 
     await page.context().close()
   }
 })
+
+test("on Premium, a group Owner finds Webhooks under the group's Settings and opens the form", { timeout: BROWSER_WALK_MS }, async () => {
+  const premium = await startTestServer({ SVC_TIER: 'premium' })
+  try {
+    const db = premium.database.db
+    const team = await createTestGroup(db, { path: 'hooked-ops', name: 'Hooked Ops' })
+    const teamOwner = await createTestUser(db, { password: PASSWORD })
+    await addTestMember(db, { user: teamOwner, group: team, accessLevel: AccessLevel.OWNER })
+    const page = await signInAt(
+      browser,
+      premium.url,
+      { username: teamOwner.username, password: PASSWORD },
+      `/groups/${team.full_path}/-/edit`,
+    )
+    try {
+      await Promise.all([page.waitForURL(`${premium.url}/groups/${team.full_path}/-/hooks`), page.click('nav a:text-is("Webhooks")')])
+      expect(await page.textContent('h1')).toBe('Webhooks')
+      await page.click('details.add-webhook > summary')
+      expect(await page.isChecked('#hook_member_events')).toBe(false)
+      await lookAt(page, 'group-webhooks')
+    } finally {
+      await page.context().close()
+    }
+  } finally {
+    await premium.close()
+  }
+})
